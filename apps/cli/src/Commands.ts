@@ -1,0 +1,227 @@
+/**
+ * The command tree of `filedata`. Handlers need only the `OperatorStore` port and the platform services of
+ * `NodeContext`, so tests run the tree in-process against a real database.
+ *
+ * @since 0.1.0
+ */
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import { FileData, type FileDataError, Fixture, OperatorStore } from "@filedata/core"
+import { FiledataConfig } from "@filedata/runtime"
+import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as ApiKeyGenerator from "./ApiKeyGenerator.js"
+import * as CliError from "./CliError.js"
+import * as DemoFixture from "./DemoFixture.js"
+
+/**
+ * Every failure a command of the tree can end with, besides @effect/cli's own `ValidationError`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type CommandError =
+  | ConfigError.ConfigError
+  | FileDataError.StorageUnavailable
+  | Fixture.FixtureInvalid
+  | OperatorStore.UserNotFound
+  | OperatorStore.KeyNotFound
+  | CliError.FixtureFileUnreadable
+  | CliError.MalformedJson
+
+/**
+ * The program name shown in usage and help.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const NAME = "filedata"
+
+/**
+ * The version `--version` prints.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const VERSION = "0.1.0"
+
+const plural = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`
+
+// pnpm runs scripts from the workspace root and passes the caller's directory as INIT_CWD, so a path typed
+// in a subdirectory must be read from there.
+const baseDirectory = Config.string("INIT_CWD").pipe(
+  Config.option,
+  Config.map(Option.filter((dir) => dir.trim() !== ""))
+)
+
+const readFixture = (file: string) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const base = yield* baseDirectory
+    const absolute = Option.match(base, { onNone: () => path.resolve(file), onSome: (dir) => path.resolve(dir, file) })
+    const text = yield* fs.readFileString(absolute).pipe(
+      Effect.mapError(
+        (error) =>
+          new CliError.FixtureFileUnreadable({
+            file: absolute,
+            reason:
+              error._tag === "SystemError" && error.reason === "NotFound"
+                ? "no such file"
+                : error._tag === "SystemError" && error.reason === "PermissionDenied"
+                  ? "permission denied"
+                  : error.message
+          })
+      )
+    )
+    const document = yield* Effect.try({
+      try: () => JSON.parse(text) as unknown,
+      catch: (error) =>
+        new CliError.MalformedJson({ file: absolute, detail: error instanceof Error ? error.message : String(error) })
+    })
+    return yield* Fixture.decode(document)
+  })
+
+const importCommand = Command.make(
+  "import",
+  {
+    file: Args.text({ name: "FILE.json" }).pipe(
+      Args.withDescription("the fixture to load; a relative path is read from the directory pnpm was called in")
+    )
+  },
+  ({ file }) =>
+    Effect.gen(function* () {
+      const fixture = yield* readFixture(file)
+      const store = yield* OperatorStore.OperatorStore
+      const summary = yield* store.importFixture(fixture)
+      yield* Console.log(
+        `imported ${plural(summary.users, "user", "users")}, ${plural(summary.apiKeys, "API key", "API keys")}, ` +
+          `${plural(summary.files, "file", "files")}, ${plural(summary.submissions, "submission", "submissions")}`
+      )
+    })
+).pipe(Command.withDescription("load a fixture file in one transaction: all of it or, on any error, nothing"))
+
+// A server bound to every interface is reached locally through the loopback address.
+const reachableHost = (host: string): string =>
+  host === "0.0.0.0" || host === "::" || host === "[::]" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host
+
+const curlLine = (host: string, port: string, apiKey: FileData.ApiKey): string => {
+  const body = JSON.stringify({ fileId: DemoFixture.fileId, apiKey: Redacted.value(apiKey) })
+  return `curl -sS -X POST http://${reachableHost(host)}:${port}/api/v1/file-data -H 'Content-Type: application/json' -d '${body}'`
+}
+
+const demoCommand = Command.make("demo", {}, () =>
+  Effect.gen(function* () {
+    const store = yield* OperatorStore.OperatorStore
+    const config = yield* FiledataConfig.config
+    const apiKey = yield* ApiKeyGenerator.generate
+    if (yield* store.userExists(DemoFixture.userId)) {
+      const info = yield* store.createKey(DemoFixture.userId, apiKey)
+      yield* Console.log(`user ${DemoFixture.userId} already exists; created a new API key for it (id ${info.id})`)
+    } else {
+      const fixture = yield* DemoFixture.make(apiKey)
+      yield* store.importFixture(fixture)
+      yield* Console.log(
+        `created user ${DemoFixture.userId} with ${plural(fixture.files.length, "file", "files")}: ` +
+          fixture.files
+            .map((file) => `${file.id} (${plural(file.submissions.length, "submission", "submissions")})`)
+            .join(", ")
+      )
+    }
+    yield* Console.log(`API key (shown only now): ${Redacted.value(apiKey)}`)
+    yield* Console.log(
+      config.port === 0
+        ? "Try it, with the server running and PORT replaced by the port it reports:"
+        : "Try it, with the server running (pnpm start):"
+    )
+    yield* Console.log(curlLine(config.host, config.port === 0 ? "PORT" : String(config.port), apiKey))
+  })
+).pipe(Command.withDescription("create a demo user with files and print a key and a curl command to try"))
+
+const userOption = Options.text("user").pipe(Options.withSchema(FileData.UserId), Options.withDescription("user id"))
+
+const createKeyCommand = Command.make("create", { user: userOption }, ({ user }) =>
+  Effect.gen(function* () {
+    const store = yield* OperatorStore.OperatorStore
+    const apiKey = yield* ApiKeyGenerator.generate
+    const info = yield* store.createKey(user, apiKey)
+    yield* Console.log(`created API key ${info.id} for user ${info.userId}`)
+    yield* Console.log(`API key: ${Redacted.value(apiKey)}`)
+    yield* Console.log("Store it now: only its hash is kept, so it cannot be shown again.")
+  })
+).pipe(Command.withDescription("generate a new API key for a user and print it once"))
+
+const revokeKeyCommand = Command.make("revoke", { id: Args.text({ name: "ID" }) }, ({ id }) =>
+  Effect.gen(function* () {
+    const store = yield* OperatorStore.OperatorStore
+    const info = yield* store.revokeKey(id)
+    const revokedAt = Option.getOrElse(info.revokedAt, () => "now")
+    yield* Console.log(`revoked API key ${info.id} of user ${info.userId} (at ${revokedAt})`)
+  })
+).pipe(Command.withDescription("revoke an API key by its id; it stops working at once"))
+
+const table = (rows: ReadonlyArray<ReadonlyArray<string>>): ReadonlyArray<string> => {
+  const widths = rows.reduce<Array<number>>(
+    (acc, row) => row.map((cell, column) => Math.max(acc[column] ?? 0, cell.length)),
+    []
+  )
+  return rows.map((row) =>
+    row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join("  ")
+  )
+}
+
+const listKeysCommand = Command.make(
+  "list",
+  { user: userOption.pipe(Options.withDescription("only this user's keys"), Options.optional) },
+  ({ user }) =>
+    Effect.gen(function* () {
+      const store = yield* OperatorStore.OperatorStore
+      if (Option.isSome(user) && !(yield* store.userExists(user.value))) {
+        return yield* new OperatorStore.UserNotFound({ userId: user.value })
+      }
+      const keys = yield* store.listKeys(user)
+      if (keys.length === 0) {
+        return yield* Console.log("no API keys")
+      }
+      const rows = table([
+        ["ID", "USER", "CREATED", "REVOKED"],
+        ...keys.map((key) => [key.id, key.userId, key.createdAt, Option.getOrElse(key.revokedAt, () => "-")])
+      ])
+      yield* Effect.forEach(rows, (row) => Console.log(row))
+    })
+).pipe(Command.withDescription("list API keys (ids and dates; the keys themselves are never stored)"))
+
+const keyCommand = Command.make("key").pipe(
+  Command.withDescription("manage API keys"),
+  Command.withSubcommands([createKeyCommand, revokeKeyCommand, listKeysCommand])
+)
+
+/**
+ * The whole tree: `import`, `demo` and `key create|revoke|list`.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const command = Command.make(NAME).pipe(
+  Command.withDescription("operator tool of the filedata service"),
+  Command.withSubcommands([importCommand, demoCommand, keyCommand])
+)
+
+/**
+ * Runs a command tree built from {@link command} on `argv` (with the runtime and script first, as in
+ * `process.argv`), printing any failure to stderr.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const run =
+  <R, E, A>(tree: Command.Command<typeof NAME, R, E, A>) =>
+  (argv: ReadonlyArray<string>) =>
+    Command.run(tree, { name: NAME, version: VERSION })(argv).pipe(CliError.report)

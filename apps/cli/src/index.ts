@@ -1,0 +1,16 @@
+/**
+ * @since 0.1.0
+ */
+export * as ApiKeyGenerator from "./ApiKeyGenerator.js"
+/**
+ * @since 0.1.0
+ */
+export * as CliError from "./CliError.js"
+/**
+ * @since 0.1.0
+ */
+export * as Commands from "./Commands.js"
+/**
+ * @since 0.1.0
+ */
+export * as DemoFixture from "./DemoFixture.js"

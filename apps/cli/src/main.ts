@@ -1,0 +1,23 @@
+/**
+ * The `filedata` executable: reads the configuration, wires storage and logging to the command tree, runs it.
+ *
+ * @since 0.1.0
+ */
+import * as Command from "@effect/cli/Command"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import { FiledataConfig, Logging, Storage } from "@filedata/runtime"
+import * as Effect from "effect/Effect"
+import * as CliError from "./CliError.js"
+import * as Commands from "./Commands.js"
+
+const main = Effect.gen(function* () {
+  const config = yield* FiledataConfig.config
+  // Provided to the tree, storage is opened only once a command runs, so `--help` needs no database.
+  const tree = Commands.command.pipe(Command.provide(Storage.layer(config.database)))
+  yield* Commands.run(tree)(process.argv).pipe(Effect.provide(Logging.layer(config.logLevel)))
+}).pipe(CliError.report, Effect.provide(NodeContext.layer))
+
+// Every failure has been printed by `CliError.report`; runMain only turns it into exit code 1. Its pretty
+// logger would print each log line a second time next to the JSON logger of `Logging.layer`.
+NodeRuntime.runMain(main, { disableErrorReporting: true, disablePrettyLogger: true })

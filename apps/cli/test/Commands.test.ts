@@ -1,0 +1,480 @@
+import { join } from "node:path"
+import * as Command from "@effect/cli/Command"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { describe, expect, it } from "@effect/vitest"
+import { FileDataError } from "@filedata/core"
+import * as Cause from "effect/Cause"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as ApiKeyGenerator from "../src/ApiKeyGenerator.js"
+import * as CliError from "../src/CliError.js"
+import * as Commands from "../src/Commands.js"
+import {
+  allKeys,
+  cli,
+  cliWith,
+  findFile,
+  keyOwner,
+  type Run,
+  sqlite,
+  submissions,
+  tempDir,
+  userExists,
+  withDatabase,
+  writeFixture
+} from "./utils.js"
+
+const expectSuccess = (run: Run) => {
+  expect(run.stderr).toEqual([])
+  expect(Exit.isSuccess(run.exit)).toBe(true)
+}
+
+// Failures must end as `Reported` (exit code 1 in main) after one or more plain lines, never a defect.
+const expectReported = (run: Run) => {
+  expect(Exit.isFailure(run.exit)).toBe(true)
+  if (Exit.isFailure(run.exit)) {
+    expect(Cause.isDie(run.exit.cause)).toBe(false)
+    expect(Cause.failureOption(run.exit.cause)).toEqual(Option.some(new CliError.Reported()))
+  }
+  expect(run.stderr.join("\n")).not.toMatch(/\n\s+at |FiberFailure|\{ _id:/)
+}
+
+const KEY_LINE = /^API key(?: \(shown only now\))?: (\S+)$/
+
+const printedKey = (run: Run): string => {
+  const key = run.stdout.map((line) => KEY_LINE.exec(line)?.[1]).find((match) => match !== undefined)
+  expect(key).toBeDefined()
+  return key ?? ""
+}
+
+// JSON.parse makes `__proto__` an own key, as it is in a fixture file; a literal would set the prototype.
+const contactContentJson = '{"email":"a@example.com","message":"Hi there","__proto__":"kept","zeta":"","alpha":"ä 😀"}'
+
+const validFixture = {
+  users: [
+    { id: "user-1", apiKeys: ["user-1-key-a", "user-1-key-b"] },
+    { id: "user-2", apiKeys: ["user-2-key"] }
+  ],
+  files: [
+    {
+      id: "file-1",
+      userId: "user-1",
+      name: "Contact form",
+      creationDate: "2024-01-01T00:00:00.000Z",
+      publicAvailability: true,
+      SubmissionCounter: 7,
+      VisitCounter: 10,
+      submissions: [
+        { createdDate: "2024-01-03T09:30:00.000Z", content: { email: "b@example.com" } },
+        { createdDate: "2024-01-02T09:30:00.000Z", content: JSON.parse(contactContentJson) }
+      ]
+    },
+    {
+      id: "file-2",
+      userId: "user-2",
+      name: "Empty survey",
+      creationDate: "2024-02-01T10:00:00.123+01:00"
+    }
+  ]
+}
+
+describe("import", () => {
+  it.effect("loads a valid fixture and every value arrives exactly", () =>
+    withDatabase((dir) =>
+      Effect.gen(function* () {
+        const run = yield* cli("import", writeFixture(dir, "fixture.json", validFixture))
+        expectSuccess(run)
+        expect(run.stdout).toEqual(["imported 2 users, 3 API keys, 2 files, 2 submissions"])
+
+        const keys = yield* allKeys
+        expect(keys.map((key) => key.userId)).toEqual(["user-1", "user-1", "user-2"])
+        expect(keys.every((key) => Option.isNone(key.revokedAt))).toBe(true)
+        expect(yield* keyOwner("user-1-key-b")).toEqual(Option.some("user-1"))
+        expect(yield* keyOwner("user-2-key")).toEqual(Option.some("user-2"))
+
+        expect(yield* findFile("file-1")).toEqual(
+          Option.some({
+            id: "file-1",
+            ownerId: "user-1",
+            name: "Contact form",
+            creationDate: "2024-01-01T00:00:00.000Z",
+            publicAvailability: true,
+            SubmissionCounter: 7,
+            VisitCounter: 10
+          })
+        )
+        // The contract's defaults, and an offset date stored as the same instant in UTC.
+        expect(yield* findFile("file-2")).toEqual(
+          Option.some({
+            id: "file-2",
+            ownerId: "user-2",
+            name: "Empty survey",
+            creationDate: "2024-02-01T09:00:00.123Z",
+            publicAvailability: false,
+            SubmissionCounter: 0,
+            VisitCounter: 0
+          })
+        )
+        const stored = yield* submissions("file-1")
+        expect(stored.map((submission) => submission.createdDate)).toEqual([
+          "2024-01-02T09:30:00.000Z",
+          "2024-01-03T09:30:00.000Z"
+        ])
+        expect(stored[0]?.contentJson).toBe(contactContentJson)
+        expect(Object.keys(JSON.parse(stored[0]?.contentJson ?? "{}"))).toEqual([
+          "email",
+          "message",
+          "__proto__",
+          "zeta",
+          "alpha"
+        ])
+        expect(yield* submissions("file-2")).toEqual([])
+      })
+    )
+  )
+
+  it.effect("reads a relative path from INIT_CWD, the directory pnpm was called in", () =>
+    withDatabase(
+      (dir) =>
+        Effect.gen(function* () {
+          writeFixture(dir, "relative.json", { users: [{ id: "relative-user" }] })
+          const run = yield* cli("import", "relative.json")
+          expectSuccess(run)
+          expect(yield* userExists("relative-user")).toBe(true)
+        }),
+      (dir) => ({ INIT_CWD: dir })
+    )
+  )
+
+  it.effect("writes nothing when only the last entry is wrong, and names it by JSON path", () =>
+    withDatabase((dir) =>
+      Effect.gen(function* () {
+        const broken = {
+          users: [
+            { id: "new-1", apiKeys: ["new-1-key"] },
+            { id: "new-2", apiKeys: ["new-2-key"] }
+          ],
+          files: [
+            { id: "new-file-1", userId: "new-1", name: "A", creationDate: "2024-01-01T00:00:00.000Z" },
+            {
+              id: "new-file-2",
+              userId: "new-2",
+              name: "B",
+              creationDate: "2024-01-01T00:00:00.000Z",
+              submissions: [
+                { createdDate: "2024-01-02T00:00:00.000Z", content: { a: "1" } },
+                { createdDate: "2024-01-03T00:00:00.000Z", content: { a: "2" } },
+                { createdDate: "yesterday", content: { a: "3" } }
+              ]
+            }
+          ]
+        }
+        const run = yield* cli("import", writeFixture(dir, "broken.json", broken))
+        expectReported(run)
+        expect(run.stdout).toEqual([])
+        expect(run.stderr).toContainEqual(
+          "$.files[1].submissions[2].createdDate: must be an ISO 8601 date-time with a zone, e.g. 2024-01-01T00:00:00.000Z"
+        )
+        expect(run.stderr[0]).toMatch(/nothing was written/)
+        expect(yield* userExists("new-1")).toBe(false)
+        expect(yield* userExists("new-2")).toBe(false)
+        expect(yield* findFile("new-file-1")).toEqual(Option.none())
+        expect(yield* allKeys).toEqual([])
+        expect(yield* keyOwner("new-1-key")).toEqual(Option.none())
+      })
+    )
+  )
+
+  it.effect("writes nothing when the last entry's id already exists in the database", () =>
+    withDatabase((dir) =>
+      Effect.gen(function* () {
+        expectSuccess(yield* cli("import", writeFixture(dir, "first.json", validFixture)))
+        const keysBefore = yield* allKeys
+        const clashing = {
+          users: [{ id: "user-3", apiKeys: ["user-3-key"] }],
+          files: [
+            {
+              id: "file-3",
+              userId: "user-3",
+              name: "New",
+              creationDate: "2024-01-01T00:00:00.000Z",
+              submissions: [{ createdDate: "2024-01-02T00:00:00.000Z", content: { a: "1" } }]
+            },
+            { id: "file-4", userId: "user-1", name: "New too", creationDate: "2024-01-01T00:00:00.000Z" },
+            { id: "file-2", userId: "user-3", name: "Taken", creationDate: "2024-01-01T00:00:00.000Z" }
+          ]
+        }
+        const run = yield* cli("import", writeFixture(dir, "clashing.json", clashing))
+        expectReported(run)
+        expect(run.stderr.slice(1)).toEqual(["$.files[2].id: already exists"])
+        expect(yield* userExists("user-3")).toBe(false)
+        expect(yield* findFile("file-3")).toEqual(Option.none())
+        expect(yield* findFile("file-4")).toEqual(Option.none())
+        expect(yield* submissions("file-3")).toEqual([])
+        expect(yield* allKeys).toEqual(keysBefore)
+        expect(Option.map(yield* findFile("file-2"), (file) => file.name)).toEqual(Option.some("Empty survey"))
+      })
+    )
+  )
+
+  it.effect("prints at most 20 issues and counts the rest", () =>
+    withDatabase((dir) =>
+      Effect.gen(function* () {
+        const files = Array.from({ length: 25 }, (_, i) => ({
+          id: `f${i}`,
+          userId: "u",
+          creationDate: "2024-01-01T00:00:00.000Z"
+        }))
+        const run = yield* cli("import", writeFixture(dir, "many.json", { users: [{ id: "u" }], files }))
+        expectReported(run)
+        expect(run.stderr).toHaveLength(1 + CliError.MAX_ISSUE_LINES + 1)
+        expect(run.stderr[1]).toBe("$.files[0].name: is required")
+        expect(run.stderr[20]).toBe("$.files[19].name: is required")
+        expect(run.stderr[21]).toBe("and 5 more")
+        expect(yield* userExists("u")).toBe(false)
+      })
+    )
+  )
+
+  it.effect("refuses malformed JSON with the file name", () =>
+    withDatabase((dir) =>
+      Effect.gen(function* () {
+        const path = writeFixture(dir, "malformed.json", '{ "users": [ { "id": "x" }, ] }')
+        const run = yield* cli("import", path)
+        expectReported(run)
+        expect(run.stderr).toHaveLength(1)
+        expect(run.stderr[0]).toMatch(new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} is not valid JSON: `))
+        expect(yield* userExists("x")).toBe(false)
+      })
+    )
+  )
+
+  it.effect("refuses a missing file", () =>
+    withDatabase((dir) =>
+      Effect.gen(function* () {
+        const run = yield* cli("import", join(dir, "nope.json"))
+        expectReported(run)
+        expect(run.stderr).toEqual([`cannot read ${join(dir, "nope.json")}: no such file`])
+      })
+    )
+  )
+})
+
+describe("key", () => {
+  it.effect("create prints a fresh fdk_ key once, and it authenticates", () =>
+    withDatabase((dir) =>
+      Effect.gen(function* () {
+        expectSuccess(yield* cli("import", writeFixture(dir, "fixture.json", validFixture)))
+        const run = yield* cli("key", "create", "--user", "user-2")
+        expectSuccess(run)
+        const key = printedKey(run)
+        expect(key.startsWith("fdk_")).toBe(true)
+        expect(key).toHaveLength(ApiKeyGenerator.KEY_LENGTH)
+        expect(key).toHaveLength(47)
+        expect(run.stdout.filter((line) => line.includes(key))).toHaveLength(1)
+        expect(run.stdout.join("\n")).toMatch(/cannot be shown again/)
+        expect(yield* keyOwner(key)).toEqual(Option.some("user-2"))
+        const second = printedKey(yield* cli("key", "create", "--user", "user-2"))
+        expect(second).not.toBe(key)
+      })
+    )
+  )
+
+  it.effect("create refuses an unknown user", () =>
+    withDatabase(() =>
+      Effect.gen(function* () {
+        const run = yield* cli("key", "create", "--user", "nobody")
+        expectReported(run)
+        expect(run.stderr).toEqual(['No user has the id "nobody"'])
+        expect(yield* allKeys).toEqual([])
+      })
+    )
+  )
+
+  it.effect("create without --user is a usage error, not a crash", () =>
+    withDatabase(() =>
+      Effect.gen(function* () {
+        const run = yield* cli("key", "create")
+        expectReported(run)
+        expect(run.stderr.join("\n")).toMatch(/user/)
+      })
+    )
+  )
+
+  it.effect("revoke makes the key stop authenticating", () =>
+    withDatabase((dir) =>
+      Effect.gen(function* () {
+        expectSuccess(yield* cli("import", writeFixture(dir, "fixture.json", validFixture)))
+        const created = yield* cli("key", "create", "--user", "user-1")
+        const key = printedKey(created)
+        const id = /^created API key (\S+) for user user-1$/.exec(created.stdout[0] ?? "")?.[1] ?? ""
+        expect(id).not.toBe("")
+        expect(yield* keyOwner(key)).toEqual(Option.some("user-1"))
+
+        const run = yield* cli("key", "revoke", id)
+        expectSuccess(run)
+        expect(run.stdout[0]).toMatch(new RegExp(`^revoked API key ${id} of user user-1 \\(at \\d{4}-`))
+        expect(yield* keyOwner(key)).toEqual(Option.none())
+        expect(yield* keyOwner("user-1-key-a")).toEqual(Option.some("user-1"))
+        const revoked = (yield* allKeys).find((info) => info.id === id)
+        expect(Option.isSome(revoked?.revokedAt ?? Option.none())).toBe(true)
+      })
+    )
+  )
+
+  it.effect("revoke refuses an unknown id", () =>
+    withDatabase(() =>
+      Effect.gen(function* () {
+        const run = yield* cli("key", "revoke", "999")
+        expectReported(run)
+        expect(run.stderr).toEqual(['No API key has the id "999"'])
+      })
+    )
+  )
+
+  it.effect("list shows ids, users and dates, never a key", () =>
+    withDatabase((dir) =>
+      Effect.gen(function* () {
+        expect((yield* cli("key", "list")).stdout).toEqual(["no API keys"])
+        expectSuccess(yield* cli("import", writeFixture(dir, "fixture.json", validFixture)))
+        const keys = yield* allKeys
+        const firstId = keys[0]?.id ?? ""
+        expectSuccess(yield* cli("key", "revoke", firstId))
+
+        const run = yield* cli("key", "list")
+        expectSuccess(run)
+        expect(run.stdout).toHaveLength(4)
+        expect(run.stdout[0]?.split(/\s+/)).toEqual(["ID", "USER", "CREATED", "REVOKED"])
+        const rows = run.stdout.slice(1).map((line) => line.split(/\s+/))
+        expect(rows.map((row) => row[0])).toEqual(keys.map((key) => key.id))
+        expect(rows.map((row) => row[1])).toEqual(["user-1", "user-1", "user-2"])
+        expect(rows.every((row) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(row[2] ?? ""))).toBe(true)
+        expect(rows[0]?.[3]).toMatch(/^\d{4}-/)
+        expect(rows[1]?.[3]).toBe("-")
+        expect(run.stdout.join("\n")).not.toMatch(/key-a|key-b|user-2-key/)
+
+        const filtered = yield* cli("key", "list", "--user", "user-2")
+        expectSuccess(filtered)
+        expect(filtered.stdout.slice(1).map((line) => line.split(/\s+/)[1])).toEqual(["user-2"])
+
+        const unknown = yield* cli("key", "list", "--user", "nobody")
+        expectReported(unknown)
+        expect(unknown.stderr).toEqual(['No user has the id "nobody"'])
+      })
+    )
+  )
+})
+
+describe("demo", () => {
+  it.effect("creates the demo data once and a new working key on every run", () =>
+    withDatabase(
+      () =>
+        Effect.gen(function* () {
+          const first = yield* cli("demo")
+          expectSuccess(first)
+          const key = printedKey(first)
+          expect(ApiKeyGenerator.isGenerated(key)).toBe(true)
+          expect(first.stdout).toContainEqual(
+            `curl -sS -X POST http://127.0.0.1:8080/api/v1/file-data -H 'Content-Type: application/json' -d '{"fileId":"demo-contact-form","apiKey":"${key}"}'`
+          )
+          expect(yield* keyOwner(key)).toEqual(Option.some("demo-user"))
+          expect(Option.map(yield* findFile("demo-contact-form"), (file) => file.ownerId)).toEqual(
+            Option.some("demo-user")
+          )
+          const contact = yield* submissions("demo-contact-form")
+          expect(contact.length).toBeGreaterThanOrEqual(3)
+          expect(Object.keys(JSON.parse(contact[0]?.contentJson ?? "{}"))).toEqual(["name", "email", "message"])
+          expect(Option.isSome(yield* findFile("demo-feedback-survey"))).toBe(true)
+          expect(yield* submissions("demo-feedback-survey")).toEqual([])
+
+          const second = yield* cli("demo")
+          expectSuccess(second)
+          const another = printedKey(second)
+          expect(another).not.toBe(key)
+          expect(second.stdout.join("\n")).toMatch(/already exists/)
+          expect(yield* keyOwner(another)).toEqual(Option.some("demo-user"))
+          expect(yield* keyOwner(key)).toEqual(Option.some("demo-user"))
+          expect((yield* allKeys).filter((info) => info.userId === "demo-user")).toHaveLength(2)
+          expect((yield* submissions("demo-contact-form")).length).toBe(contact.length)
+        }),
+      { PORT: "8080", HOST: "0.0.0.0" }
+    )
+  )
+
+  it.effect("shows a bracketed IPv6 host and reports invalid configuration in one line", () =>
+    Effect.gen(function* () {
+      const ipv6 = yield* withDatabase(() => cli("demo"), { PORT: "3001", HOST: "::1" })
+      expectSuccess(ipv6)
+      expect(ipv6.stdout.join("\n")).toMatch(/http:\/\/\[::1\]:3001\/api\/v1\/file-data/)
+
+      const invalid = yield* withDatabase(() => cli("demo"), { PORT: "eighty" })
+      expectReported(invalid)
+      expect(invalid.stderr).toEqual([
+        'Invalid configuration: PORT must be a whole number from 0 to 65535, got "eighty"'
+      ])
+    })
+  )
+})
+
+describe("storage", () => {
+  it.effect("an unusable database is one line, with storage provided the way main provides it", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        // A directory cannot be opened as a database file.
+        const run = yield* cliWith(Commands.command.pipe(Command.provide(sqlite(dir))))("key", "list")
+        expectReported(run)
+        expect(run.stderr).toHaveLength(1)
+        expect(run.stderr[0]).toMatch(/^storage is not available: \S/)
+      })
+    ).pipe(Effect.provide(NodeContext.layer), Effect.withConfigProvider(ConfigProvider.fromMap(new Map())))
+  )
+
+  it.effect("--help needs no database", () =>
+    Effect.gen(function* () {
+      const run = yield* cliWith(Commands.command.pipe(Command.provide(Layer.die("storage opened"))))("--help")
+      expectSuccess(run)
+      expect(run.stdout.join("\n")).toMatch(/import/)
+    }).pipe(Effect.provide(NodeContext.layer))
+  )
+})
+
+describe("CliError", () => {
+  it.effect("prints a failure once even when reported twice, and names the storage cause", () =>
+    Effect.gen(function* () {
+      const stderr: Array<string> = []
+      const base = yield* Effect.console
+      const console = {
+        ...base,
+        error: (...args: ReadonlyArray<unknown>) => Effect.sync(() => void stderr.push(args.join(" ")))
+      }
+      const failing = Effect.fail(
+        new FileDataError.StorageUnavailable({
+          cause: new Error("SqlError: open failed", { cause: new Error("disk I/O error") })
+        })
+      )
+      const exit = yield* failing.pipe(CliError.report, CliError.report, Effect.withConsole(console), Effect.exit)
+      expect(Exit.isFailure(exit)).toBe(true)
+      expect(stderr).toEqual(["storage is not available: SqlError: open failed: disk I/O error"])
+    })
+  )
+
+  it("turns a defect into one line", () => {
+    expect(CliError.lines(Cause.die(new TypeError("boom")))).toEqual(["unexpected error: boom"])
+  })
+})
+
+describe("ApiKeyGenerator", () => {
+  it.effect("generates distinct 256-bit keys with the fdk_ prefix", () =>
+    Effect.gen(function* () {
+      const keys = (yield* Effect.replicateEffect(ApiKeyGenerator.generate, 100)).map(Redacted.value)
+      expect(new Set(keys).size).toBe(100)
+      expect(keys.every(ApiKeyGenerator.isGenerated)).toBe(true)
+      expect(keys.every((key) => Buffer.from(key.slice(4), "base64url").length === 32)).toBe(true)
+    })
+  )
+})

@@ -1,0 +1,121 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import type * as Command from "@effect/cli/Command"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { FileData, FileRepository, OperatorStore } from "@filedata/core"
+import { Storage } from "@filedata/runtime"
+import * as Chunk from "effect/Chunk"
+import * as ConfigProvider from "effect/ConfigProvider"
+import type * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
+import * as Commands from "../src/Commands.js"
+
+/** A fresh directory under the system temp dir, removed when the scope closes. */
+export const tempDir = Effect.acquireRelease(
+  Effect.sync(() => mkdtempSync(join(tmpdir(), "filedata-cli-"))),
+  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+)
+
+/** Writes `content` (a string as is, anything else as JSON) to `dir/name` and returns the path. */
+export const writeFixture = (dir: string, name: string, content: unknown): string => {
+  const path = join(dir, name)
+  writeFileSync(path, typeof content === "string" ? content : JSON.stringify(content, null, 2))
+  return path
+}
+
+/** The SQLite layer the runtime selects for a `file:` URL, on a file of its own. */
+export const sqlite = (filename: string) => Storage.layer({ _tag: "Sqlite", filename })
+
+/**
+ * Runs `body` with a real SQLite database in a temp directory, NodeContext and a configuration read only
+ * from `env`, so the developer's environment (INIT_CWD when run through pnpm) cannot leak in.
+ */
+export const withDatabase = <A, E>(
+  body: (
+    dir: string
+  ) => Effect.Effect<A, E, OperatorStore.OperatorStore | FileRepository.FileRepository | NodeContext.NodeContext>,
+  env: Record<string, string> | ((dir: string) => Record<string, string>) = {}
+) =>
+  Effect.scoped(
+    Effect.flatMap(tempDir, (dir) =>
+      body(dir).pipe(
+        Effect.provide(Layer.merge(sqlite(join(dir, "filedata.db")), NodeContext.layer)),
+        Effect.withConfigProvider(
+          ConfigProvider.fromMap(new Map(Object.entries(typeof env === "function" ? env(dir) : env)))
+        )
+      )
+    )
+  )
+
+/** What one CLI run printed and how it ended. */
+export interface Run {
+  readonly exit: Exit.Exit<void, unknown>
+  readonly stdout: ReadonlyArray<string>
+  readonly stderr: ReadonlyArray<string>
+}
+
+const capture = Effect.map(Effect.console, (base) => {
+  const stdout: Array<string> = []
+  const stderr: Array<string> = []
+  const line = (args: ReadonlyArray<unknown>) => args.map(String).join(" ")
+  const console: Console.Console = {
+    ...base,
+    log: (...args) => Effect.sync(() => void stdout.push(line(args))),
+    info: (...args) => Effect.sync(() => void stdout.push(line(args))),
+    error: (...args) => Effect.sync(() => void stderr.push(line(args))),
+    warn: (...args) => Effect.sync(() => void stderr.push(line(args))),
+    unsafe: {
+      ...base.unsafe,
+      log: (...args) => void stdout.push(line(args)),
+      info: (...args) => void stdout.push(line(args)),
+      error: (...args) => void stderr.push(line(args)),
+      warn: (...args) => void stderr.push(line(args))
+    }
+  }
+  return { console, stdout, stderr }
+})
+
+/** Runs `filedata ...args` on `tree` in-process, the way main does, capturing stdout and stderr by line. */
+export const cliWith =
+  <R, E, A>(tree: Command.Command<typeof Commands.NAME, R, E, A>) =>
+  (...args: ReadonlyArray<string>) =>
+    Effect.gen(function* () {
+      const { console, stdout, stderr } = yield* capture
+      const exit = yield* Commands.run(tree)(["node", "filedata", ...args]).pipe(
+        Effect.withConsole(console),
+        Effect.exit
+      )
+      return { exit, stdout, stderr } satisfies Run
+    })
+
+/** Runs `filedata ...args` on the tree as tests see it: storage provided from outside. */
+export const cli = cliWith(Commands.command)
+
+/** The owner of a plain-text key, through the port the HTTP server authenticates with. */
+export const keyOwner = (text: string) =>
+  Effect.flatMap(FileRepository.FileRepository, (files) =>
+    files.findKeyOwner(Redacted.make(FileData.ApiKeyText.make(text)))
+  )
+
+/** A stored file, through the read port. */
+export const findFile = (id: string) =>
+  Effect.flatMap(FileRepository.FileRepository, (files) => files.findFile(FileData.FileId.make(id)))
+
+/** A file's stored submissions, in the order the reply lists them. */
+export const submissions = (id: string) =>
+  Effect.flatMap(FileRepository.FileRepository, (files) =>
+    Stream.runCollect(files.submissions(FileData.FileId.make(id)))
+  ).pipe(Effect.map(Chunk.toReadonlyArray))
+
+/** Every API key, through the operator port. */
+export const allKeys = Effect.flatMap(OperatorStore.OperatorStore, (store) => store.listKeys(Option.none()))
+
+/** Whether a user exists, through the operator port. */
+export const userExists = (id: string) =>
+  Effect.flatMap(OperatorStore.OperatorStore, (store) => store.userExists(FileData.UserId.make(id)))

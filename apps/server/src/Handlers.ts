@@ -1,0 +1,75 @@
+/**
+ * The API's handlers: they hand requests to the core and turn its answers into replies, nothing more.
+ *
+ * @since 0.1.0
+ */
+
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { FileDataJson, FileRepository, GetFileData, type RateLimiter } from "@filedata/core"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import * as ClientAddress from "./ClientAddress.js"
+import { FileDataApi } from "./FileDataApi.js"
+import * as Problem from "./Problem.js"
+import * as RequestBody from "./RequestBody.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly trustProxy: boolean
+}
+
+const json = { contentType: "application/json", headers: { "cache-control": "no-store" } } as const
+
+/**
+ * The file-data operation.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const files = (
+  options: Options
+): Layer.Layer<
+  HttpApiGroup.ApiGroup<"filedata", "files">,
+  never,
+  FileRepository.FileRepository | RateLimiter.RateLimiter
+> =>
+  HttpApiBuilder.group(FileDataApi, "files", (handlers) =>
+    handlers.handleRaw("getFileData", ({ request }) =>
+      GetFileData.getFileData({
+        clientAddress: ClientAddress.of(request, options.trustProxy),
+        body: RequestBody.readJson(request)
+      }).pipe(
+        Effect.match({
+          onFailure: Problem.fromFailure,
+          onSuccess: (reply) => HttpServerResponse.stream(Stream.encodeText(FileDataJson.encode(reply)), json)
+        })
+      )
+    )
+  )
+
+/**
+ * The health check.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const system: Layer.Layer<
+  HttpApiGroup.ApiGroup<"filedata", "system">,
+  never,
+  FileRepository.FileRepository
+> = HttpApiBuilder.group(FileDataApi, "system", (handlers) =>
+  handlers.handleRaw("health", () =>
+    Effect.flatMap(FileRepository.FileRepository, (files) => files.ping).pipe(
+      Effect.match({
+        onFailure: Problem.fromFailure,
+        onSuccess: () => HttpServerResponse.unsafeJson({ status: "ok" }, { headers: { "cache-control": "no-store" } })
+      })
+    )
+  )
+)

@@ -1,0 +1,96 @@
+/**
+ * What wraps every request: a request id, one log line, the security headers, and problem replies for
+ * unknown paths (404), known paths with another method (405) and anything unexpected (500).
+ *
+ * @since 0.1.0
+ */
+
+import { randomUUID } from "node:crypto"
+import * as HttpApi from "@effect/platform/HttpApi"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { FileDataApi } from "./FileDataApi.js"
+import * as Problem from "./Problem.js"
+
+/**
+ * Paths served outside the API definition.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const documentationPaths = { openApi: "/openapi.json", swaggerUi: "/docs" } as const
+
+const allowedMethods = (): ReadonlyMap<string, ReadonlyArray<string>> => {
+  const methods = new Map<string, Array<string>>(
+    Object.values(documentationPaths).map((path) => [path, ["GET"]] as const)
+  )
+  HttpApi.reflect(FileDataApi, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint }) => {
+      methods.set(endpoint.path, [...(methods.get(endpoint.path) ?? []), endpoint.method])
+    }
+  })
+  return methods
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+const securityHeaders = {
+  "x-content-type-options": "nosniff",
+  "cache-control": "no-store"
+} as const
+
+/**
+ * Wraps the API's `HttpApp`, routing failures included; install it with `HttpApiBuilder.middleware`.
+ *
+ * @since 0.1.0
+ * @category middleware
+ */
+export const make = (): ((app: HttpApp.Default) => HttpApp.Default) => {
+  const methods = allowedMethods()
+
+  const fallback = (request: HttpServerRequest.HttpServerRequest, cause: Cause.Cause<unknown>) => {
+    const failure = Cause.failureOption(cause)
+    if (Option.isSome(failure) && (failure.value as { _tag?: string })._tag === "RouteNotFound") {
+      const path = request.url.split("?", 1)[0] ?? request.url
+      const allowed = methods.get(path)
+      return Effect.succeed(
+        allowed === undefined
+          ? Problem.make(404, "not_found", "No resource at this path")
+          : Problem.make(405, "method_not_allowed", `Use ${allowed.join(", ")} on this path`, {
+              headers: { allow: allowed.join(", ") }
+            })
+      )
+    }
+    return Effect.as(
+      Effect.logError("unhandled failure", cause),
+      Problem.make(500, "internal_error", "The request could not be completed")
+    )
+  }
+
+  return (app) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const incoming = request.headers["x-request-id"]
+      const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+      return Effect.gen(function* () {
+        const started = yield* Clock.currentTimeMillis
+        const response = yield* Effect.catchAllCause(app, (cause) =>
+          Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : fallback(request, cause)
+        )
+        yield* Effect.logInfo("request").pipe(
+          Effect.annotateLogs({
+            method: request.method,
+            path: request.url.split("?", 1)[0],
+            status: response.status,
+            durationMs: (yield* Clock.currentTimeMillis) - started
+          })
+        )
+        return HttpServerResponse.setHeaders(response, { ...securityHeaders, "x-request-id": requestId })
+      }).pipe(Effect.annotateLogs("requestId", requestId))
+    })
+}

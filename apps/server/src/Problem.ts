@@ -1,0 +1,87 @@
+/**
+ * The one place where failures become HTTP statuses: every error reply is an RFC 9457 problem document
+ * with a stable `code`, and none repeats what the caller sent.
+ *
+ * @since 0.1.0
+ */
+
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import type { FileDataError } from "@filedata/core"
+import type { ProblemCode } from "./FileDataApi.js"
+
+const titles: Record<ProblemCode, string> = {
+  validation_failed: "Validation failed",
+  unsupported_media_type: "Unsupported media type",
+  payload_too_large: "Payload too large",
+  rate_limited: "Too many requests",
+  access_denied: "Access denied",
+  file_not_found: "File not found",
+  not_found: "Not found",
+  method_not_allowed: "Method not allowed",
+  storage_unavailable: "Service unavailable",
+  internal_error: "Internal error"
+}
+
+/**
+ * A problem reply; `extensions` are extra members such as `errors` or `retryAfter`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  status: number,
+  code: ProblemCode,
+  detail: string,
+  options?: {
+    readonly extensions?: Record<string, unknown> | undefined
+    readonly headers?: Record<string, string> | undefined
+  }
+): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.text(
+    JSON.stringify({
+      type: `urn:filedata:problem:${code}`,
+      title: titles[code],
+      status,
+      detail,
+      code,
+      ...options?.extensions
+    }),
+    { status, contentType: "application/problem+json", headers: options?.headers ?? {} }
+  )
+
+const invalidRequestCodes: Record<FileDataError.InvalidRequest["reason"], ProblemCode> = {
+  UnsupportedMediaType: "unsupported_media_type",
+  PayloadTooLarge: "payload_too_large",
+  MalformedJson: "validation_failed",
+  InvalidPayload: "validation_failed"
+}
+
+/**
+ * The reply for each failure of the use case.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromFailure = (failure: FileDataError.GetFileDataError): HttpServerResponse.HttpServerResponse => {
+  switch (failure._tag) {
+    case "InvalidRequest":
+      return make(422, invalidRequestCodes[failure.reason], failure.message, {
+        extensions: { errors: failure.issues },
+        // An oversized body is not read to its end; closing spares the server from draining it.
+        headers: failure.reason === "PayloadTooLarge" ? { connection: "close" } : undefined
+      })
+    case "RateLimited": {
+      const retryAfter = Math.max(1, Math.ceil(failure.retryAfterMillis / 1000))
+      return make(422, "rate_limited", `${failure.message}; retry after ${retryAfter} s`, {
+        extensions: { retryAfter },
+        headers: { "retry-after": String(retryAfter) }
+      })
+    }
+    case "AccessDenied":
+      return make(403, "access_denied", failure.message)
+    case "FileNotFound":
+      return make(404, "file_not_found", failure.message)
+    case "StorageUnavailable":
+      return make(503, "storage_unavailable", failure.message, { headers: { "retry-after": "1" } })
+  }
+}

@@ -1,0 +1,117 @@
+// The contract's commands as an outside harness drives them: the launcher behind `pnpm filedata` and
+// `pnpm start`, real processes, real files, real signals.
+
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { describe, expect, it } from "@effect/vitest"
+
+const root = fileURLToPath(new URL("../../..", import.meta.url))
+
+const start = (args: ReadonlyArray<string>, env: Record<string, string>): ChildProcess =>
+  spawn(process.execPath, ["scripts/run.mjs", ...args], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+
+const finish = (child: ChildProcess) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    let stdout = ""
+    let stderr = ""
+    child.stdout?.on("data", (chunk) => (stdout += chunk))
+    child.stderr?.on("data", (chunk) => (stderr += chunk))
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+  })
+
+const listening = (child: ChildProcess) =>
+  new Promise<string>((resolve, reject) => {
+    let stdout = ""
+    child.stdout?.on("data", (chunk) => {
+      stdout += chunk
+      const match = /listening on (http:\/\/\S+)/.exec(stdout)
+      if (match?.[1] !== undefined) resolve(match[1])
+    })
+    child.on("close", (code) => reject(new Error(`exited with ${code} before listening: ${stdout}`)))
+  })
+
+const post = (base: string, body: unknown) =>
+  fetch(`${base.replace("0.0.0.0", "127.0.0.1")}/api/v1/file-data`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
+
+const good = {
+  users: [{ id: "user-1", apiKeys: ["a-plaintext-api-key"] }],
+  files: [
+    {
+      id: "file-1",
+      userId: "user-1",
+      name: "Contact form",
+      creationDate: "2024-01-01T00:00:00.000Z",
+      publicAvailability: true,
+      SubmissionCounter: 2,
+      VisitCounter: 10,
+      submissions: [{ createdDate: "2024-01-02T09:30:00.000Z", content: { email: "a@example.com" } }]
+    }
+  ]
+}
+
+const badInLastEntry = {
+  users: [{ id: "user-2", apiKeys: ["second-key"] }],
+  files: [
+    { id: "file-2", userId: "user-2", name: "Fine", creationDate: "2024-01-01T00:00:00.000Z" },
+    { id: "file-3", userId: "user-2", name: "Broken", creationDate: "yesterday" }
+  ]
+}
+
+describe("the contract's commands", () => {
+  const dir = mkdtempSync(join(tmpdir(), "filedata-contract-"))
+  const env = { DATABASE_URL: `file:${join(dir, "filedata.db")}`, PORT: "0", HOST: "127.0.0.1" }
+  writeFileSync(join(dir, "good.json"), JSON.stringify(good))
+  writeFileSync(join(dir, "bad.json"), JSON.stringify(badInLastEntry))
+
+  it("imports, serves on a free port, answers, and stops cleanly on SIGTERM", { timeout: 180_000 }, async () => {
+    const imported = await finish(start(["cli", "import", join(dir, "good.json")], env))
+    expect(imported.code).toBe(0)
+
+    const rejected = await finish(start(["cli", "import", join(dir, "bad.json")], env))
+    expect(rejected.code).not.toBe(0)
+    expect(rejected.stderr).toContain("$.files[1].creationDate")
+
+    const server = start(["server"], env)
+    const closed = finish(server)
+    const base = await listening(server)
+    expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(base).not.toMatch(/:0$/)
+
+    const reply = await post(base, { fileId: "file-1", apiKey: "a-plaintext-api-key" })
+    expect(reply.status).toBe(200)
+    expect(await reply.json()).toEqual({
+      name: "Contact form",
+      creationDate: "2024-01-01T00:00:00.000Z",
+      publicAvailability: true,
+      SubmissionCounter: 2,
+      VisitCounter: 10,
+      submissions: [{ createdDate: "2024-01-02T09:30:00.000Z", content: { email: "a@example.com" } }]
+    })
+    // Nothing of the rejected fixture was written: its key is unknown.
+    expect((await post(base, { fileId: "file-2", apiKey: "second-key" })).status).toBe(403)
+
+    server.kill("SIGTERM")
+    const exit = await closed
+    expect(exit.code).toBe(0)
+    expect(exit.stdout).not.toContain("a-plaintext-api-key")
+  })
+
+  it("refuses invalid configuration with one line naming the variable", { timeout: 120_000 }, async () => {
+    const result = await finish(start(["server"], { ...env, PORT: "eighty" }))
+    expect(result.code).not.toBe(0)
+    const lines = result.stderr.trim().split("\n")
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toContain("PORT")
+  })
+})

@@ -1,0 +1,76 @@
+import { mkdtempSync } from "node:fs"
+import { createServer } from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { Fixture, OperatorStore, type RateLimiter } from "@filedata/core"
+import { MemoryRateLimiter } from "@filedata/rate-limiter-memory"
+import { SqliteStorage } from "@filedata/sqlite"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Server from "../../src/Server.js"
+
+export const generous: RateLimiter.RateLimitPolicy = {
+  apiKey: { limit: 1_000_000, windowMillis: 60_000 },
+  clientAddress: { limit: 1_000_000, windowMillis: 60_000 }
+}
+
+/**
+ * The real server on a free loopback port, over a fresh SQLite file holding `fixture`.
+ */
+export const layer = (options: {
+  readonly fixture: unknown
+  readonly revoke?: ReadonlyArray<string>
+  readonly policy?: RateLimiter.RateLimitPolicy
+  readonly trustProxy?: boolean
+}) => {
+  const storage = SqliteStorage.layer({ filename: join(mkdtempSync(join(tmpdir(), "filedata-server-")), "test.db") })
+  const seeded = Layer.effectDiscard(
+    Effect.gen(function* () {
+      const store = yield* OperatorStore.OperatorStore
+      yield* store.importFixture(yield* Fixture.decode(options.fixture))
+      for (const keyId of options.revoke ?? []) yield* store.revokeKey(keyId)
+    }).pipe(Effect.orDie)
+  ).pipe(Layer.provideMerge(storage))
+  return Server.serveLayer({ trustProxy: options.trustProxy ?? false }).pipe(
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(seeded),
+    Layer.provide(MemoryRateLimiter.layer(options.policy ?? generous))
+  )
+}
+
+export const url = (path: string) =>
+  Effect.map(HttpServer.HttpServer, (server) => {
+    if (server.address._tag !== "TcpAddress") throw new Error("expected a TCP server")
+    return `http://127.0.0.1:${server.address.port}${path}`
+  })
+
+export interface Reply {
+  readonly status: number
+  readonly headers: Headers
+  readonly text: string
+  readonly json: any
+}
+
+export const request = (path: string, init?: RequestInit) =>
+  Effect.flatMap(url(path), (href) =>
+    Effect.promise(async (): Promise<Reply> => {
+      const response = await fetch(href, init)
+      const text = await response.text()
+      let json: unknown
+      try {
+        json = JSON.parse(text)
+      } catch {
+        json = undefined
+      }
+      return { status: response.status, headers: response.headers, text, json }
+    })
+  )
+
+export const postJson = (body: unknown, headers: Record<string, string> = {}) =>
+  request("/api/v1/file-data", {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body)
+  })

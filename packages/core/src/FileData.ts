@@ -1,0 +1,232 @@
+/**
+ * The domain of the specification: a form file, its counters and its submissions.
+ *
+ * @since 0.1.0
+ */
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+
+/**
+ * Identifier of a file. Its format is not fixed by the specification, so any non-empty string is one.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const FileId = Schema.String.pipe(
+  Schema.minLength(1, { message: () => "must be a non-empty string" }),
+  Schema.brand("FileId")
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type FileId = typeof FileId.Type
+
+/**
+ * Identifier of the user who owns files and API keys.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const UserId = Schema.String.pipe(
+  Schema.minLength(1, { message: () => "must be a non-empty string" }),
+  Schema.brand("UserId")
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type UserId = typeof UserId.Type
+
+/**
+ * The plain text of an API key. It only ever travels inside `Redacted` (see {@link ApiKey}).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ApiKeyText = Schema.String.pipe(
+  Schema.minLength(1, { message: () => "must be a non-empty string" }),
+  Schema.brand("ApiKeyText")
+)
+
+/**
+ * A caller's API key, decoded straight into `Redacted` so it cannot reach a log or an error by accident.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ApiKey = Schema.Redacted(ApiKeyText)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ApiKey = typeof ApiKey.Type
+
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
+// `Date.parse` rolls impossible fields over (2024-02-30 reads as March 1): only the canonical text is one.
+const isTimestamp = (s: string): boolean => {
+  if (!TIMESTAMP.test(s)) return false
+  const millis = Date.parse(s)
+  return !Number.isNaN(millis) && new Date(millis).toISOString() === s
+}
+
+/**
+ * An instant as the reply shows it: ISO 8601 in UTC with milliseconds, `YYYY-MM-DDTHH:mm:ss.sssZ`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Timestamp = Schema.String.pipe(
+  Schema.filter(isTimestamp, {
+    message: () => "must be a UTC timestamp of the form YYYY-MM-DDTHH:mm:ss.sssZ",
+    jsonSchema: { format: "date-time" }
+  }),
+  Schema.brand("Timestamp")
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Timestamp = typeof Timestamp.Type
+
+// Beyond these, `toISOString` switches to six-digit years and the reply format would break.
+const MIN_EPOCH_MILLIS = Date.parse("0000-01-01T00:00:00.000Z")
+const MAX_EPOCH_MILLIS = Date.parse("9999-12-31T23:59:59.999Z")
+const ISO_WITH_ZONE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|([+-])(\d{2}):(\d{2}))$/
+
+/**
+ * Whether an instant can be shown as a {@link Timestamp} (years 0000 to 9999).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const isRepresentable = (epochMillis: number): boolean =>
+  Number.isInteger(epochMillis) && epochMillis >= MIN_EPOCH_MILLIS && epochMillis <= MAX_EPOCH_MILLIS
+
+/**
+ * Formats epoch milliseconds as a {@link Timestamp}; storage keeps instants as epoch milliseconds.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const timestampFromEpochMillis = (epochMillis: number): Timestamp =>
+  new Date(epochMillis).toISOString() as Timestamp
+
+// `Date.parse` rolls impossible fields over (2024-02-30 reads as March 1, 24:00 as the next day): the instant,
+// shifted back to the given offset, must show the date and time as written.
+const parseInstant = (s: string): number => {
+  const match = ISO_WITH_ZONE.exec(s)
+  if (match === null) return Number.NaN
+  const millis = Date.parse(s)
+  if (!isRepresentable(millis)) return Number.NaN
+  const [, dateTime = "", seconds, sign, hours = "0", minutes = "0"] = match
+  const offsetMillis = (sign === "-" ? -1 : 1) * (Number(hours) * 60 + Number(minutes)) * 60_000
+  const written = seconds === undefined ? dateTime : `${dateTime}:${seconds}`
+  return new Date(millis + offsetMillis).toISOString().startsWith(written) ? millis : Number.NaN
+}
+
+/**
+ * An instant given in any ISO 8601 date-time with a zone (`Z` or an offset), read as epoch milliseconds
+ * in UTC. Input without a zone is ambiguous and refused.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const InstantFromIso = Schema.transformOrFail(Schema.String, Schema.Number, {
+  strict: true,
+  decode: (s, _, ast) => {
+    const millis = parseInstant(s)
+    return isRepresentable(millis)
+      ? ParseResult.succeed(millis)
+      : ParseResult.fail(
+          new ParseResult.Type(ast, s, "must be an ISO 8601 date-time with a zone, e.g. 2024-01-01T00:00:00.000Z")
+        )
+  },
+  encode: (millis) => ParseResult.succeed(timestampFromEpochMillis(millis))
+}).annotations({ identifier: "Instant" })
+
+/**
+ * What a submission holds: form-field name to the submitted value. Keys vary from file to file.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const SubmissionContent = Schema.Record({ key: Schema.String, value: Schema.String })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type SubmissionContent = typeof SubmissionContent.Type
+
+/**
+ * One form submission as the reply shows it.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Submission = Schema.Struct({
+  createdDate: Timestamp,
+  content: SubmissionContent
+}).annotations({ identifier: "Submission" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Submission = typeof Submission.Type
+
+/**
+ * The reply of the operation: the file's metadata, its counters and all its submissions, in ascending
+ * `createdDate` with ties in insertion order. The field names are the specification's, capitals included.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const FileData = Schema.Struct({
+  name: Schema.String,
+  creationDate: Timestamp,
+  publicAvailability: Schema.Boolean,
+  SubmissionCounter: Schema.NonNegativeInt,
+  VisitCounter: Schema.NonNegativeInt,
+  submissions: Schema.Array(Submission)
+}).annotations({ identifier: "FileData" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type FileData = typeof FileData.Type
+
+/**
+ * A file as storage holds it: the reply's metadata plus the owner, which decides who may read it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StoredFile {
+  readonly id: FileId
+  readonly ownerId: UserId
+  readonly name: string
+  readonly creationDate: Timestamp
+  readonly publicAvailability: boolean
+  readonly SubmissionCounter: number
+  readonly VisitCounter: number
+}
+
+/**
+ * A submission as storage holds it. The content stays the JSON text it was imported as, so keys, their
+ * order and odd names such as `__proto__` survive, and a reply splices it in without decoding it again.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StoredSubmission {
+  readonly createdDate: Timestamp
+  readonly contentJson: string
+}

@@ -1,0 +1,137 @@
+/**
+ * The one operation of the service: give the owner of a file its metadata, counters and submissions.
+ *
+ * Every rule of the specification and the contract that does not depend on a transport lives here, in
+ * the order it is applied:
+ *
+ * 1. the client address is counted against its quota (every request, so floods stay cheap);
+ * 2. the body is read and must be exactly `{ fileId, apiKey }`, both non-empty strings;
+ * 3. the API key is counted against its quota;
+ * 4. the key must match an active key, else `AccessDenied` (before any file is looked up);
+ * 5. the file must exist, else `FileNotFound`;
+ * 6. the key's user must own the file, else `AccessDenied`.
+ *
+ * Reading changes no counter.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import type * as Stream from "effect/Stream"
+import { ApiKey, FileId, type StoredFile, type StoredSubmission } from "./FileData.js"
+import {
+  AccessDenied,
+  FileNotFound,
+  type GetFileDataError,
+  InvalidRequest,
+  Issue,
+  type StorageUnavailable
+} from "./FileDataError.js"
+import * as FileRepository from "./FileRepository.js"
+import * as RateLimiter from "./RateLimiter.js"
+
+/**
+ * The request body: exactly these two fields; any other field is refused.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const GetFileDataRequest = Schema.Struct({
+  fileId: FileId.annotations({ description: "Identifier of the file whose data is requested" }),
+  apiKey: ApiKey.annotations({ description: "The caller's API key" })
+}).annotations({
+  identifier: "GetFileDataRequest",
+  parseOptions: { onExcessProperty: "error", errors: "all" }
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type GetFileDataRequest = typeof GetFileDataRequest.Type
+
+/**
+ * What a transport hands to the use case. The body is read lazily so a throttled caller costs nothing.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface GetFileDataInput {
+  readonly clientAddress: string
+  /** The parsed JSON body, or the transport's reason it has none. */
+  readonly body: Effect.Effect<unknown, InvalidRequest>
+}
+
+/**
+ * A successful answer: the file, and its submissions as a stream in reply order.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FileDataReply {
+  readonly file: StoredFile
+  readonly submissions: Stream.Stream<StoredSubmission, StorageUnavailable>
+}
+
+const decodeRequest = Schema.decodeUnknownEither(GetFileDataRequest)
+
+const escapePointerToken = (token: PropertyKey): string => String(token).replaceAll("~", "~0").replaceAll("/", "~1")
+
+// The messages are fixed texts: a refused value, which may be a key, is never repeated back.
+const describe = (issue: ParseResult.ArrayFormatterIssue): string => {
+  switch (issue._tag) {
+    case "Missing":
+      return "is required"
+    case "Unexpected":
+      return "is not allowed"
+    default:
+      return issue.path.length === 0 ? "must be a JSON object" : "must be a non-empty string"
+  }
+}
+
+/**
+ * Reads a parsed body as a {@link GetFileDataRequest}, listing every problem by its JSON Pointer.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const parseRequest = (body: unknown): Effect.Effect<GetFileDataRequest, InvalidRequest> => {
+  const result = decodeRequest(body)
+  if (result._tag === "Right") return Effect.succeed(result.right)
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(result.left).map(
+    (issue) =>
+      new Issue({
+        pointer: issue.path.map((token) => `/${escapePointerToken(token)}`).join(""),
+        detail: describe(issue)
+      })
+  )
+  return Effect.fail(new InvalidRequest({ reason: "InvalidPayload", issues }))
+}
+
+/**
+ * Runs the operation for one request.
+ *
+ * @since 0.1.0
+ * @category use cases
+ */
+export const getFileData = (
+  input: GetFileDataInput
+): Effect.Effect<FileDataReply, GetFileDataError, FileRepository.FileRepository | RateLimiter.RateLimiter> =>
+  Effect.gen(function* () {
+    const limiter = yield* RateLimiter.RateLimiter
+    const files = yield* FileRepository.FileRepository
+
+    yield* limiter.consume({ scope: "clientAddress", address: input.clientAddress })
+    const request = yield* Effect.flatMap(input.body, parseRequest)
+    yield* limiter.consume({ scope: "apiKey", apiKey: request.apiKey })
+
+    const owner = yield* files.findKeyOwner(request.apiKey)
+    if (Option.isNone(owner)) return yield* new AccessDenied()
+    const file = yield* files.findFile(request.fileId)
+    if (Option.isNone(file)) return yield* new FileNotFound()
+    if (file.value.ownerId !== owner.value) return yield* new AccessDenied()
+
+    return { file: file.value, submissions: files.submissions(file.value.id) }
+  })

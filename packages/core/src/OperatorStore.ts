@@ -1,0 +1,90 @@
+/**
+ * The port the operator CLI writes through: fixtures and API keys.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import type { ApiKey, Timestamp, UserId } from "./FileData.js"
+import type { StorageUnavailable } from "./FileDataError.js"
+import type { Fixture, FixtureInvalid } from "./Fixture.js"
+
+/**
+ * An API key as an operator sees it; the key itself is never stored, only its hash.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ApiKeyInfo {
+  readonly id: string
+  readonly userId: UserId
+  readonly createdAt: Timestamp
+  readonly revokedAt: Option.Option<Timestamp>
+}
+
+/**
+ * How much an import wrote.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ImportSummary {
+  readonly users: number
+  readonly apiKeys: number
+  readonly files: number
+  readonly submissions: number
+}
+
+/**
+ * No user has this id.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class UserNotFound extends Schema.TaggedError<UserNotFound>()("UserNotFound", { userId: Schema.String }) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `No user has the id ${JSON.stringify(this.userId)}`
+  }
+}
+
+/**
+ * No API key has this id.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class KeyNotFound extends Schema.TaggedError<KeyNotFound>()("KeyNotFound", { keyId: Schema.String }) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `No API key has the id ${JSON.stringify(this.keyId)}`
+  }
+}
+
+/**
+ * Writes done by operators. Each call is one transaction: it applies whole or not at all.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface OperatorStore {
+  /** Refuses, naming the entry's path, any id or key that already exists and any file of an unknown user. */
+  readonly importFixture: (fixture: Fixture) => Effect.Effect<ImportSummary, FixtureInvalid | StorageUnavailable>
+  readonly createKey: (userId: UserId, apiKey: ApiKey) => Effect.Effect<ApiKeyInfo, UserNotFound | StorageUnavailable>
+  readonly revokeKey: (keyId: string) => Effect.Effect<ApiKeyInfo, KeyNotFound | StorageUnavailable>
+  readonly listKeys: (userId: Option.Option<UserId>) => Effect.Effect<ReadonlyArray<ApiKeyInfo>, StorageUnavailable>
+  readonly userExists: (userId: UserId) => Effect.Effect<boolean, StorageUnavailable>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export const OperatorStore: Context.Tag<OperatorStore, OperatorStore> =
+  Context.GenericTag<OperatorStore>("@filedata/core/OperatorStore")

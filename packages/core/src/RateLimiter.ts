@@ -1,0 +1,58 @@
+/**
+ * The port that decides whether a caller may make one more request.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type { ApiKey } from "./FileData.js"
+import type { RateLimited } from "./FileDataError.js"
+
+/**
+ * Whom a request is counted against.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RateLimitSubject =
+  | { readonly scope: "apiKey"; readonly apiKey: ApiKey }
+  | { readonly scope: "clientAddress"; readonly address: string }
+
+/**
+ * How many requests fit in one window.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Quota {
+  readonly limit: number
+  readonly windowMillis: number
+}
+
+/**
+ * The quotas of both scopes. Every adapter enforces the same policy.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RateLimitPolicy {
+  readonly apiKey: Quota
+  readonly clientAddress: Quota
+}
+
+/**
+ * Counts a request against its subject and fails with `RateLimited` once the subject's quota is used up.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RateLimiter {
+  readonly consume: (subject: RateLimitSubject) => Effect.Effect<void, RateLimited>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export const RateLimiter: Context.Tag<RateLimiter, RateLimiter> =
+  Context.GenericTag<RateLimiter>("@filedata/core/RateLimiter")

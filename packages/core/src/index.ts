@@ -1,0 +1,32 @@
+/**
+ * @since 0.1.0
+ */
+export * as FileData from "./FileData.js"
+/**
+ * @since 0.1.0
+ */
+export * as FileDataError from "./FileDataError.js"
+/**
+ * @since 0.1.0
+ */
+export * as FileDataJson from "./FileDataJson.js"
+/**
+ * @since 0.1.0
+ */
+export * as FileRepository from "./FileRepository.js"
+/**
+ * @since 0.1.0
+ */
+export * as Fixture from "./Fixture.js"
+/**
+ * @since 0.1.0
+ */
+export * as GetFileData from "./GetFileData.js"
+/**
+ * @since 0.1.0
+ */
+export * as OperatorStore from "./OperatorStore.js"
+/**
+ * @since 0.1.0
+ */
+export * as RateLimiter from "./RateLimiter.js"

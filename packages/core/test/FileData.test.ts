@@ -1,0 +1,96 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as FastCheck from "effect/FastCheck"
+import * as Schema from "effect/Schema"
+import { InstantFromIso, isRepresentable, Timestamp, timestampFromEpochMillis } from "../src/FileData.js"
+
+const MIN = Date.parse("0000-01-01T00:00:00.000Z")
+const MAX = Date.parse("9999-12-31T23:59:59.999Z")
+const isTimestamp = Schema.is(Timestamp)
+
+describe("Timestamp", () => {
+  it.each([
+    "2024-01-01T00:00:00.000Z",
+    "1970-01-01T00:00:00.000Z",
+    "2024-02-29T23:59:59.999Z",
+    "0000-01-01T00:00:00.000Z",
+    "9999-12-31T23:59:59.999Z"
+  ])("accepts %s", (text) => {
+    expect(isTimestamp(text)).toBe(true)
+  })
+
+  it.each([
+    "2024-01-01T00:00:00Z",
+    "2024-01-01T00:00:00.00Z",
+    "2024-01-01T00:00:00.0000Z",
+    "2024-01-01T00:00:00.000",
+    "2024-01-01T00:00:00.000+00:00",
+    "2024-01-01T00:00:00.000z",
+    "2024-01-01 00:00:00.000Z",
+    "2024-01-01",
+    "+002024-01-01T00:00:00.000Z",
+    "2024-13-01T00:00:00.000Z",
+    "2024-02-30T00:00:00.000Z",
+    "2023-02-29T00:00:00.000Z",
+    "2024-01-01T24:00:00.000Z",
+    " 2024-01-01T00:00:00.000Z",
+    ""
+  ])("refuses %j", (text) => {
+    expect(isTimestamp(text)).toBe(false)
+  })
+
+  it("refuses non-strings", () => {
+    expect(isTimestamp(Date.UTC(2024, 0, 1))).toBe(false)
+    expect(isTimestamp(new Date(Date.UTC(2024, 0, 1)))).toBe(false)
+  })
+})
+
+describe("timestampFromEpochMillis", () => {
+  it.prop(
+    "gives a Timestamp that reads back as the same instant",
+    [FastCheck.integer({ min: MIN, max: MAX })],
+    ([millis]) => {
+      const timestamp = timestampFromEpochMillis(millis)
+      expect(isTimestamp(timestamp)).toBe(true)
+      expect(Date.parse(timestamp)).toBe(millis)
+      expect(Schema.decodeUnknownSync(InstantFromIso)(timestamp)).toBe(millis)
+    },
+    { fastCheck: { numRuns: 200 } }
+  )
+
+  it.prop(
+    "InstantFromIso reads the same instant written at any whole-minute offset",
+    [
+      FastCheck.integer({ min: Date.UTC(1, 0, 2), max: Date.UTC(9999, 11, 30) }),
+      FastCheck.integer({ min: -1439, max: 1439 })
+    ],
+    ([millis, offsetMinutes]) => {
+      const wallClock = new Date(millis + offsetMinutes * 60_000).toISOString().slice(0, -1)
+      const abs = Math.abs(offsetMinutes)
+      const zone = `${offsetMinutes < 0 ? "-" : "+"}${String(Math.floor(abs / 60)).padStart(2, "0")}:${String(abs % 60).padStart(2, "0")}`
+      expect(Schema.decodeUnknownSync(InstantFromIso)(wallClock + zone)).toBe(millis)
+    },
+    { fastCheck: { numRuns: 200 } }
+  )
+
+  it("isRepresentable bounds the years 0000 to 9999", () => {
+    expect(isRepresentable(MIN)).toBe(true)
+    expect(isRepresentable(MAX)).toBe(true)
+    expect(isRepresentable(MIN - 1)).toBe(false)
+    expect(isRepresentable(MAX + 1)).toBe(false)
+    expect(isRepresentable(0.5)).toBe(false)
+    expect(isRepresentable(Number.NaN)).toBe(false)
+    expect(timestampFromEpochMillis(MIN)).toBe("0000-01-01T00:00:00.000Z")
+    expect(timestampFromEpochMillis(MAX)).toBe("9999-12-31T23:59:59.999Z")
+  })
+
+  it.effect("InstantFromIso encodes back to a Timestamp", () =>
+    Effect.gen(function* () {
+      const text = yield* Schema.encode(InstantFromIso)(Date.UTC(2024, 5, 1, 12, 30))
+      expect(text).toBe("2024-06-01T12:30:00.000Z")
+      expect(yield* Schema.encode(InstantFromIso)(MIN)).toBe("0000-01-01T00:00:00.000Z")
+      expect(Either.isLeft(Schema.decodeUnknownEither(InstantFromIso)("10000-01-01T00:00:00.000Z"))).toBe(true)
+    })
+  )
+})

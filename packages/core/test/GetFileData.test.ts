@@ -1,0 +1,445 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as FastCheck from "effect/FastCheck"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
+import { timestampFromEpochMillis } from "../src/FileData.js"
+import { AccessDenied, FileNotFound, InvalidRequest, Issue, RateLimited } from "../src/FileDataError.js"
+import * as GetFileData from "../src/GetFileData.js"
+import * as Journal from "./utils/Journal.js"
+import * as TestFileRepository from "./utils/TestFileRepository.js"
+import * as TestRateLimiter from "./utils/TestRateLimiter.js"
+
+const ADDRESS = "203.0.113.7"
+
+/** A request whose body read is journalled, so a test sees whether and when the body was read. */
+const input = (body: unknown, journal: Journal.Journal, clientAddress = ADDRESS): GetFileData.GetFileDataInput => ({
+  clientAddress,
+  body: Effect.sync(() => {
+    journal.push("body")
+    return body
+  })
+})
+
+const run = (
+  request: GetFileData.GetFileDataInput,
+  repository: TestFileRepository.TestFileRepository,
+  limiter: TestRateLimiter.TestRateLimiter = TestRateLimiter.make()
+) => GetFileData.getFileData(request).pipe(Effect.provide(Layer.merge(repository.layer, limiter.layer)))
+
+const collectSubmissions = (reply: GetFileData.FileDataReply) =>
+  Stream.runCollect(reply.submissions).pipe(Effect.map(Chunk.toReadonlyArray))
+
+/** The element at `n` modulo the length; the arrays given here are never empty. */
+const pick = <A>(items: ReadonlyArray<A>, n: number): A => {
+  const item = items[n % items.length]
+  if (item === undefined) throw new Error("pick from an empty array")
+  return item
+}
+
+const pointers = (error: InvalidRequest) => error.issues.map((issue) => issue.pointer)
+
+const spec: TestFileRepository.RepositorySpec = {
+  users: [
+    { id: "alice", apiKeys: ["alice-key-1", "alice-key-2"] },
+    { id: "bob", apiKeys: ["bob-key"] },
+    { id: "carol", apiKeys: ["carol-key"] }
+  ],
+  files: [
+    {
+      id: "contact",
+      ownerId: "alice",
+      name: "Contact form",
+      creationDate: "2024-01-01T00:00:00.000Z",
+      publicAvailability: true,
+      SubmissionCounter: 7,
+      VisitCounter: 42,
+      submissions: [
+        { createdDate: "2024-01-03T00:00:00.000Z", content: { email: "third@example.com" } },
+        { createdDate: "2024-01-02T00:00:00.000Z", content: { email: "first@example.com" } },
+        { createdDate: "2024-01-02T00:00:00.000Z", content: { email: "second@example.com" } }
+      ]
+    },
+    { id: "survey", ownerId: "bob", submissions: [{ createdDate: "2024-02-01T00:00:00.000Z", content: { q: "a" } }] }
+  ]
+}
+
+describe("getFileData: access", () => {
+  it.effect("gives the owner the file, its counters and its submissions in createdDate order", () =>
+    Effect.gen(function* () {
+      const journal = Journal.make()
+      const repository = TestFileRepository.make(spec, journal)
+      const reply = yield* run(input({ fileId: "contact", apiKey: "alice-key-2" }, journal), repository)
+      expect(reply.file).toEqual({
+        id: "contact",
+        ownerId: "alice",
+        name: "Contact form",
+        creationDate: "2024-01-01T00:00:00.000Z",
+        publicAvailability: true,
+        SubmissionCounter: 7,
+        VisitCounter: 42
+      })
+      const rows = yield* collectSubmissions(reply)
+      expect(rows.map((row) => JSON.parse(row.contentJson))).toEqual([
+        { email: "first@example.com" },
+        { email: "second@example.com" },
+        { email: "third@example.com" }
+      ])
+    })
+  )
+
+  const nonEmpty = FastCheck.string({ minLength: 1, maxLength: 10 })
+  const users = FastCheck.uniqueArray(
+    FastCheck.record({ id: nonEmpty, apiKeys: FastCheck.uniqueArray(nonEmpty, { minLength: 1, maxLength: 3 }) }),
+    { minLength: 1, maxLength: 4, selector: (user) => user.id }
+  ).filter((users) => {
+    const keys = users.flatMap((user) => user.apiKeys)
+    return new Set(keys).size === keys.length
+  })
+  const submission = FastCheck.record({
+    createdDate: FastCheck.integer({ min: 0, max: 4_102_444_800_000 }).map(timestampFromEpochMillis),
+    content: FastCheck.dictionary(FastCheck.string(), FastCheck.string(), { maxKeys: 3 })
+  })
+
+  it.effect.prop(
+    "the file is given exactly when the caller owns it, otherwise AccessDenied",
+    {
+      users,
+      fileId: nonEmpty,
+      owner: FastCheck.nat(),
+      caller: FastCheck.nat(),
+      key: FastCheck.nat(),
+      submissions: FastCheck.array(submission, { maxLength: 6 }),
+      otherSubmissions: FastCheck.array(submission, { minLength: 1, maxLength: 2 })
+    },
+    ({ caller, fileId, key, otherSubmissions, owner, submissions, users }) =>
+      Effect.gen(function* () {
+        const ownerUser = pick(users, owner)
+        const callerUser = pick(users, caller)
+        const apiKey = pick(callerUser.apiKeys, key)
+        const journal = Journal.make()
+        const repository = TestFileRepository.make(
+          {
+            users,
+            files: [
+              { id: fileId, ownerId: ownerUser.id, submissions },
+              // Another file of the caller, so a reply with the wrong file or its submissions shows.
+              { id: `${fileId}/other`, ownerId: callerUser.id, submissions: otherSubmissions }
+            ]
+          },
+          journal
+        )
+        const result = yield* Effect.either(
+          run(input({ fileId, apiKey }, journal), repository, TestRateLimiter.make({}, journal))
+        )
+        if (ownerUser.id === callerUser.id) {
+          expect(result._tag).toBe("Right")
+          if (result._tag !== "Right") return
+          expect(result.right.file).toEqual(repository.file(fileId))
+          const rows = yield* collectSubmissions(result.right)
+          expect(rows).toEqual(repository.submissions(fileId))
+          expect(rows).toHaveLength(submissions.length)
+          const dates = rows.map((row) => Date.parse(row.createdDate))
+          expect(dates).toEqual([...dates].sort((a, b) => a - b))
+        } else {
+          expect(result._tag).toBe("Left")
+          if (result._tag !== "Left") return
+          expect(result.left).toBeInstanceOf(AccessDenied)
+        }
+        expect(journal).toEqual([
+          `consume clientAddress ${ADDRESS}`,
+          "body",
+          `consume apiKey ${apiKey}`,
+          `findKeyOwner ${apiKey}`,
+          `findFile ${fileId}`,
+          ...(ownerUser.id === callerUser.id ? [`submissions ${fileId}`] : [])
+        ])
+      }),
+    { fastCheck: { numRuns: 100 } }
+  )
+
+  const knownKeys = new Set(spec.users.flatMap((user) => user.apiKeys))
+
+  it.effect.prop(
+    "an unknown key is AccessDenied before any file is looked up, whether the file exists or not",
+    {
+      apiKey: FastCheck.string({ minLength: 1 }).filter((key) => !knownKeys.has(key)),
+      fileId: FastCheck.constantFrom("contact", "survey", "no-such-file")
+    },
+    ({ apiKey, fileId }) =>
+      Effect.gen(function* () {
+        const journal = Journal.make()
+        const error = yield* Effect.flip(
+          run(input({ fileId, apiKey }, journal), TestFileRepository.make(spec, journal))
+        )
+        expect(error).toBeInstanceOf(AccessDenied)
+        expect(journal.filter((entry) => entry.startsWith("findFile"))).toEqual([])
+        expect(journal.at(-1)).toBe(`findKeyOwner ${apiKey}`)
+      }),
+    { fastCheck: { numRuns: 100 } }
+  )
+
+  it.effect("a valid key and an unknown file is FileNotFound", () =>
+    Effect.gen(function* () {
+      const journal = Journal.make()
+      const error = yield* Effect.flip(
+        run(input({ fileId: "no-such-file", apiKey: "bob-key" }, journal), TestFileRepository.make(spec, journal))
+      )
+      expect(error).toBeInstanceOf(FileNotFound)
+      expect(journal.at(-1)).toBe("findFile no-such-file")
+    })
+  )
+
+  it.effect("a valid key of another user is AccessDenied, not FileNotFound", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(
+        run(input({ fileId: "contact", apiKey: "carol-key" }, []), TestFileRepository.make(spec))
+      )
+      expect(error).toBeInstanceOf(AccessDenied)
+    })
+  )
+})
+
+describe("getFileData: validation", () => {
+  const parse = (body: unknown) => Effect.flip(GetFileData.parseRequest(body))
+
+  it.effect("accepts exactly { fileId, apiKey } and keeps the key redacted", () =>
+    Effect.gen(function* () {
+      const request = yield* GetFileData.parseRequest({ fileId: "contact", apiKey: "alice-key-1" })
+      expect(request.fileId).toBe("contact")
+      expect(Redacted.isRedacted(request.apiKey)).toBe(true)
+      expect(Redacted.value(request.apiKey)).toBe("alice-key-1")
+      expect(String(request.apiKey)).not.toContain("alice-key-1")
+    })
+  )
+
+  const cases: ReadonlyArray<readonly [string, unknown, ReadonlyArray<Issue>]> = [
+    [
+      "both fields missing",
+      {},
+      [
+        new Issue({ pointer: "/fileId", detail: "is required" }),
+        new Issue({ pointer: "/apiKey", detail: "is required" })
+      ]
+    ],
+    ["apiKey missing", { fileId: "contact" }, [new Issue({ pointer: "/apiKey", detail: "is required" })]],
+    ["fileId missing", { apiKey: "k" }, [new Issue({ pointer: "/fileId", detail: "is required" })]],
+    [
+      "fileId not a string",
+      { fileId: 12, apiKey: "k" },
+      [new Issue({ pointer: "/fileId", detail: "must be a non-empty string" })]
+    ],
+    [
+      "apiKey not a string",
+      { fileId: "contact", apiKey: ["k"] },
+      [new Issue({ pointer: "/apiKey", detail: "must be a non-empty string" })]
+    ],
+    [
+      "fileId empty",
+      { fileId: "", apiKey: "k" },
+      [new Issue({ pointer: "/fileId", detail: "must be a non-empty string" })]
+    ],
+    [
+      "apiKey empty",
+      { fileId: "contact", apiKey: "" },
+      [new Issue({ pointer: "/apiKey", detail: "must be a non-empty string" })]
+    ],
+    [
+      "an unknown field",
+      { fileId: "contact", apiKey: "k", extra: true },
+      [new Issue({ pointer: "/extra", detail: "is not allowed" })]
+    ],
+    [
+      "an unknown field whose name needs escaping",
+      { fileId: "contact", apiKey: "k", "a/b~c": 1 },
+      [new Issue({ pointer: "/a~1b~0c", detail: "is not allowed" })]
+    ],
+    ["an array", [], [new Issue({ pointer: "", detail: "must be a JSON object" })]],
+    ["null", null, [new Issue({ pointer: "", detail: "must be a JSON object" })]],
+    ["a string", "contact", [new Issue({ pointer: "", detail: "must be a JSON object" })]],
+    ["a number", 42, [new Issue({ pointer: "", detail: "must be a JSON object" })]]
+  ]
+
+  it.effect.each(cases)("refuses %s as InvalidPayload, locating each problem", ([, body, issues]) =>
+    Effect.gen(function* () {
+      const error = yield* parse(body)
+      expect(error).toBeInstanceOf(InvalidRequest)
+      expect(error.reason).toBe("InvalidPayload")
+      expect(error.issues).toEqual(issues)
+    })
+  )
+
+  it.effect("lists every problem of a body at once", () =>
+    Effect.gen(function* () {
+      const error = yield* parse({ fileId: "", extra: 1 })
+      expect(new Set(pointers(error))).toEqual(new Set(["/fileId", "/apiKey", "/extra"]))
+    })
+  )
+
+  it.effect("an invalid body reaches neither the key quota nor the repository", () =>
+    Effect.gen(function* () {
+      const journal = Journal.make()
+      const limiter = TestRateLimiter.make({}, journal)
+      const error = yield* Effect.flip(
+        run(input({ fileId: "contact" }, journal), TestFileRepository.make(spec, journal), limiter)
+      )
+      expect(error).toBeInstanceOf(InvalidRequest)
+      expect(journal).toEqual([`consume clientAddress ${ADDRESS}`, "body"])
+    })
+  )
+
+  // Values a caller may send as apiKey in a body that is refused one way or another.
+  const wrongKey = FastCheck.oneof(
+    FastCheck.constant(""),
+    FastCheck.integer(),
+    FastCheck.double({ noNaN: true }),
+    FastCheck.boolean(),
+    FastCheck.constant(null),
+    FastCheck.array(
+      FastCheck.string({ minLength: 1 }).map((s) => `secret:${s}`),
+      { minLength: 1, maxLength: 3 }
+    ),
+    FastCheck.dictionary(
+      FastCheck.string(),
+      FastCheck.string().map((s) => `secret:${s}`),
+      { minKeys: 1 }
+    )
+  )
+  const goodKey = FastCheck.string({ minLength: 1 }).map((s) => `secret:${s}`)
+  const refusedBody = FastCheck.oneof(
+    FastCheck.record({ fileId: FastCheck.string({ minLength: 1 }), apiKey: wrongKey }),
+    FastCheck.record({ fileId: FastCheck.oneof(FastCheck.constant(""), FastCheck.integer()), apiKey: goodKey }),
+    FastCheck.record({ fileId: FastCheck.string({ minLength: 1 }), apiKey: goodKey, extra: FastCheck.string() }),
+    FastCheck.record({ apiKey: FastCheck.oneof(goodKey, wrongKey) })
+  )
+
+  it.effect.prop(
+    "no issue repeats the submitted apiKey",
+    { body: refusedBody },
+    ({ body }) =>
+      Effect.gen(function* () {
+        const error = yield* parse(body)
+        expect(error.reason).toBe("InvalidPayload")
+        expect(error.issues.length).toBeGreaterThan(0)
+        const text = [error.message, ...error.issues.map((issue) => issue.detail)].join("\n")
+        const key = body.apiKey
+        if (typeof key === "string" && key !== "") expect(text).not.toContain(key)
+        expect(text).not.toContain(JSON.stringify(key))
+        if (Array.isArray(key)) for (const part of key) expect(text).not.toContain(part)
+        if (typeof key === "object" && key !== null && !Array.isArray(key)) {
+          for (const value of Object.values(key)) expect(text).not.toContain(value)
+        }
+      }),
+    { fastCheck: { numRuns: 200 } }
+  )
+})
+
+describe("getFileData: order of checks", () => {
+  it.effect("the client address is counted before the body is read", () =>
+    Effect.gen(function* () {
+      const journal = Journal.make()
+      const limiter = TestRateLimiter.make({ limits: { clientAddress: 0 } }, journal)
+      const error = yield* Effect.flip(
+        run(
+          input({ fileId: "contact", apiKey: "alice-key-1" }, journal),
+          TestFileRepository.make(spec, journal),
+          limiter
+        )
+      )
+      expect(error).toBeInstanceOf(RateLimited)
+      expect(error).toMatchObject({ scope: "clientAddress", limit: 0 })
+      expect(journal).toEqual([`consume clientAddress ${ADDRESS}`])
+    })
+  )
+
+  it.effect("the client address is counted even when the body cannot be read, and that failure propagates", () =>
+    Effect.gen(function* () {
+      const journal = Journal.make()
+      const limiter = TestRateLimiter.make({}, journal)
+      const unreadable = new InvalidRequest({
+        reason: "MalformedJson",
+        issues: [new Issue({ pointer: "", detail: "x" })]
+      })
+      const error = yield* Effect.flip(
+        run({ clientAddress: ADDRESS, body: Effect.fail(unreadable) }, TestFileRepository.make(spec, journal), limiter)
+      )
+      expect(error).toBe(unreadable)
+      expect(journal).toEqual([`consume clientAddress ${ADDRESS}`])
+    })
+  )
+
+  it.effect("the key is counted after validation and before authentication", () =>
+    Effect.gen(function* () {
+      const journal = Journal.make()
+      const limiter = TestRateLimiter.make({ limits: { apiKey: 0 } }, journal)
+      const error = yield* Effect.flip(
+        run(
+          input({ fileId: "contact", apiKey: "alice-key-1" }, journal),
+          TestFileRepository.make(spec, journal),
+          limiter
+        )
+      )
+      expect(error).toBeInstanceOf(RateLimited)
+      expect(error).toMatchObject({ scope: "apiKey", limit: 0 })
+      expect(journal).toEqual([`consume clientAddress ${ADDRESS}`, "body", "consume apiKey alice-key-1"])
+    })
+  )
+
+  it.effect("unknown keys are counted too, so key guessing is throttled", () =>
+    Effect.gen(function* () {
+      const journal = Journal.make()
+      const limiter = TestRateLimiter.make({ limits: { apiKey: 1 } }, journal)
+      const repository = TestFileRepository.make(spec, journal)
+      const guess = input({ fileId: "contact", apiKey: "guess" }, journal)
+      expect(yield* Effect.flip(run(guess, repository, limiter))).toBeInstanceOf(AccessDenied)
+      expect(yield* Effect.flip(run(guess, repository, limiter))).toMatchObject({
+        _tag: "RateLimited",
+        scope: "apiKey"
+      })
+    })
+  )
+
+  it.effect("each key and each address has its own count", () =>
+    Effect.gen(function* () {
+      const limiter = TestRateLimiter.make({ limits: { apiKey: 2, clientAddress: 3 } })
+      const repository = TestFileRepository.make(spec)
+      const ask = (apiKey: string, address: string) =>
+        Effect.either(run(input({ fileId: "contact", apiKey }, [], address), repository, limiter))
+      expect((yield* ask("alice-key-1", "a"))._tag).toBe("Right")
+      expect((yield* ask("alice-key-1", "b"))._tag).toBe("Right")
+      expect(yield* ask("alice-key-1", "c")).toMatchObject({ left: { _tag: "RateLimited", scope: "apiKey" } })
+      expect((yield* ask("alice-key-2", "a"))._tag).toBe("Right")
+      expect((yield* ask("alice-key-2", "a"))._tag).toBe("Right")
+      expect(yield* ask("bob-key", "a")).toMatchObject({ left: { _tag: "RateLimited", scope: "clientAddress" } })
+      expect(limiter.count("apiKey alice-key-1")).toBe(3)
+      expect(limiter.count("apiKey bob-key")).toBe(0)
+    })
+  )
+})
+
+describe("getFileData: reading", () => {
+  it.effect("never changes a counter, however often the file is read", () =>
+    Effect.gen(function* () {
+      const repository = TestFileRepository.make(spec)
+      for (let i = 0; i < 3; i++) {
+        const reply = yield* run(input({ fileId: "contact", apiKey: "alice-key-1" }, []), repository)
+        yield* collectSubmissions(reply)
+        expect(reply.file.SubmissionCounter).toBe(7)
+        expect(reply.file.VisitCounter).toBe(42)
+      }
+      expect(repository.file("contact")).toMatchObject({ SubmissionCounter: 7, VisitCounter: 42 })
+    })
+  )
+
+  it.effect("the counters are the stored ones, not derived from the submissions", () =>
+    Effect.gen(function* () {
+      const repository = TestFileRepository.make(spec)
+      const reply = yield* run(input({ fileId: "contact", apiKey: "alice-key-1" }, []), repository)
+      const rows = yield* collectSubmissions(reply)
+      expect(rows).toHaveLength(3)
+      expect(reply.file.SubmissionCounter).toBe(7)
+    })
+  )
+})

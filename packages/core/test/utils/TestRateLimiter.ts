@@ -1,0 +1,52 @@
+/**
+ * A counting `RateLimiter`: every subject gets `limit` requests, then `RateLimited`. No window: a test
+ * that needs a fresh quota makes a fresh limiter. A limit of 0 refuses every request of that scope.
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import { RateLimited, type RateLimitScope } from "../../src/FileDataError.js"
+import * as RateLimiter from "../../src/RateLimiter.js"
+import type { Journal } from "./Journal.js"
+
+export interface TestRateLimiterOptions {
+  readonly limits?: Partial<Record<RateLimitScope, number>>
+  readonly retryAfterMillis?: number
+}
+
+export interface TestRateLimiter {
+  readonly limiter: RateLimiter.RateLimiter
+  readonly layer: Layer.Layer<RateLimiter.RateLimiter>
+  /** Requests counted so far for `"<scope> <subject>"`, e.g. `"apiKey k-1"`. */
+  readonly count: (subject: string) => number
+}
+
+const subjectOf = (subject: RateLimiter.RateLimitSubject): string =>
+  subject.scope === "apiKey" ? `apiKey ${Redacted.value(subject.apiKey)}` : `clientAddress ${subject.address}`
+
+/**
+ * Every call is written to `journal` as `"consume <scope> <subject>"`.
+ */
+export const make = (options: TestRateLimiterOptions = {}, journal: Journal = []): TestRateLimiter => {
+  const counts = new Map<string, number>()
+  const limiter: RateLimiter.RateLimiter = {
+    consume: (subject) =>
+      Effect.suspend(() => {
+        const key = subjectOf(subject)
+        journal.push(`consume ${key}`)
+        const count = (counts.get(key) ?? 0) + 1
+        counts.set(key, count)
+        const limit = options.limits?.[subject.scope] ?? Number.POSITIVE_INFINITY
+        return count > limit
+          ? Effect.fail(
+              new RateLimited({ scope: subject.scope, limit, retryAfterMillis: options.retryAfterMillis ?? 1_000 })
+            )
+          : Effect.void
+      })
+  }
+  return {
+    limiter,
+    layer: Layer.succeed(RateLimiter.RateLimiter, limiter),
+    count: (subject) => counts.get(subject) ?? 0
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * An in-process `RateLimiter`: a fixed window per subject that opens with the subject's first request.
+ *
+ * Windows start per subject rather than on a global clock, so `limit` requests are admitted in any
+ * `windowMillis` that starts with an admitted request, and a burst can never straddle a boundary to
+ * get twice the limit through in a moment.
+ *
+ * Memory: counters live in two generations that rotate every `windowMillis`. A counter is created in the
+ * current generation; one rotation later it is in the previous one; a second rotation drops it, by which
+ * time its window has certainly closed. So at most the subjects seen in the last two windows are held,
+ * each as one small entry, and nothing ever sweeps. Long keys are hashed so an attacker sending 60 KiB
+ * keys holds 43 bytes per entry, not 60 KiB.
+ *
+ * @since 0.1.0
+ */
+
+import { createHash } from "node:crypto"
+import { FileDataError, RateLimiter } from "@filedata/core"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+
+interface Window {
+  readonly start: number
+  count: number
+}
+
+const LONGEST_KEPT_KEY = 64
+
+const makeCounter = (scope: FileDataError.RateLimitScope, { limit, windowMillis }: RateLimiter.Quota) => {
+  let generationStart = Number.NEGATIVE_INFINITY
+  let current = new Map<string, Window>()
+  let previous = new Map<string, Window>()
+
+  return (key: string, now: number): Effect.Effect<void, FileDataError.RateLimited> => {
+    if (now - generationStart >= windowMillis) {
+      previous = now - generationStart >= 2 * windowMillis ? new Map() : current
+      current = new Map()
+      generationStart = now
+    }
+    const window = current.get(key) ?? previous.get(key)
+    if (window === undefined || now - window.start >= windowMillis) {
+      current.set(key, { start: now, count: 1 })
+      return Effect.void
+    }
+    if (window.count >= limit) {
+      return Effect.fail(
+        new FileDataError.RateLimited({ scope, limit, retryAfterMillis: window.start + windowMillis - now })
+      )
+    }
+    window.count++
+    return Effect.void
+  }
+}
+
+const keyOf = (subject: RateLimiter.RateLimitSubject): string => {
+  const text = subject.scope === "apiKey" ? Redacted.value(subject.apiKey) : subject.address
+  return text.length <= LONGEST_KEPT_KEY ? text : createHash("sha256").update(text).digest("base64")
+}
+
+/**
+ * Builds a limiter enforcing `policy`; its state lives as long as the returned service.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (policy: RateLimiter.RateLimitPolicy): Effect.Effect<RateLimiter.RateLimiter> =>
+  Effect.sync(() => {
+    const counters = {
+      apiKey: makeCounter("apiKey", policy.apiKey),
+      clientAddress: makeCounter("clientAddress", policy.clientAddress)
+    }
+    return {
+      consume: (subject) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => counters[subject.scope](keyOf(subject), now))
+    }
+  })
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (policy: RateLimiter.RateLimitPolicy): Layer.Layer<RateLimiter.RateLimiter> =>
+  Layer.effect(RateLimiter.RateLimiter, make(policy))

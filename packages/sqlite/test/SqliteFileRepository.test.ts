@@ -1,0 +1,239 @@
+import { readdirSync, readFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import { FileRepository, OperatorStore } from "@filedata/core"
+import { SqliteStorage } from "@filedata/sqlite"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as FastCheck from "effect/FastCheck"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import { apiKey, file, fileId, fixture, inspect, tempDatabase, userId } from "./utils.js"
+
+const withStorage = (filename: string, pageSize?: number) => Effect.provide(SqliteStorage.layer({ filename, pageSize }))
+
+const importDocument = (document: unknown) =>
+  Effect.gen(function* () {
+    const store = yield* OperatorStore.OperatorStore
+    return yield* store.importFixture(yield* fixture(document))
+  })
+
+const readSubmissions = (id: string) =>
+  Effect.flatMap(FileRepository.FileRepository, (files) => Stream.runCollect(files.submissions(fileId(id)))).pipe(
+    Effect.map(Chunk.toReadonlyArray)
+  )
+
+// SHA-256 of the UTF-8 text, computed independently of the adapter.
+const SHA256 = {
+  "key-one": "9b346041bc9a49574eb2665b2ad2a0a3f9f9cce4e42f5d1f26deb8a256b5966a",
+  "key-two": "c8df51469c308a59bfbd48a3e0bdd228ca922d6032035f5ef6e4ad45f473a9f3",
+  "key-three": "2f06bcf4e8d96d66f0b8d972e1d9351a255f82ff4cf1a12b63c8d3642206547e"
+}
+
+describe("SqliteFileRepository", () => {
+  it.scoped("finds the owner of a key by its SHA-256 hash, and not once the key is revoked", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDatabase
+      yield* Effect.gen(function* () {
+        const files = yield* FileRepository.FileRepository
+        const store = yield* OperatorStore.OperatorStore
+        yield* importDocument({ users: [{ id: "u1", apiKeys: ["key-one", "key-two"] }, { id: "u2" }] })
+        expect(yield* files.findKeyOwner(apiKey("key-one"))).toEqual(Option.some("u1"))
+        expect(yield* files.findKeyOwner(apiKey("key-two"))).toEqual(Option.some("u1"))
+        expect(yield* files.findKeyOwner(apiKey("key-three"))).toEqual(Option.none())
+        const created = yield* store.createKey(userId("u2"), apiKey("key-three"))
+        expect(yield* files.findKeyOwner(apiKey("key-three"))).toEqual(Option.some("u2"))
+        yield* store.revokeKey(created.id)
+        expect(yield* files.findKeyOwner(apiKey("key-three"))).toEqual(Option.none())
+        expect(yield* files.findKeyOwner(apiKey("key-one"))).toEqual(Option.some("u1"))
+      }).pipe(withStorage(filename))
+      const stored = yield* inspect(
+        filename,
+        (sql) => sql<{ key_hash: string }>`SELECT key_hash FROM api_keys ORDER BY id`
+      )
+      expect(stored.map((row) => row.key_hash)).toEqual([SHA256["key-one"], SHA256["key-two"], SHA256["key-three"]])
+    })
+  )
+
+  it.scoped("never writes the plain text of a key to the database files", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDatabase
+      const imported = "plain-imported-key-6f1c2a"
+      const created = "plain-created-key-93be7d"
+      yield* Effect.gen(function* () {
+        yield* importDocument({ users: [{ id: "u1", apiKeys: [imported] }] })
+        const store = yield* OperatorStore.OperatorStore
+        yield* store.createKey(userId("u1"), apiKey(created))
+      }).pipe(withStorage(filename))
+      // Every file SQLite left in the directory, the WAL and shared memory included if still there.
+      const bytes = Buffer.concat(
+        readdirSync(dirname(filename)).map((name) => readFileSync(join(dirname(filename), name)))
+      )
+      for (const text of [imported, created]) {
+        expect(bytes.includes(Buffer.from(text, "utf8"))).toBe(false)
+        expect(bytes.includes(Buffer.from(text, "utf16le"))).toBe(false)
+      }
+      expect(bytes.includes(Buffer.from("u1", "utf8"))).toBe(true)
+    })
+  )
+
+  it.scoped("finds a file with its metadata in UTC with milliseconds, and not an unknown id", () =>
+    Effect.gen(function* () {
+      const files = yield* FileRepository.FileRepository
+      yield* importDocument({
+        users: [{ id: "u1" }],
+        files: [
+          {
+            id: "f1",
+            userId: "u1",
+            name: "Contact form",
+            creationDate: "2024-03-10T12:34:56.789+02:00",
+            publicAvailability: true,
+            SubmissionCounter: 7,
+            VisitCounter: 42
+          },
+          { id: "f2", userId: "u1", name: "", creationDate: "2024-01-01T00:00:00+05:30" }
+        ]
+      })
+      expect(yield* files.findFile(fileId("f1"))).toEqual(
+        Option.some({
+          id: "f1",
+          ownerId: "u1",
+          name: "Contact form",
+          creationDate: "2024-03-10T10:34:56.789Z",
+          publicAvailability: true,
+          SubmissionCounter: 7,
+          VisitCounter: 42
+        })
+      )
+      expect(yield* files.findFile(fileId("f2"))).toEqual(
+        Option.some({
+          id: "f2",
+          ownerId: "u1",
+          name: "",
+          creationDate: "2023-12-31T18:30:00.000Z",
+          publicAvailability: false,
+          SubmissionCounter: 0,
+          VisitCounter: 0
+        })
+      )
+      expect(yield* files.findFile(fileId("missing"))).toEqual(Option.none())
+      expect(yield* readSubmissions("missing")).toEqual([])
+      expect(yield* readSubmissions("f2")).toEqual([])
+      yield* files.ping
+    }).pipe((self) => Effect.flatMap(tempDatabase, (filename) => withStorage(filename)(self)))
+  )
+
+  it.scoped("returns content exactly as given: odd keys, key order and unicode survive", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDatabase
+      const text =
+        '{"zeta":"1","__proto__":"polluted?","":"empty key","ключ":"значение 😀","a":"\\"quoted\\"\\n","constructor":"x"}'
+      const content: unknown = JSON.parse(text)
+      const submissions = yield* Effect.gen(function* () {
+        yield* importDocument({
+          users: [{ id: "u1" }],
+          files: [file({ id: "f1", userId: "u1", submissions: [{ createdDate: "2024-01-02T09:30:00.000Z", content }] })]
+        })
+        return yield* readSubmissions("f1")
+      }).pipe(withStorage(filename))
+      expect(submissions).toEqual([{ createdDate: "2024-01-02T09:30:00.000Z", contentJson: text }])
+      const stored = yield* inspect(filename, (sql) => sql<{ content: string }>`SELECT content FROM submissions`)
+      expect(stored).toEqual([{ content: text }])
+    })
+  )
+
+  it.scoped("reads instants given with offsets back in UTC with milliseconds", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDatabase
+      const submissions = yield* Effect.gen(function* () {
+        yield* importDocument({
+          users: [{ id: "u1" }],
+          files: [
+            file({
+              id: "f1",
+              userId: "u1",
+              submissions: [
+                { createdDate: "2024-06-01T00:00:00-07:00", content: { n: "1" } },
+                { createdDate: "2024-06-01T09:00:00.5+02:00", content: { n: "2" } },
+                { createdDate: "2024-06-01T05:00:00.123Z", content: { n: "3" } }
+              ]
+            })
+          ]
+        })
+        return yield* readSubmissions("f1")
+      }).pipe(withStorage(filename))
+      expect(submissions.map((row) => row.createdDate)).toEqual([
+        "2024-06-01T05:00:00.123Z",
+        "2024-06-01T07:00:00.000Z",
+        "2024-06-01T07:00:00.500Z"
+      ])
+    })
+  )
+
+  it.scoped.prop(
+    "streams every submission ascending by createdDate, ties in insertion order, across page boundaries",
+    {
+      rows: FastCheck.array(
+        FastCheck.record({
+          file: FastCheck.constantFrom("f1", "f2"),
+          // Few distinct instants, so tie groups are long and page boundaries fall inside them.
+          minute: FastCheck.integer({ min: 0, max: 4 }),
+          content: FastCheck.dictionary(FastCheck.string(), FastCheck.string(), { maxKeys: 3 })
+        }),
+        { maxLength: 40 }
+      )
+    },
+    ({ rows }) =>
+      Effect.gen(function* () {
+        const filename = yield* tempDatabase
+        const submissionsOf = (id: string) =>
+          rows
+            .filter((row) => row.file === id)
+            .map((row) => ({
+              createdDate: new Date(Date.UTC(2024, 0, 1, 0, row.minute)).toISOString(),
+              content: row.content
+            }))
+        const { chunks, collected } = yield* Effect.gen(function* () {
+          yield* importDocument({
+            users: [{ id: "u1" }],
+            files: [
+              file({ id: "f1", userId: "u1", submissions: submissionsOf("f1") }),
+              file({ id: "f2", userId: "u1", submissions: submissionsOf("f2") })
+            ]
+          })
+          const files = yield* FileRepository.FileRepository
+          const chunks = yield* Stream.runCollect(Stream.chunks(files.submissions(fileId("f1"))))
+          return { chunks: Chunk.toReadonlyArray(chunks), collected: yield* readSubmissions("f2") }
+        }).pipe(withStorage(filename, 3))
+        const expected = (id: string) =>
+          // Array.prototype.sort is stable, so ties keep document order.
+          submissionsOf(id)
+            .sort((a, b) => a.createdDate.localeCompare(b.createdDate))
+            .map((row) => ({ createdDate: row.createdDate, contentJson: JSON.stringify(row.content) }))
+        expect(chunks.every((chunk) => Chunk.size(chunk) <= 3)).toBe(true)
+        expect(chunks.flatMap(Chunk.toReadonlyArray)).toEqual(expected("f1"))
+        expect(collected).toEqual(expected("f2"))
+      }),
+    { fastCheck: { numRuns: 60 } }
+  )
+
+  it.scoped("reads pages through the index without sorting (EXPLAIN QUERY PLAN)", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDatabase
+      yield* Effect.void.pipe(withStorage(filename))
+      // The same statement SqliteFileRepository sends for every page.
+      const plan = yield* inspect(
+        filename,
+        (sql) => sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT seq, created_date, content FROM submissions
+          WHERE file_id = ${"f1"} AND created_date >= ${0}
+            AND (created_date > ${0} OR (created_date = ${0} AND seq > ${0}))
+          ORDER BY created_date, seq
+          LIMIT ${1000}`
+      )
+      expect(plan.map((row) => row.detail)).toEqual([
+        "SEARCH submissions USING INDEX submissions_file_created_seq (file_id=? AND created_date>?)"
+      ])
+    })
+  )
+})

@@ -1,0 +1,102 @@
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import { describe, expect, it } from "@effect/vitest"
+import { FileRepository, OperatorStore } from "@filedata/core"
+import { SqliteFileRepository, SqliteStorage } from "@filedata/sqlite"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import { counts, file, fileId, fixture, inspect, tempDatabase, tempDir } from "./utils.js"
+
+const open = (filename: string) => Effect.provide(SqliteStorage.layer({ filename }))
+
+const expectStorageUnavailable = <A, E>(exit: Exit.Exit<A, E>) => {
+  expect(Exit.isFailure(exit)).toBe(true)
+  if (Exit.isFailure(exit)) {
+    expect(Cause.isDie(exit.cause)).toBe(false)
+    expect(Cause.failureOption(exit.cause).pipe(Option.map((error) => (error as { _tag: string })._tag))).toEqual(
+      Option.some("StorageUnavailable")
+    )
+  }
+}
+
+describe("SqliteStorage", () => {
+  it.scoped("creates the parent directory and migrates idempotently when the same file is opened twice", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDatabase
+      const document = yield* fixture({
+        users: [{ id: "u1", apiKeys: ["k1"] }],
+        files: [file({ id: "f1", userId: "u1" })]
+      })
+      yield* Effect.flatMap(OperatorStore.OperatorStore, (store) => store.importFixture(document)).pipe(open(filename))
+      const found = yield* Effect.flatMap(FileRepository.FileRepository, (files) => files.findFile(fileId("f1"))).pipe(
+        open(filename)
+      )
+      expect(Option.isSome(found)).toBe(true)
+      yield* Effect.void.pipe(open(filename))
+      expect(yield* counts(filename)).toEqual({ users: 1, apiKeys: 1, files: 1, submissions: 0 })
+      const migrations = yield* inspect(filename, (sql) => sql`SELECT migration_id, name FROM effect_sql_migrations`)
+      expect(migrations).toEqual([{ migration_id: 1, name: "create_tables" }])
+    })
+  )
+
+  it.scoped("puts a file database in WAL mode", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDatabase
+      yield* Effect.void.pipe(open(filename))
+      // journal_mode is kept in the file itself, so another connection sees what the layer set.
+      const mode = yield* inspect(filename, (sql) => sql<{ journal_mode: string }>`PRAGMA journal_mode`)
+      expect(mode).toEqual([{ journal_mode: "wal" }])
+    })
+  )
+
+  it.effect("works in memory", () =>
+    Effect.gen(function* () {
+      const store = yield* OperatorStore.OperatorStore
+      const files = yield* FileRepository.FileRepository
+      yield* store.importFixture(yield* fixture({ users: [{ id: "u1" }], files: [file({ id: "f1", userId: "u1" })] }))
+      expect(Option.isSome(yield* files.findFile(fileId("f1")))).toBe(true)
+      yield* files.ping
+    }).pipe(open(":memory:"))
+  )
+
+  it.scoped("fails with StorageUnavailable, not a defect, when the filename is a directory", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      expectStorageUnavailable(yield* Effect.exit(Effect.void.pipe(open(dir))))
+    })
+  )
+
+  it.scoped("fails with StorageUnavailable when the file is not a database", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const filename = join(dir, "garbage.db")
+      writeFileSync(filename, Buffer.alloc(8192, 7))
+      expectStorageUnavailable(yield* Effect.exit(Effect.void.pipe(open(filename))))
+    })
+  )
+
+  it.scoped("fails with StorageUnavailable when the parent directory cannot be created", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFileSync(join(dir, "a-file"), "")
+      expectStorageUnavailable(yield* Effect.exit(Effect.void.pipe(open(join(dir, "a-file", "filedata.db")))))
+    })
+  )
+
+  it.scoped("maps a SqlError of a repository call to StorageUnavailable", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      mkdirSync(join(dir, "empty"))
+      // A client on a database that was never migrated: every query fails with "no such table".
+      const exit = yield* Effect.gen(function* () {
+        const files = yield* SqliteFileRepository.make
+        return yield* files.submissions(fileId("f1")).pipe(Stream.runCollect)
+      }).pipe(Effect.provide(SqliteClient.layer({ filename: join(dir, "empty", "db") })), Effect.exit)
+      expectStorageUnavailable(exit)
+    })
+  )
+})
