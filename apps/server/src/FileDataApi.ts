@@ -30,45 +30,47 @@ export type ProblemCode =
   | "storage_unavailable"
   | "internal_error"
 
-const problem = <const Code extends ProblemCode, Fields extends Schema.Struct.Fields>(
-  identifier: string,
-  status: number,
-  codes: ReadonlyArray<Code>,
-  fields: Fields
-) =>
-  Schema.Struct({
-    type: Schema.String,
-    title: Schema.String,
-    status: Schema.Literal(status),
-    detail: Schema.String,
-    code: Schema.Literal(...(codes as [Code, ...Array<Code>])),
-    ...fields
-  }).pipe(
-    Schema.annotations({ identifier, description: "RFC 9457 problem details" }),
-    HttpApiSchema.withEncoding({ kind: "Json", contentType: "application/problem+json" }),
-    Schema.annotations(HttpApiSchema.annotations({ status }))
-  )
+const problemFields = <const Code extends ProblemCode>(status: number, codes: ReadonlyArray<Code>) => ({
+  type: Schema.String,
+  title: Schema.String,
+  status: Schema.Literal(status),
+  detail: Schema.String,
+  code: Schema.Literal(...(codes as [Code, ...Array<Code>]))
+})
+
+const asProblem =
+  (status: number) =>
+  <S extends Schema.Schema.Any>(schema: S): S =>
+    schema.pipe(
+      HttpApiSchema.withEncoding({ kind: "Json", contentType: "application/problem+json" }),
+      Schema.annotations(HttpApiSchema.annotations({ status }))
+    ) as S
 
 /**
- * 422: the request was refused before any lookup; `errors` locates each problem by JSON Pointer.
+ * The request was refused before any lookup; `errors` locates each problem by JSON Pointer.
  *
  * @since 0.1.0
  * @category problems
  */
-export const ValidationProblem = problem(
-  "ValidationProblem",
-  422,
-  ["validation_failed", "unsupported_media_type", "payload_too_large"],
-  { errors: Schema.Array(FileDataError.Issue) }
-)
+export const ValidationProblem = Schema.Struct({
+  ...problemFields(422, ["validation_failed", "unsupported_media_type", "payload_too_large"]),
+  errors: Schema.Array(FileDataError.Issue)
+})
+  .annotations({ identifier: "ValidationProblem", description: "RFC 9457 problem details" })
+  .pipe(asProblem(422))
 
 /**
- * 422: too many requests for the key or the client address; the `Retry-After` header says when to retry.
+ * Too many requests for the key or the client address; the `Retry-After` header says when to retry.
  *
  * @since 0.1.0
  * @category problems
  */
-export const RateLimitedProblem = problem("RateLimitedProblem", 422, ["rate_limited"], { retryAfter: Schema.Int })
+export const RateLimitedProblem = Schema.Struct({
+  ...problemFields(422, ["rate_limited"]),
+  retryAfter: Schema.Int
+})
+  .annotations({ identifier: "RateLimitedProblem", description: "RFC 9457 problem details" })
+  .pipe(asProblem(422))
 
 /**
  * 403: the key matches no active key, or its user does not own the file.
@@ -76,7 +78,9 @@ export const RateLimitedProblem = problem("RateLimitedProblem", 422, ["rate_limi
  * @since 0.1.0
  * @category problems
  */
-export const AccessDeniedProblem = problem("AccessDeniedProblem", 403, ["access_denied"], {})
+export const AccessDeniedProblem = Schema.Struct(problemFields(403, ["access_denied"]))
+  .annotations({ identifier: "AccessDeniedProblem", description: "RFC 9457 problem details" })
+  .pipe(asProblem(403))
 
 /**
  * 404: the key is valid but no file has this id.
@@ -84,7 +88,9 @@ export const AccessDeniedProblem = problem("AccessDeniedProblem", 403, ["access_
  * @since 0.1.0
  * @category problems
  */
-export const FileNotFoundProblem = problem("FileNotFoundProblem", 404, ["file_not_found"], {})
+export const FileNotFoundProblem = Schema.Struct(problemFields(404, ["file_not_found"]))
+  .annotations({ identifier: "FileNotFoundProblem", description: "RFC 9457 problem details" })
+  .pipe(asProblem(404))
 
 /**
  * 503: storage does not answer; retry later.
@@ -92,7 +98,9 @@ export const FileNotFoundProblem = problem("FileNotFoundProblem", 404, ["file_no
  * @since 0.1.0
  * @category problems
  */
-export const UnavailableProblem = problem("UnavailableProblem", 503, ["storage_unavailable"], {})
+export const UnavailableProblem = Schema.Struct(problemFields(503, ["storage_unavailable"]))
+  .annotations({ identifier: "UnavailableProblem", description: "RFC 9457 problem details" })
+  .pipe(asProblem(503))
 
 /**
  * The `/health` answer while storage answers.
@@ -137,13 +145,28 @@ export class SystemGroup extends HttpApiGroup.make("system").add(
     .annotate(OpenApi.Summary, "200 while the database answers, 503 otherwise")
 ) {}
 
-// HttpApi documents a 400 for its own payload decoding on every operation; this service decodes payloads
-// in the core and answers 422 instead, so the 400 would be a lie.
-const withoutDecodeErrors = (spec: Record<string, unknown>): Record<string, unknown> => {
-  const paths = (spec.paths ?? {}) as Record<string, Record<string, { responses?: Record<string, unknown> }>>
+type Responses = Record<string, { content?: Record<string, unknown> }>
+
+// HttpApi documents a 400 (and its schemas) for its own payload decoding on every operation; this service
+// decodes payloads in the core and answers 422 instead, so the 400 would be a lie. And where two errors
+// share a status (the two 422s) it falls back to `application/json`; every error reply is a problem document.
+const fixedForThisService = (spec: Record<string, unknown>): Record<string, unknown> => {
+  const paths = (spec.paths ?? {}) as Record<string, Record<string, { responses?: Responses }>>
   for (const item of Object.values(paths)) {
-    for (const operation of Object.values(item)) delete operation.responses?.["400"]
+    for (const operation of Object.values(item)) {
+      const responses = operation.responses ?? {}
+      delete responses["400"]
+      for (const [status, response] of Object.entries(responses)) {
+        const json = response.content?.["application/json"]
+        if (Number(status) >= 400 && json !== undefined && response.content !== undefined) {
+          response.content = { "application/problem+json": json }
+        }
+      }
+    }
   }
+  const schemas = (spec.components as { schemas?: Record<string, unknown> } | undefined)?.schemas ?? {}
+  delete schemas.HttpApiDecodeError
+  delete schemas.Issue
   return spec
 }
 
@@ -157,7 +180,7 @@ export class FileDataApi extends HttpApi.make("filedata")
   .add(FilesGroup)
   .add(SystemGroup)
   .annotate(OpenApi.Title, "filedata")
-  .annotate(OpenApi.Transform, withoutDecodeErrors)
+  .annotate(OpenApi.Transform, fixedForThisService)
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(
     OpenApi.Description,

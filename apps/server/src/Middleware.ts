@@ -27,12 +27,14 @@ export const documentationPaths = { openApi: "/openapi.json", swaggerUi: "/docs"
 
 const allowedMethods = (): ReadonlyMap<string, ReadonlyArray<string>> => {
   const methods = new Map<string, Array<string>>(
-    Object.values(documentationPaths).map((path) => [path, ["GET"]] as const)
+    Object.values(documentationPaths).map((path) => [path, ["GET", "HEAD"]] as const)
   )
   HttpApi.reflect(FileDataApi, {
     onGroup: () => {},
     onEndpoint: ({ endpoint }) => {
-      methods.set(endpoint.path, [...(methods.get(endpoint.path) ?? []), endpoint.method])
+      // The router answers HEAD wherever it answers GET.
+      const added = endpoint.method === "GET" ? ["GET", "HEAD"] : [endpoint.method]
+      methods.set(endpoint.path, [...(methods.get(endpoint.path) ?? []), ...added])
     }
   })
   return methods

@@ -231,7 +231,7 @@ layer(server, { excludeTestServices: true })("POST /api/v1/file-data", (it) => {
       }
       const health = yield* TestServer.request("/health", { method: "POST" })
       expectProblem(health, 405, "method_not_allowed")
-      expect(health.headers.get("allow")).toBe("GET")
+      expect(health.headers.get("allow")).toBe("GET, HEAD")
     })
   )
 

@@ -11,7 +11,7 @@ import * as Schema from "effect/Schema"
  * @since 0.1.0
  * @category models
  */
-export class Issue extends Schema.Class<Issue>("Issue")({
+export class Issue extends Schema.Class<Issue>("RequestIssue")({
   pointer: Schema.String,
   detail: Schema.String
 }) {}

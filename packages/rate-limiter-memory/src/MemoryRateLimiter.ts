@@ -33,12 +33,16 @@ const makeCounter = (scope: FileDataError.RateLimitScope, { limit, windowMillis 
   let current = new Map<string, Window>()
   let previous = new Map<string, Window>()
 
-  return (key: string, now: number): Effect.Effect<void, FileDataError.RateLimited> => {
+  const rotate = (now: number) => {
     if (now - generationStart >= windowMillis) {
       previous = now - generationStart >= 2 * windowMillis ? new Map() : current
       current = new Map()
       generationStart = now
     }
+  }
+
+  const consume = (key: string, now: number): Effect.Effect<void, FileDataError.RateLimited> => {
+    rotate(now)
     const window = current.get(key) ?? previous.get(key)
     if (window === undefined || now - window.start >= windowMillis) {
       current.set(key, { start: now, count: 1 })
@@ -52,6 +56,13 @@ const makeCounter = (scope: FileDataError.RateLimitScope, { limit, windowMillis 
     window.count++
     return Effect.void
   }
+
+  const size = (now: number): number => {
+    rotate(now)
+    return current.size + previous.size
+  }
+
+  return { consume, size }
 }
 
 const keyOf = (subject: RateLimiter.RateLimitSubject): string => {
@@ -60,12 +71,22 @@ const keyOf = (subject: RateLimiter.RateLimitSubject): string => {
 }
 
 /**
+ * The port, plus how many subjects it currently holds (a gauge for operators, and the memory bound's proof).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MemoryRateLimiter extends RateLimiter.RateLimiter {
+  readonly size: Effect.Effect<number>
+}
+
+/**
  * Builds a limiter enforcing `policy`; its state lives as long as the returned service.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (policy: RateLimiter.RateLimitPolicy): Effect.Effect<RateLimiter.RateLimiter> =>
+export const make = (policy: RateLimiter.RateLimitPolicy): Effect.Effect<MemoryRateLimiter> =>
   Effect.sync(() => {
     const counters = {
       apiKey: makeCounter("apiKey", policy.apiKey),
@@ -73,7 +94,8 @@ export const make = (policy: RateLimiter.RateLimitPolicy): Effect.Effect<RateLim
     }
     return {
       consume: (subject) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => counters[subject.scope](keyOf(subject), now))
+        Effect.flatMap(Clock.currentTimeMillis, (now) => counters[subject.scope].consume(keyOf(subject), now)),
+      size: Effect.map(Clock.currentTimeMillis, (now) => counters.apiKey.size(now) + counters.clientAddress.size(now))
     }
   })
 
