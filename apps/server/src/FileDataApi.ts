@@ -28,6 +28,7 @@ export type ProblemCode =
   | "not_found"
   | "method_not_allowed"
   | "storage_unavailable"
+  | "rate_limiter_unavailable"
   | "internal_error"
 
 const problemFields = <const Code extends ProblemCode>(status: number, codes: ReadonlyArray<Code>) => ({
@@ -93,12 +94,12 @@ export const FileNotFoundProblem = Schema.Struct(problemFields(404, ["file_not_f
   .pipe(asProblem(404))
 
 /**
- * 503: storage does not answer; retry later.
+ * 503: storage, or a rate limiter configured to fail closed, does not answer; retry later.
  *
  * @since 0.1.0
  * @category problems
  */
-export const UnavailableProblem = Schema.Struct(problemFields(503, ["storage_unavailable"]))
+export const UnavailableProblem = Schema.Struct(problemFields(503, ["storage_unavailable", "rate_limiter_unavailable"]))
   .annotations({ identifier: "UnavailableProblem", description: "RFC 9457 problem details" })
   .pipe(asProblem(503))
 

@@ -19,6 +19,7 @@ const titles: Record<ProblemCode, string> = {
   not_found: "Not found",
   method_not_allowed: "Method not allowed",
   storage_unavailable: "Service unavailable",
+  rate_limiter_unavailable: "Service unavailable",
   internal_error: "Internal error"
 }
 
@@ -83,5 +84,7 @@ export const fromFailure = (failure: FileDataError.GetFileDataError): HttpServer
       return make(404, "file_not_found", failure.message)
     case "StorageUnavailable":
       return make(503, "storage_unavailable", failure.message, { headers: { "retry-after": "1" } })
+    case "RateLimiterUnavailable":
+      return make(503, "rate_limiter_unavailable", failure.message, { headers: { "retry-after": "1" } })
   }
 }

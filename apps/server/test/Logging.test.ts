@@ -6,7 +6,9 @@ import * as LogLevel from "effect/LogLevel"
 import * as TestServer from "./utils/TestServer.js"
 
 const lines: Array<string> = []
-const capture = Logger.jsonLogger.pipe(Logger.map((line) => void lines.push(line)))
+const capture = Logger.map(Logger.jsonLogger, (line) => {
+  lines.push(line)
+})
 
 const fixture = {
   users: [{ id: "alice", apiKeys: ["alice-secret-key"] }],

@@ -115,9 +115,32 @@ export class StorageUnavailable extends Schema.TaggedError<StorageUnavailable>()
 }
 
 /**
+ * The rate limiter's shared store did not answer and the limiter is configured to refuse rather than admit.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class RateLimiterUnavailable extends Schema.TaggedError<RateLimiterUnavailable>()("RateLimiterUnavailable", {
+  cause: Schema.Defect
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return "Rate limiting is not available"
+  }
+}
+
+/**
  * Every failure the `GetFileData` use case can end with.
  *
  * @since 0.1.0
  * @category errors
  */
-export type GetFileDataError = InvalidRequest | RateLimited | AccessDenied | FileNotFound | StorageUnavailable
+export type GetFileDataError =
+  | InvalidRequest
+  | RateLimited
+  | RateLimiterUnavailable
+  | AccessDenied
+  | FileNotFound
+  | StorageUnavailable

@@ -6,7 +6,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { ApiKey } from "./FileData.js"
-import type { RateLimited } from "./FileDataError.js"
+import type { RateLimited, RateLimiterUnavailable, RateLimitScope } from "./FileDataError.js"
 
 /**
  * Whom a request is counted against.
@@ -41,13 +41,30 @@ export interface RateLimitPolicy {
 }
 
 /**
+ * Where a subject stands after an admitted request, so replies can tell clients how to pace themselves.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RateLimitState {
+  readonly scope: RateLimitScope
+  readonly limit: number
+  readonly windowMillis: number
+  readonly remaining: number
+  /** Time until the subject's window closes and its quota is whole again. */
+  readonly resetMillis: number
+}
+
+/**
  * Counts a request against its subject and fails with `RateLimited` once the subject's quota is used up.
+ * A limiter whose store cannot be reached either admits (fail open) or fails with `RateLimiterUnavailable`
+ * (fail closed), as its adapter is configured.
  *
  * @since 0.1.0
  * @category models
  */
 export interface RateLimiter {
-  readonly consume: (subject: RateLimitSubject) => Effect.Effect<void, RateLimited>
+  readonly consume: (subject: RateLimitSubject) => Effect.Effect<RateLimitState, RateLimited | RateLimiterUnavailable>
 }
 
 /**

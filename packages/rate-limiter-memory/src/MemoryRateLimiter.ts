@@ -41,12 +41,21 @@ const makeCounter = (scope: FileDataError.RateLimitScope, { limit, windowMillis 
     }
   }
 
-  const consume = (key: string, now: number): Effect.Effect<void, FileDataError.RateLimited> => {
+  const state = (window: Window, now: number): RateLimiter.RateLimitState => ({
+    scope,
+    limit,
+    windowMillis,
+    remaining: limit - window.count,
+    resetMillis: window.start + windowMillis - now
+  })
+
+  const consume = (key: string, now: number): Effect.Effect<RateLimiter.RateLimitState, FileDataError.RateLimited> => {
     rotate(now)
-    const window = current.get(key) ?? previous.get(key)
+    let window = current.get(key) ?? previous.get(key)
     if (window === undefined || now - window.start >= windowMillis) {
-      current.set(key, { start: now, count: 1 })
-      return Effect.void
+      window = { start: now, count: 1 }
+      current.set(key, window)
+      return Effect.succeed(state(window, now))
     }
     if (window.count >= limit) {
       return Effect.fail(
@@ -54,7 +63,7 @@ const makeCounter = (scope: FileDataError.RateLimitScope, { limit, windowMillis 
       )
     }
     window.count++
-    return Effect.void
+    return Effect.succeed(state(window, now))
   }
 
   const size = (now: number): number => {
@@ -77,6 +86,10 @@ const keyOf = (subject: RateLimiter.RateLimitSubject): string => {
  * @category models
  */
 export interface MemoryRateLimiter extends RateLimiter.RateLimiter {
+  /** Memory never fails to answer, so only `RateLimited` is possible. */
+  readonly consume: (
+    subject: RateLimiter.RateLimitSubject
+  ) => Effect.Effect<RateLimiter.RateLimitState, FileDataError.RateLimited>
   readonly size: Effect.Effect<number>
 }
 

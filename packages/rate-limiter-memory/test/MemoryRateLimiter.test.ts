@@ -57,8 +57,17 @@ describe("MemoryRateLimiter", () => {
   it.effect("admits the limit, refuses with the time left, and admits again when the window ends", () =>
     Effect.gen(function* () {
       const limiter = yield* MemoryRateLimiter.make(policy(3, 60_000))
-      for (let i = 0; i < 3; i++) yield* limiter.consume(key("k"))
-      yield* TestClock.adjust(20_000)
+      expect(yield* limiter.consume(key("k"))).toEqual({
+        scope: "apiKey",
+        limit: 3,
+        windowMillis: 60_000,
+        remaining: 2,
+        resetMillis: 60_000
+      })
+      yield* TestClock.adjust(5_000)
+      expect(yield* limiter.consume(key("k"))).toMatchObject({ remaining: 1, resetMillis: 55_000 })
+      expect(yield* limiter.consume(key("k"))).toMatchObject({ remaining: 0 })
+      yield* TestClock.adjust(15_000)
       const refused = yield* Effect.flip(limiter.consume(key("k")))
       expect(refused).toMatchObject({ _tag: "RateLimited", scope: "apiKey", limit: 3, retryAfterMillis: 40_000 })
       yield* TestClock.adjust(39_999)

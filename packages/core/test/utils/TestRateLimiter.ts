@@ -41,7 +41,13 @@ export const make = (options: TestRateLimiterOptions = {}, journal: Journal = []
           ? Effect.fail(
               new RateLimited({ scope: subject.scope, limit, retryAfterMillis: options.retryAfterMillis ?? 1_000 })
             )
-          : Effect.void
+          : Effect.succeed({
+              scope: subject.scope,
+              limit,
+              windowMillis: 60_000,
+              remaining: Math.max(0, limit - count),
+              resetMillis: 60_000
+            })
       })
   }
   return {
