@@ -10,7 +10,10 @@ export default defineConfig({
       "@filedata/core": source("./packages/core/src/index.ts"),
       "@filedata/sqlite": source("./packages/sqlite/src/index.ts"),
       "@filedata/rate-limiter-memory": source("./packages/rate-limiter-memory/src/index.ts"),
-      "@filedata/runtime": source("./packages/runtime/src/index.ts")
+      "@filedata/runtime": source("./packages/runtime/src/index.ts"),
+      "@filedata/postgres": source("./packages/postgres/src/index.ts"),
+      "@filedata/rate-limiter-redis": source("./packages/rate-limiter-redis/src/index.ts"),
+      "@filedata/conformance": source("./packages/conformance/src/index.ts")
     }
   },
   test: {

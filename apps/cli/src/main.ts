@@ -14,7 +14,7 @@ import * as Commands from "./Commands.js"
 const main = Effect.gen(function* () {
   const config = yield* FiledataConfig.config
   // Provided to the tree, storage is opened only once a command runs, so `--help` needs no database.
-  const tree = Commands.command.pipe(Command.provide(Storage.layer(config.database)))
+  const tree = Commands.command.pipe(Command.provide(Storage.layer(config.database, config.databasePool)))
   yield* Commands.run(tree)(process.argv).pipe(Effect.provide(Logging.layer(config.logLevel)))
 }).pipe(CliError.report, Effect.provide(NodeContext.layer))
 

@@ -110,7 +110,7 @@ export const findFile = (id: string) =>
 /** A file's stored submissions, in the order the reply lists them. */
 export const submissions = (id: string) =>
   Effect.flatMap(FileRepository.FileRepository, (files) =>
-    Stream.runCollect(files.submissions(FileData.FileId.make(id)))
+    Stream.runCollect(FileRepository.submissions(files, FileData.FileId.make(id)))
   ).pipe(Effect.map(Chunk.toReadonlyArray))
 
 /** Every API key, through the operator port. */

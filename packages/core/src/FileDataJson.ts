@@ -3,7 +3,6 @@
  *
  * @since 0.1.0
  */
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type { FileData, StoredFile, StoredSubmission, Submission } from "./FileData.js"
@@ -38,30 +37,65 @@ export const tail = "]}"
 export const submission = (row: StoredSubmission): string =>
   `{"createdDate":"${row.createdDate}","content":${row.contentJson}}`
 
-const rows = (chunk: Chunk.Chunk<StoredSubmission>): string => {
+/**
+ * The submissions of one page, comma-separated, as they stand inside the array.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const rows = (page: ReadonlyArray<StoredSubmission>): string => {
   let out = ""
-  for (const row of chunk) {
+  for (const row of page) {
     out += out === "" ? submission(row) : "," + submission(row)
   }
   return out
 }
 
 /**
- * The whole reply as a stream of text pieces, one per page the repository reads.
+ * Writes the whole reply through `write`, one piece per page; the transport decides how to wait for a
+ * slow reader. A reply that fits one page is written in one piece, marked `last`.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const writeTo = <E, R>(
+  reply: FileDataReply,
+  write: (piece: string, last: boolean) => Effect.Effect<void, E, R>
+): Effect.Effect<void, E | StorageUnavailable, R> =>
+  Effect.gen(function* () {
+    let piece = head(reply.file)
+    let empty = true
+    let after: string | undefined
+    for (;;) {
+      const page = yield* reply.submissionPage(after)
+      if (page.rows.length > 0) {
+        piece += (empty ? "" : ",") + rows(page.rows)
+        empty = false
+      }
+      if (page.next === undefined) return yield* write(piece + tail, true)
+      yield* write(piece, false)
+      piece = ""
+      after = page.next
+    }
+  })
+
+/**
+ * The whole reply as a stream of text pieces, one per page.
  *
  * @since 0.1.0
  * @category encoding
  */
 export const encode = (reply: FileDataReply): Stream.Stream<string, StorageUnavailable> =>
-  Stream.make(head(reply.file)).pipe(
-    Stream.concat(
-      reply.submissions.pipe(
-        Stream.chunks,
-        Stream.filter(Chunk.isNonEmpty),
-        Stream.mapAccum(true, (first, chunk) => [false, first ? rows(chunk) : "," + rows(chunk)] as const)
-      )
-    ),
-    Stream.concat(Stream.make(tail))
+  Stream.asyncPush<string, StorageUnavailable>((emit) =>
+    writeTo(reply, (piece, last) =>
+      Effect.sync(() => {
+        emit.single(piece)
+        if (last) emit.end()
+      })
+    ).pipe(
+      Effect.catchAll((error) => Effect.sync(() => emit.fail(error))),
+      Effect.forkScoped
+    )
   )
 
 /**
@@ -71,23 +105,21 @@ export const encode = (reply: FileDataReply): Stream.Stream<string, StorageUnava
  * @category encoding
  */
 export const collect = (reply: FileDataReply): Effect.Effect<FileData, StorageUnavailable> =>
-  Stream.runCollect(reply.submissions).pipe(
-    Effect.map(
-      (submissions): FileData => ({
-        name: reply.file.name,
-        creationDate: reply.file.creationDate,
-        publicAvailability: reply.file.publicAvailability,
-        SubmissionCounter: reply.file.SubmissionCounter,
-        VisitCounter: reply.file.VisitCounter,
-        submissions: Chunk.toReadonlyArray(
-          Chunk.map(
-            submissions,
-            (row): Submission => ({
-              createdDate: row.createdDate,
-              content: JSON.parse(row.contentJson)
-            })
-          )
-        )
-      })
-    )
-  )
+  Effect.gen(function* () {
+    const submissions: Array<Submission> = []
+    let after: string | undefined
+    do {
+      const page = yield* reply.submissionPage(after)
+      for (const row of page.rows)
+        submissions.push({ createdDate: row.createdDate, content: JSON.parse(row.contentJson) })
+      after = page.next
+    } while (after !== undefined)
+    return {
+      name: reply.file.name,
+      creationDate: reply.file.creationDate,
+      publicAvailability: reply.file.publicAvailability,
+      SubmissionCounter: reply.file.SubmissionCounter,
+      VisitCounter: reply.file.VisitCounter,
+      submissions
+    }
+  })

@@ -19,8 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import type * as Stream from "effect/Stream"
-import { ApiKey, FileId, type StoredFile, type StoredSubmission } from "./FileData.js"
+import { ApiKey, FileId, type StoredFile } from "./FileData.js"
 import {
   AccessDenied,
   FileNotFound,
@@ -65,14 +64,16 @@ export interface GetFileDataInput {
 }
 
 /**
- * A successful answer: the file, and its submissions as a stream in reply order.
+ * A successful answer: the file, and a reader of its submissions page by page in reply order.
  *
  * @since 0.1.0
  * @category models
  */
 export interface FileDataReply {
   readonly file: StoredFile
-  readonly submissions: Stream.Stream<StoredSubmission, StorageUnavailable>
+  readonly submissionPage: (
+    after: string | undefined
+  ) => Effect.Effect<FileRepository.SubmissionPage, StorageUnavailable>
 }
 
 const decodeRequest = Schema.decodeUnknownEither(GetFileDataRequest)
@@ -133,5 +134,6 @@ export const getFileData = (
     if (Option.isNone(file)) return yield* new FileNotFound()
     if (file.value.ownerId !== owner.value) return yield* new AccessDenied()
 
-    return { file: file.value, submissions: files.submissions(file.value.id) }
+    const fileId = file.value.id
+    return { file: file.value, submissionPage: (after) => files.submissionPage(fileId, after) }
   })

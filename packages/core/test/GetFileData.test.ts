@@ -1,11 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import * as Stream from "effect/Stream"
-import { timestampFromEpochMillis } from "../src/FileData.js"
+import { type StoredSubmission, timestampFromEpochMillis } from "../src/FileData.js"
 import { AccessDenied, FileNotFound, InvalidRequest, Issue, RateLimited } from "../src/FileDataError.js"
 import * as GetFileData from "../src/GetFileData.js"
 import * as Journal from "./utils/Journal.js"
@@ -30,7 +28,16 @@ const run = (
 ) => GetFileData.getFileData(request).pipe(Effect.provide(Layer.merge(repository.layer, limiter.layer)))
 
 const collectSubmissions = (reply: GetFileData.FileDataReply) =>
-  Stream.runCollect(reply.submissions).pipe(Effect.map(Chunk.toReadonlyArray))
+  Effect.gen(function* () {
+    const rows: Array<StoredSubmission> = []
+    let after: string | undefined
+    do {
+      const page = yield* reply.submissionPage(after)
+      rows.push(...page.rows)
+      after = page.next
+    } while (after !== undefined)
+    return rows as ReadonlyArray<StoredSubmission>
+  })
 
 /** The element at `n` modulo the length; the arrays given here are never empty. */
 const pick = <A>(items: ReadonlyArray<A>, n: number): A => {

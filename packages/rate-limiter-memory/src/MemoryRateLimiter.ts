@@ -1,9 +1,9 @@
 /**
  * An in-process `RateLimiter`: a fixed window per subject that opens with the subject's first request.
  *
- * Windows start per subject rather than on a global clock, so `limit` requests are admitted in any
- * `windowMillis` that starts with an admitted request, and a burst can never straddle a boundary to
- * get twice the limit through in a moment.
+ * Windows start per subject rather than on a global clock: a subject's window opens with its first
+ * request after the previous window closed, and admits `limit` requests. A burst therefore cannot
+ * straddle a clock-aligned boundary to get twice the limit through in a moment.
  *
  * Memory: counters live in two generations that rotate every `windowMillis`. A counter is created in the
  * current generation; one rotation later it is in the previous one; a second rotation drops it, by which

@@ -30,8 +30,12 @@ export interface FiledataConfig {
   readonly port: number
   readonly host: string
   readonly database: DatabaseLocation
+  /** PostgreSQL only: connections kept open, and how long one statement may run. */
+  readonly databasePool: { readonly max: number; readonly statementTimeoutMillis: number }
   readonly rateLimit: RateLimiter.RateLimitPolicy
   readonly redisUrl: Option.Option<Redacted.Redacted<string>>
+  /** With Redis: when it cannot be reached, admit requests (`open`, with a warning) or refuse them (`closed`, 503). */
+  readonly rateLimitFailureMode: "open" | "closed"
   readonly trustProxy: boolean
   readonly logLevel: LogLevel.LogLevel
 }
@@ -111,6 +115,16 @@ const host = Config.string("HOST").pipe(
   )
 )
 
+const rateLimitFailureMode = Config.string("RATE_LIMIT_FAILURE_MODE").pipe(
+  Config.withDefault("open"),
+  Config.mapOrFail((text) => {
+    const value = text.trim().toLowerCase()
+    return value === "open" || value === "closed"
+      ? Either.right<"open" | "closed">(value)
+      : Either.left(ConfigError.InvalidData(["RATE_LIMIT_FAILURE_MODE"], `must be open or closed, got "${text}"`))
+  })
+)
+
 const redisUrl = Config.option(Config.redacted("REDIS_URL")).pipe(
   Config.map(Option.filter((url) => Redacted.value(url).trim() !== ""))
 )
@@ -125,6 +139,10 @@ export const config: Config.Config<FiledataConfig> = Config.all({
   port: integer("PORT", 3000, 0, 65535),
   host,
   database,
+  databasePool: Config.all({
+    max: integer("DATABASE_POOL_MAX", 10, 1, 1000),
+    statementTimeoutMillis: integer("DATABASE_STATEMENT_TIMEOUT_MS", 5_000, 0, 2_147_483_647)
+  }),
   rateLimit: Config.all({
     apiKey: Config.all({
       limit: integer("RATE_LIMIT_MAX", 60, 1, Number.MAX_SAFE_INTEGER),
@@ -136,6 +154,7 @@ export const config: Config.Config<FiledataConfig> = Config.all({
     })
   }),
   redisUrl,
+  rateLimitFailureMode,
   trustProxy,
   logLevel
 })

@@ -5,14 +5,20 @@
  */
 import type { RateLimiter } from "@filedata/core"
 import { MemoryRateLimiter } from "@filedata/rate-limiter-memory"
+import { RedisRateLimiter } from "@filedata/rate-limiter-redis"
 import type * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type { FiledataConfig } from "./FiledataConfig.js"
 
 /**
- * The limiter for a configuration: in this process's memory.
+ * The limiter for a configuration: in Redis when `REDIS_URL` is set, so every instance shares the counts,
+ * else in this process's memory.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layer = (config: FiledataConfig): Layer.Layer<RateLimiter.RateLimiter> =>
-  MemoryRateLimiter.layer(config.rateLimit)
+  Option.match(config.redisUrl, {
+    onNone: () => MemoryRateLimiter.layer(config.rateLimit),
+    onSome: (url) => RedisRateLimiter.layer({ url, policy: config.rateLimit, failureMode: config.rateLimitFailureMode })
+  })

@@ -3,27 +3,31 @@
  *
  * @since 0.1.0
  */
-import type { FileRepository, OperatorStore } from "@filedata/core"
-import { FileDataError } from "@filedata/core"
+import type { FileDataError, FileRepository, OperatorStore } from "@filedata/core"
+import { PgStorage } from "@filedata/postgres"
 import { SqliteStorage } from "@filedata/sqlite"
-import * as Layer from "effect/Layer"
-import type { DatabaseLocation } from "./FiledataConfig.js"
+import type * as Layer from "effect/Layer"
+import type { DatabaseLocation, FiledataConfig } from "./FiledataConfig.js"
 
 /**
- * The repository and the operator store for a database location.
+ * The repository and the operator store of the configured database: SQLite for `file:` URLs, PostgreSQL,
+ * with the given pool (the adapter's defaults without one), for `postgres://` ones.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layer = (
-  location: DatabaseLocation
+  database: DatabaseLocation,
+  pool?: FiledataConfig["databasePool"]
 ): Layer.Layer<FileRepository.FileRepository | OperatorStore.OperatorStore, FileDataError.StorageUnavailable> => {
-  switch (location._tag) {
+  switch (database._tag) {
     case "Sqlite":
-      return SqliteStorage.layer({ filename: location.filename })
+      return SqliteStorage.layer({ filename: database.filename })
     case "Postgres":
-      return Layer.fail(
-        new FileDataError.StorageUnavailable({ cause: new Error("PostgreSQL storage is not available in this build") })
-      )
+      return PgStorage.layer({
+        url: database.url,
+        poolMax: pool?.max,
+        statementTimeoutMillis: pool?.statementTimeoutMillis
+      })
   }
 }

@@ -1,15 +1,20 @@
 /**
- * The `FileRepository` port over an @effect/sql SQLite client.
+ * The `FileRepository` port on its own read connection to the SQLite file.
+ *
+ * Reads bypass the @effect/sql client on purpose: measured on the small bench profile, its per-statement
+ * machinery (a prepared-statement cache behind an Effect `Cache`, a semaphore and a span per statement)
+ * cost about 250 µs of a request's 850 µs in the use case, for queries better-sqlite3 answers in a few
+ * µs. Statements here are prepared once and run synchronously, so a request that needs no I/O wait
+ * runs without yielding. Writes (import, keys) and migrations stay on the @effect/sql client; in WAL
+ * mode this reader never waits for them and always sees committed data.
  *
  * @since 0.1.0
  */
-import * as SqlClient from "@effect/sql/SqlClient"
-import type { FileRepository } from "@filedata/core"
-import { FileData } from "@filedata/core"
-import * as Chunk from "effect/Chunk"
+import { FileData, type FileDataError, type FileRepository } from "@filedata/core"
+import Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Stream from "effect/Stream"
+import type * as Scope from "effect/Scope"
 import { hashKey, unavailable } from "./internal/storage.js"
 
 /**
@@ -30,19 +35,16 @@ interface FileRow {
   readonly visit_counter: number
 }
 
-interface SubmissionRow {
-  readonly seq: number
-  readonly created_date: number
-  readonly content: string
-}
-
-interface Cursor {
-  readonly createdDate: number
-  readonly seq: number
-}
+type SubmissionRow = [createdDate: number, seq: number, content: string]
 
 // Below every representable instant and every seq, so the first page needs no query of its own.
-const start: Cursor = { createdDate: Number.MIN_SAFE_INTEGER, seq: 0 }
+const start = [Number.MIN_SAFE_INTEGER, 0] as const
+
+// The page position handed out through the port: opaque to callers, `createdDate:seq` here.
+const fromPosition = (position: string): readonly [number, number] => {
+  const separator = position.indexOf(":")
+  return [Number(position.slice(0, separator)), Number(position.slice(separator + 1))]
+}
 
 // Rows were checked by the core's schemas when they were written, so their ids are valid as read.
 const toStoredFile = (row: FileRow): FileData.StoredFile => ({
@@ -55,76 +57,77 @@ const toStoredFile = (row: FileRow): FileData.StoredFile => ({
   VisitCounter: row.visit_counter
 })
 
+const attempt = <A>(read: () => A): Effect.Effect<A, FileDataError.StorageUnavailable> =>
+  Effect.try({ try: read, catch: unavailable })
+
 /**
- * Builds the repository reading submissions in pages of `pageSize` rows.
+ * Opens a read connection to `filename` (an existing, migrated database) and prepares its statements;
+ * the connection closes with the scope.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const makeWith = (options: {
+export const make = (options: {
+  readonly filename: string
   readonly pageSize: number
-}): Effect.Effect<FileRepository.FileRepository, never, SqlClient.SqlClient> =>
+}): Effect.Effect<FileRepository.FileRepository, FileDataError.StorageUnavailable, Scope.Scope> =>
   Effect.gen(function* () {
     const { pageSize } = options
     if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
       return yield* Effect.dieMessage(`pageSize must be a positive integer, got ${pageSize}`)
     }
-    const sql = yield* SqlClient.SqlClient
-
-    // Keyset paging: each page seeks past the last row of the previous one, so a page costs the same at
-    // the end of a million rows as at the start. The leading `created_date >= ?` repeats what the OR
-    // implies, but without it SQLite only seeks on file_id and rescans the file's earlier rows on every
-    // page. EXPLAIN QUERY PLAN: `SEARCH submissions USING INDEX submissions_file_created_seq
-    // (file_id=? AND created_date>?)`, no `USE TEMP B-TREE FOR ORDER BY`.
-    const page = (fileId: FileData.FileId, after: Cursor) =>
-      sql<SubmissionRow>`SELECT seq, created_date, content FROM submissions
-        WHERE file_id = ${fileId} AND created_date >= ${after.createdDate}
-          AND (created_date > ${after.createdDate} OR (created_date = ${after.createdDate} AND seq > ${after.seq}))
-        ORDER BY created_date, seq
-        LIMIT ${pageSize}`.pipe(Effect.mapError(unavailable))
+    const db = yield* Effect.acquireRelease(
+      attempt(() => {
+        const db = new Database(options.filename, { readonly: true, fileMustExist: true })
+        // A read that meets a lock waits at most this long, blocking the event loop meanwhile, then fails
+        // as StorageUnavailable (503) instead of holding every other request.
+        db.pragma("busy_timeout = 100")
+        return db
+      }),
+      (db) => Effect.sync(() => db.close())
+    )
+    const statements = yield* attempt(() => ({
+      keyOwner: db
+        .prepare<[string], string>("SELECT user_id FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL")
+        .pluck(),
+      file: db.prepare<[string], FileRow>(
+        `SELECT id, user_id, name, creation_date, public_availability, submission_counter, visit_counter
+          FROM files WHERE id = ?`
+      ),
+      // Keyset paging: each page seeks past the last row of the previous one, so a page costs the same at
+      // the end of a million rows as at the start. The leading `created_date >= ?` repeats what the OR
+      // implies, but without it SQLite only seeks on file_id and rescans the file's earlier rows on every
+      // page. EXPLAIN QUERY PLAN: `SEARCH submissions USING INDEX submissions_file_created_seq
+      // (file_id=? AND created_date>?)`, no `USE TEMP B-TREE FOR ORDER BY`.
+      page: db
+        .prepare<[string, number, number, number, number], SubmissionRow>(
+          `SELECT created_date, seq, content FROM submissions
+            WHERE file_id = ? AND created_date >= ? AND (created_date > ? OR (created_date = ? AND seq > ?))
+            ORDER BY created_date, seq LIMIT ${pageSize}`
+        )
+        .raw(),
+      ping: db.prepare("SELECT 1").pluck()
+    }))
 
     return {
       findKeyOwner: (apiKey) =>
-        sql<{ readonly user_id: string }>`SELECT user_id FROM api_keys
-          WHERE key_hash = ${hashKey(apiKey)} AND revoked_at IS NULL`.pipe(
-          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.user_id as FileData.UserId)),
-          Effect.mapError(unavailable)
-        ),
-      findFile: (fileId) =>
-        sql<FileRow>`SELECT id, user_id, name, creation_date, public_availability, submission_counter, visit_counter
-          FROM files WHERE id = ${fileId}`.pipe(
-          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toStoredFile)),
-          Effect.mapError(unavailable)
-        ),
-      submissions: (fileId) =>
-        Stream.paginateChunkEffect(start, (after) =>
-          Effect.map(page(fileId, after), (rows) => {
-            const last = rows[rows.length - 1]
-            return [
-              Chunk.unsafeFromArray(
-                rows.map(
-                  (row): FileData.StoredSubmission => ({
-                    createdDate: FileData.timestampFromEpochMillis(row.created_date),
-                    contentJson: row.content
-                  })
-                )
-              ),
-              rows.length < pageSize || last === undefined
-                ? Option.none()
-                : Option.some({ createdDate: last.created_date, seq: last.seq })
-            ] as const
-          })
-        ),
-      ping: sql`SELECT 1`.pipe(Effect.asVoid, Effect.mapError(unavailable))
+        attempt(() => Option.fromNullable(statements.keyOwner.get(hashKey(apiKey)) as FileData.UserId | undefined)),
+      findFile: (fileId) => attempt(() => Option.map(Option.fromNullable(statements.file.get(fileId)), toStoredFile)),
+      submissionPage: (fileId, after) =>
+        attempt(() => {
+          const [createdDate, seq] = after === undefined ? start : fromPosition(after)
+          const rows = statements.page.all(fileId, createdDate, createdDate, createdDate, seq)
+          const last = rows[rows.length - 1]
+          return {
+            rows: rows.map(
+              ([createdDate, , contentJson]): FileData.StoredSubmission => ({
+                createdDate: FileData.timestampFromEpochMillis(createdDate),
+                contentJson
+              })
+            ),
+            next: rows.length < pageSize || last === undefined ? undefined : `${last[0]}:${last[1]}`
+          }
+        }),
+      ping: attempt(() => statements.ping.get()).pipe(Effect.asVoid)
     }
   })
-
-/**
- * Builds the repository with the {@link defaultPageSize}.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const make: Effect.Effect<FileRepository.FileRepository, never, SqlClient.SqlClient> = makeWith({
-  pageSize: defaultPageSize
-})

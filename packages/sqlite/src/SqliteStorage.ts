@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 
+import { randomUUID } from "node:crypto"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -33,17 +34,22 @@ export interface SqliteStorageOptions {
 
 const MEMORY = ":memory:"
 
-const client = (filename: string) =>
+// The reader has a connection of its own, so an in-memory database must be one that two connections of
+// this process can share: a named shared-cache memory database, gone when the last connection closes.
+const resolveFilename = (filename: string): string =>
+  filename === MEMORY ? `file:filedata-${randomUUID()}?mode=memory&cache=shared` : filename
+
+const client = (filename: string, inMemory: boolean) =>
   Layer.unwrapEffect(
     Effect.as(
-      filename === MEMORY
+      inMemory
         ? Effect.void
         : Effect.try(() => {
             mkdirSync(dirname(filename), { recursive: true })
           }),
       // The client itself switches a file database to WAL, so readers never wait for the importer;
       // an in-memory database has no journal file to switch.
-      SqliteClient.layer({ filename, disableWAL: filename === MEMORY })
+      SqliteClient.layer({ filename, disableWAL: inMemory })
     )
   )
 
@@ -63,18 +69,21 @@ const configure = Effect.gen(function* () {
  */
 export const layer = (
   options: SqliteStorageOptions
-): Layer.Layer<FileRepository.FileRepository | OperatorStore.OperatorStore, FileDataError.StorageUnavailable> =>
-  Layer.effectContext(
+): Layer.Layer<FileRepository.FileRepository | OperatorStore.OperatorStore, FileDataError.StorageUnavailable> => {
+  const filename = resolveFilename(options.filename)
+  return Layer.scopedContext(
     Effect.gen(function* () {
       yield* configure
-      const files = yield* SqliteFileRepository.makeWith({
+      const files = yield* SqliteFileRepository.make({
+        filename,
         pageSize: options.pageSize ?? SqliteFileRepository.defaultPageSize
       })
       const operator = yield* SqliteOperatorStore.make
       return Context.make(FileRepository.FileRepository, files).pipe(Context.add(OperatorStore.OperatorStore, operator))
     })
   ).pipe(
-    Layer.provide(client(options.filename)),
+    Layer.provide(client(filename, options.filename === MEMORY)),
     // better-sqlite3 throws while opening an unusable file, which reaches us as a defect, not a SqlError.
     Layer.catchAllCause((cause) => Layer.fail(unavailable(Cause.squash(cause))))
   )
+}

@@ -19,9 +19,9 @@ const importDocument = (document: unknown) =>
   })
 
 const readSubmissions = (id: string) =>
-  Effect.flatMap(FileRepository.FileRepository, (files) => Stream.runCollect(files.submissions(fileId(id)))).pipe(
-    Effect.map(Chunk.toReadonlyArray)
-  )
+  Effect.flatMap(FileRepository.FileRepository, (files) =>
+    Stream.runCollect(FileRepository.submissions(files, fileId(id)))
+  ).pipe(Effect.map(Chunk.toReadonlyArray))
 
 // SHA-256 of the UTF-8 text, computed independently of the adapter.
 const SHA256 = {
@@ -203,7 +203,7 @@ describe("SqliteFileRepository", () => {
             ]
           })
           const files = yield* FileRepository.FileRepository
-          const chunks = yield* Stream.runCollect(Stream.chunks(files.submissions(fileId("f1"))))
+          const chunks = yield* Stream.runCollect(Stream.chunks(FileRepository.submissions(files, fileId("f1"))))
           return { chunks: Chunk.toReadonlyArray(chunks), collected: yield* readSubmissions("f2") }
         }).pipe(withStorage(filename, 3))
         const expected = (id: string) =>

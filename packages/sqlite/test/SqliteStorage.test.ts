@@ -1,14 +1,13 @@
-import { mkdirSync, writeFileSync } from "node:fs"
+import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { describe, expect, it } from "@effect/vitest"
 import { FileRepository, OperatorStore } from "@filedata/core"
 import { SqliteFileRepository, SqliteStorage } from "@filedata/sqlite"
+import Database from "better-sqlite3"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import * as Stream from "effect/Stream"
 import { counts, file, fileId, fixture, inspect, tempDatabase, tempDir } from "./utils.js"
 
 const open = (filename: string) => Effect.provide(SqliteStorage.layer({ filename }))
@@ -87,16 +86,22 @@ describe("SqliteStorage", () => {
     })
   )
 
-  it.scoped("maps a SqlError of a repository call to StorageUnavailable", () =>
+  it.scoped("a repository on a database that was never migrated fails with StorageUnavailable", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
-      mkdirSync(join(dir, "empty"))
-      // A client on a database that was never migrated: every query fails with "no such table".
-      const exit = yield* Effect.gen(function* () {
-        const files = yield* SqliteFileRepository.make
-        return yield* files.submissions(fileId("f1")).pipe(Stream.runCollect)
-      }).pipe(Effect.provide(SqliteClient.layer({ filename: join(dir, "empty", "db") })), Effect.exit)
-      expectStorageUnavailable(exit)
+      const filename = join(dir, "empty.db")
+      new Database(filename).close()
+      // Its statements are prepared up front, so "no such table" surfaces when it is made, not mid-request.
+      expectStorageUnavailable(yield* Effect.exit(SqliteFileRepository.make({ filename, pageSize: 10 })))
+    })
+  )
+
+  it.scoped("a missing database file is StorageUnavailable for the reader, never created by it", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const filename = join(dir, "missing.db")
+      expectStorageUnavailable(yield* Effect.exit(SqliteFileRepository.make({ filename, pageSize: 10 })))
+      expect(existsSync(filename)).toBe(false)
     })
   )
 })

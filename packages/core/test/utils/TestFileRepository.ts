@@ -6,7 +6,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as Stream from "effect/Stream"
 import type { FileId, StoredFile, StoredSubmission, Timestamp, UserId } from "../../src/FileData.js"
 import * as FileRepository from "../../src/FileRepository.js"
 import type { Journal } from "./Journal.js"
@@ -97,10 +96,14 @@ export const make = (spec: RepositorySpec, journal: Journal = []): TestFileRepos
         journal.push(`findFile ${fileId}`)
         return Option.fromNullable(files.get(fileId))
       }),
-    submissions: (fileId) =>
-      Stream.suspend(() => {
-        journal.push(`submissions ${fileId}`)
-        return Stream.fromIterable(rows.get(fileId) ?? []).pipe(Stream.rechunk(spec.pageSize ?? 2))
+    // Positions are row offsets, as text like every adapter's.
+    submissionPage: (fileId, after) =>
+      Effect.sync(() => {
+        if (after === undefined) journal.push(`submissions ${fileId}`)
+        const all = rows.get(fileId) ?? []
+        const from = after === undefined ? 0 : Number(after)
+        const to = from + (spec.pageSize ?? 2)
+        return { rows: all.slice(from, to), next: to < all.length ? String(to) : undefined }
       }),
     ping: Effect.sync(() => {
       journal.push("ping")

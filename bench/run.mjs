@@ -1,0 +1,286 @@
+// `pnpm bench`: seeded datasets, imported with the real CLI, served by the real server and by the raw
+// baseline (bench/baseline.mjs), measured interleaved so machine drift hits both alike.
+// Options: --profiles small,large,huge  --duration 10  --connections 50  --rounds 2
+
+import { spawn, spawnSync } from "node:child_process"
+import { once } from "node:events"
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import autocannon from "autocannon"
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..")
+const work = join(root, ".bench")
+const option = (name, fallback) => {
+  const index = process.argv.indexOf(`--${name}`)
+  return index === -1 ? fallback : process.argv[index + 1]
+}
+const profiles = option("profiles", "small,large,huge").split(",")
+const duration = Number(option("duration", "10"))
+const connections = Number(option("connections", "50"))
+const rounds = Number(option("rounds", "2"))
+
+// mulberry32: a small seeded generator, so every run measures the same data.
+const random = (seed) => () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+
+const FIELDS = ["email", "name", "phone", "company", "message", "country", "city", "topic", "budget", "source"]
+
+const writeFixture = async (path, { files, submissionsPerFile, users }) => {
+  const next = random(42)
+  const out = createWriteStream(path)
+  const write = (text) => (out.write(text) ? undefined : once(out, "drain"))
+  await write(`{"users":[`)
+  for (let u = 0; u < users; u++) await write(`${u ? "," : ""}{"id":"user-${u}","apiKeys":["bench-key-${u}"]}`)
+  await write(`],"files":[`)
+  const start = Date.parse("2024-01-01T00:00:00.000Z")
+  for (let f = 0; f < files; f++) {
+    await write(
+      `${f ? "," : ""}{"id":"file-${f}","userId":"user-${f % users}","name":"Form ${f}",` +
+        `"creationDate":"2023-12-01T00:00:00.000Z","publicAvailability":${f % 2 === 0},"VisitCounter":${f * 7},"submissions":[`
+    )
+    let at = start
+    for (let s = 0; s < submissionsPerFile; s++) {
+      at += Math.floor(next() * 60_000)
+      const count = 5 + Math.floor(next() * 4)
+      const content = {}
+      for (let i = 0; i < count; i++) content[FIELDS[i]] = `${FIELDS[i]}-${Math.floor(next() * 1e9).toString(36)}`
+      await write(`${s ? "," : ""}{"createdDate":"${new Date(at).toISOString()}","content":${JSON.stringify(content)}}`)
+    }
+    await write("]}")
+  }
+  await write("]}")
+  out.end()
+  await once(out, "finish")
+}
+
+const shapes = {
+  small: { files: 1000, submissionsPerFile: 20, users: 100 },
+  large: { files: 1, submissionsPerFile: 100_000, users: 1 },
+  huge: { files: 1, submissionsPerFile: 1_000_000, users: 1 }
+}
+
+// Runs a command under /usr/bin/time for its wall time and peak RSS.
+const timed = (args, env) => {
+  const result = spawnSync("/usr/bin/time", ["-f", "%e %M", process.execPath, ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    encoding: "utf8"
+  })
+  if (result.status !== 0) throw new Error(`${args.join(" ")} failed:\n${result.stdout}\n${result.stderr}`)
+  const [seconds, kilobytes] = result.stderr.trim().split("\n").at(-1).split(" ").map(Number)
+  return { seconds, rssMiB: kilobytes / 1024 }
+}
+
+const start = async (name, args, env) => {
+  const began = performance.now()
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"]
+  })
+  let text = ""
+  const url = await new Promise((resolve, reject) => {
+    child.stdout.on("data", (chunk) => {
+      text += chunk
+      const match = /listening on (http:\/\/\S+)/.exec(text)
+      if (match) resolve(match[1].replace("0.0.0.0", "127.0.0.1"))
+    })
+    child.on("exit", (code) => reject(new Error(`${name} exited with ${code}: ${text}`)))
+  })
+  child.stdout.resume()
+  return { name, child, url, startupMs: performance.now() - began }
+}
+
+const stop = async (server) => {
+  server.child.kill("SIGTERM")
+  await once(server.child, "exit")
+}
+
+const status = (pid, field) =>
+  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024
+// Writing 5 to clear_refs resets the peak RSS, so each scenario reports its own peak.
+const resetPeak = (pid) => writeFileSync(`/proc/${pid}/clear_refs`, "5")
+
+const load = (server, bodies) =>
+  new Promise((resolve, reject) => {
+    let i = 0
+    autocannon(
+      {
+        url: `${server.url}/api/v1/file-data`,
+        connections,
+        duration,
+        requests: [
+          {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            setupRequest: (request) => ({ ...request, body: bodies[i++ % bodies.length] })
+          }
+        ]
+      },
+      (error, result) => (error ? reject(error) : resolve(result))
+    )
+  })
+
+const download = async (server, body) => {
+  const began = performance.now()
+  const response = await fetch(`${server.url}/api/v1/file-data`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body
+  })
+  let bytes = 0
+  for await (const chunk of response.body) bytes += chunk.length
+  if (response.status !== 200) throw new Error(`${server.name} answered ${response.status}`)
+  return { ms: performance.now() - began, bytes }
+}
+
+const rows = []
+const row = (profile, metric, server, baseline, unit, better) =>
+  rows.push({ profile, metric, filedata: server, baseline, unit, ratio: baseline ? server / baseline : NaN, better })
+
+mkdirSync(work, { recursive: true })
+const build = spawnSync(process.execPath, [join(root, "scripts/run.mjs"), "--build-only"], {
+  cwd: root,
+  stdio: "inherit"
+})
+if (build.status !== 0) process.exit(1)
+
+for (const profile of profiles) {
+  const shape = shapes[profile]
+  const fixture = join(work, `${profile}.json`)
+  const db = join(work, `${profile}.db`)
+  if (!existsSync(fixture)) {
+    console.error(`generating ${profile} fixture...`)
+    await writeFixture(fixture, shape)
+  }
+  rmSync(db, { force: true })
+  rmSync(`${db}-wal`, { force: true })
+  rmSync(`${db}-shm`, { force: true })
+  const imported = timed(["apps/cli/dist/main.js", "import", fixture], {
+    DATABASE_URL: `file:${db}`,
+    LOG_LEVEL: "warn"
+  })
+  console.error(`${profile}: imported in ${imported.seconds.toFixed(1)} s, peak RSS ${imported.rssMiB.toFixed(0)} MiB`)
+  row(profile, "import time", imported.seconds, NaN, "s")
+  row(profile, "import peak RSS", imported.rssMiB, NaN, "MiB")
+
+  const env = {
+    DATABASE_URL: `file:${db}`,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn",
+    RATE_LIMIT_MAX: "1000000000",
+    RATE_LIMIT_IP_MAX: "1000000000"
+  }
+  const servers = [
+    await start("filedata", ["apps/server/dist/main.js"], env),
+    await start("baseline", ["bench/baseline.mjs", db, "0"], {})
+  ]
+  row(profile, "start-up to listening", servers[0].startupMs, servers[1].startupMs, "ms", "lower")
+
+  if (profile === "small") {
+    const bodies = Array.from({ length: shape.files }, (_, f) =>
+      JSON.stringify({ fileId: `file-${f}`, apiKey: `bench-key-${f % shape.users}` })
+    )
+    const results = { filedata: [], baseline: [] }
+    for (let round = 0; round < rounds; round++) {
+      for (const server of round % 2 === 0 ? servers : [...servers].reverse()) {
+        resetPeak(server.child.pid)
+        const result = await load(server, bodies)
+        if (result.non2xx > 0 || result.errors > 0)
+          throw new Error(`${server.name}: ${result.non2xx} non-2xx, ${result.errors} errors`)
+        results[server.name].push({ ...result, peak: status(server.child.pid, "VmHWM") })
+        console.error(
+          `${profile} round ${round + 1} ${server.name}: ${result.requests.average} req/s, p99 ${result.latency.p99} ms`
+        )
+      }
+    }
+    const mean = (list, pick) => list.reduce((sum, item) => sum + pick(item), 0) / list.length
+    row(
+      profile,
+      "requests/s",
+      mean(results.filedata, (r) => r.requests.average),
+      mean(results.baseline, (r) => r.requests.average),
+      "req/s",
+      "higher"
+    )
+    row(
+      profile,
+      "p50 latency",
+      mean(results.filedata, (r) => r.latency.p50),
+      mean(results.baseline, (r) => r.latency.p50),
+      "ms",
+      "lower"
+    )
+    row(
+      profile,
+      "p99 latency",
+      mean(results.filedata, (r) => r.latency.p99),
+      mean(results.baseline, (r) => r.latency.p99),
+      "ms",
+      "lower"
+    )
+    row(
+      profile,
+      "peak RSS under load",
+      mean(results.filedata, (r) => r.peak),
+      mean(results.baseline, (r) => r.peak),
+      "MiB",
+      "lower"
+    )
+  } else {
+    const body = JSON.stringify({ fileId: "file-0", apiKey: "bench-key-0" })
+    for (const parallel of [1, 4]) {
+      const measured = {}
+      for (const server of parallel === 1 ? servers : [...servers].reverse()) {
+        await download(server, body) // warm the page cache and the code paths
+        const idle = status(server.child.pid, "VmRSS")
+        resetPeak(server.child.pid)
+        const began = performance.now()
+        const replies = await Promise.all(Array.from({ length: parallel }, () => download(server, body)))
+        measured[server.name] = {
+          ms: performance.now() - began,
+          bytes: replies[0].bytes,
+          aboveIdle: status(server.child.pid, "VmHWM") - idle
+        }
+      }
+      if (measured.filedata.bytes !== measured.baseline.bytes) {
+        throw new Error(`reply sizes differ: ${measured.filedata.bytes} vs ${measured.baseline.bytes}`)
+      }
+      row(
+        profile,
+        `time to last byte, ${parallel} in parallel`,
+        measured.filedata.ms,
+        measured.baseline.ms,
+        "ms",
+        "lower"
+      )
+      row(
+        profile,
+        `peak RSS above idle, ${parallel} in parallel`,
+        measured.filedata.aboveIdle,
+        measured.baseline.aboveIdle,
+        "MiB",
+        "lower"
+      )
+    }
+  }
+  await Promise.all(servers.map(stop))
+}
+
+const format = (value) => (Number.isNaN(value) ? "-" : value >= 100 ? value.toFixed(0) : value.toFixed(2))
+console.log(
+  `\nfiledata vs raw baseline (node ${process.version}, ${connections} connections, ${duration} s x ${rounds} rounds)\n`
+)
+console.log("| profile | metric | filedata | baseline | unit | ratio |")
+console.log("|---|---|---|---|---|---|")
+for (const r of rows) {
+  console.log(
+    `| ${r.profile} | ${r.metric} | ${format(r.filedata)} | ${format(r.baseline)} | ${r.unit} | ${format(r.ratio)} |`
+  )
+}

@@ -1,0 +1,137 @@
+/**
+ * The `FileRepository` port over an @effect/sql PostgreSQL client.
+ *
+ * @since 0.1.0
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { FileRepository } from "@filedata/core"
+import { FileData } from "@filedata/core"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { epochMillis, hashKey, instant, storable, unavailable } from "./internal/storage.js"
+
+/**
+ * How many submissions one page reads when no size is given.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultPageSize = 1000
+
+// pg hands int8 over as text; every value here is a safe integer, so Number is exact.
+interface FileRow {
+  readonly id: string
+  readonly user_id: string
+  readonly name: string
+  readonly creation_date: string
+  readonly public_availability: boolean
+  readonly submission_counter: string
+  readonly visit_counter: string
+}
+
+interface SubmissionRow {
+  readonly seq: string
+  readonly created_date: string
+  readonly content: string
+}
+
+// seq stays the driver's text: it is only sent back as a parameter, and PostgreSQL compares it as int8.
+interface Cursor {
+  readonly createdDate: number
+  readonly seq: string
+}
+
+// The page position handed out through the port: opaque to callers, `createdDate:seq` here.
+const toPosition = (cursor: Cursor): string => `${cursor.createdDate}:${cursor.seq}`
+const fromPosition = (position: string): Cursor => {
+  const separator = position.indexOf(":")
+  return { createdDate: Number(position.slice(0, separator)), seq: position.slice(separator + 1) }
+}
+
+// Rows were checked by the core's schemas when they were written, so their ids are valid as read.
+const toStoredFile = (row: FileRow): FileData.StoredFile => ({
+  id: row.id as FileData.FileId,
+  ownerId: row.user_id as FileData.UserId,
+  name: row.name,
+  creationDate: FileData.timestampFromEpochMillis(Number(row.creation_date)),
+  publicAvailability: row.public_availability,
+  SubmissionCounter: Number(row.submission_counter),
+  VisitCounter: Number(row.visit_counter)
+})
+
+/**
+ * Builds the repository reading submissions in pages of `pageSize` rows.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeWith = (options: {
+  readonly pageSize: number
+}): Effect.Effect<FileRepository.FileRepository, never, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const { pageSize } = options
+    if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
+      return yield* Effect.dieMessage(`pageSize must be a positive integer, got ${pageSize}`)
+    }
+    const sql = yield* SqlClient.SqlClient
+
+    // Keyset paging: each page seeks past the last row of the previous one with a row comparison, which
+    // PostgreSQL answers from the index (file_id, created_date, seq) in order, so no page sorts and the
+    // last page of a million rows costs what the first does.
+    const page = (fileId: FileData.FileId, after: Option.Option<Cursor>) =>
+      sql<SubmissionRow>`SELECT seq, ${epochMillis(sql, "created_date")} AS created_date, content
+        FROM submissions
+        WHERE file_id = ${fileId}${Option.match(after, {
+          onNone: () => sql``,
+          onSome: (cursor) => sql` AND (created_date, seq) > (${instant(sql, cursor.createdDate)}, ${cursor.seq}::int8)`
+        })}
+        ORDER BY created_date, seq
+        LIMIT ${pageSize}`.pipe(Effect.mapError(unavailable))
+
+    return {
+      findKeyOwner: (apiKey) =>
+        sql<{ readonly user_id: string }>`SELECT user_id FROM api_keys
+          WHERE key_hash = ${hashKey(apiKey)} AND revoked_at IS NULL`.pipe(
+          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.user_id as FileData.UserId)),
+          Effect.mapError(unavailable)
+        ),
+      findFile: (fileId) =>
+        storable(fileId)
+          ? sql<FileRow>`SELECT id, user_id, name, ${epochMillis(sql, "creation_date")} AS creation_date,
+              public_availability, submission_counter, visit_counter
+              FROM files WHERE id = ${fileId}`.pipe(
+              Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toStoredFile)),
+              Effect.mapError(unavailable)
+            )
+          : Effect.succeed(Option.none()),
+      submissionPage: (fileId, after) =>
+        storable(fileId)
+          ? Effect.map(page(fileId, Option.map(Option.fromNullable(after), fromPosition)), (rows) => {
+              const last = rows[rows.length - 1]
+              return {
+                rows: rows.map(
+                  (row): FileData.StoredSubmission => ({
+                    createdDate: FileData.timestampFromEpochMillis(Number(row.created_date)),
+                    contentJson: row.content
+                  })
+                ),
+                next:
+                  rows.length < pageSize || last === undefined
+                    ? undefined
+                    : toPosition({ createdDate: Number(last.created_date), seq: last.seq })
+              }
+            })
+          : Effect.succeed({ rows: [], next: undefined }),
+      ping: sql`SELECT 1`.pipe(Effect.asVoid, Effect.mapError(unavailable))
+    }
+  })
+
+/**
+ * Builds the repository with the {@link defaultPageSize}.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: Effect.Effect<FileRepository.FileRepository, never, SqlClient.SqlClient> = makeWith({
+  pageSize: defaultPageSize
+})

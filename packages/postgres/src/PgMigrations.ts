@@ -1,0 +1,93 @@
+/**
+ * The schema of the PostgreSQL adapter, as @effect/sql migrations.
+ *
+ * @since 0.1.0
+ */
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import * as Effect from "effect/Effect"
+
+const createTables = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE users (
+    id text PRIMARY KEY
+  )`
+  // Only the SHA-256 of a key is kept: a copy of the database gives no usable key.
+  yield* sql`CREATE TABLE api_keys (
+    id bigserial PRIMARY KEY,
+    user_id text NOT NULL REFERENCES users (id),
+    key_hash text NOT NULL UNIQUE,
+    created_at timestamptz NOT NULL,
+    revoked_at timestamptz
+  )`
+  yield* sql`CREATE INDEX api_keys_user_id ON api_keys (user_id, id)`
+  // Counters are int8: the fixture accepts any safe integer.
+  yield* sql`CREATE TABLE files (
+    id text PRIMARY KEY,
+    user_id text NOT NULL REFERENCES users (id),
+    name text NOT NULL,
+    creation_date timestamptz NOT NULL,
+    public_availability boolean NOT NULL,
+    submission_counter int8 NOT NULL CHECK (submission_counter >= 0),
+    visit_counter int8 NOT NULL CHECK (visit_counter >= 0)
+  )`
+  // seq grows with insertion, so it breaks createdDate ties in insertion order. content is text, not
+  // jsonb: jsonb reorders keys and drops duplicates, and the reply splices the imported text in as is.
+  yield* sql`CREATE TABLE submissions (
+    seq bigserial PRIMARY KEY,
+    file_id text NOT NULL REFERENCES files (id),
+    created_date timestamptz NOT NULL,
+    content text NOT NULL
+  )`
+  // Serves the keyset pages of a file's submissions in reply order without a sort.
+  yield* sql`CREATE INDEX submissions_file_created_seq ON submissions (file_id, created_date, seq)`
+})
+
+/**
+ * Every migration, by `<id>_<name>`; entries are only ever appended.
+ *
+ * @since 0.1.0
+ * @category migrations
+ */
+export const loader: Migrator.Loader = Migrator.fromRecord({
+  "1_create_tables": createTables
+})
+
+const table = "effect_sql_migrations"
+
+// Any fixed number works; only this adapter's migrations take it.
+const LOCK_KEY = 7_305_164_211
+
+// PgMigrator would add schema dumps through pg_dump, which is not used here.
+const migrate = Migrator.make({})
+
+/**
+ * Brings the database to the latest schema; migrations already applied are skipped, so it is idempotent.
+ * Instances starting together take turns: the Migrator creates its table before it locks it, and two
+ * instances racing to create it would fail, so everything runs in one transaction under an advisory lock.
+ *
+ * @since 0.1.0
+ * @category migrations
+ */
+export const run: Effect.Effect<
+  ReadonlyArray<readonly [id: number, name: string]>,
+  Migrator.MigrationError | SqlError,
+  SqlClient.SqlClient
+> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  return yield* sql.withTransaction(
+    Effect.gen(function* () {
+      // An index built by a later release may outlast a request's budget; the next instance waits for it.
+      yield* sql`SET LOCAL statement_timeout = 0`
+      yield* sql`SELECT pg_advisory_xact_lock(${LOCK_KEY}::int8)`
+      // The Migrator's own definition. Made here, since its probe for the table would abort the transaction.
+      yield* sql`CREATE TABLE IF NOT EXISTS ${sql(table)} (
+        migration_id integer PRIMARY KEY,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        name text NOT NULL
+      )`
+      return yield* migrate({ loader, table })
+    })
+  )
+})

@@ -1,0 +1,113 @@
+/**
+ * The PostgreSQL adapter as one layer: opens a connection pool, migrates the database and provides both
+ * storage ports.
+ *
+ * @since 0.1.0
+ */
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { type FileDataError, FileRepository, OperatorStore } from "@filedata/core"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import { unavailable } from "./internal/storage.js"
+import * as PgFileRepository from "./PgFileRepository.js"
+import * as PgMigrations from "./PgMigrations.js"
+import * as PgOperatorStore from "./PgOperatorStore.js"
+
+/**
+ * Where the database lives and how the pool behaves.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PgStorageOptions {
+  /** A `postgres://` or `postgresql://` connection URL. */
+  readonly url: Redacted.Redacted<string>
+  /** Connections kept open at most; defaults to {@link defaultPoolMax}. */
+  readonly poolMax?: number | undefined
+  /** Longest a statement may run before the server cancels it, 0 for no limit; defaults to {@link defaultStatementTimeoutMillis}. */
+  readonly statementTimeoutMillis?: number | undefined
+  /** Submissions read per page; defaults to {@link PgFileRepository.defaultPageSize}. */
+  readonly pageSize?: number | undefined
+}
+
+/**
+ * Connections kept open at most when no size is given; `DATABASE_POOL_MAX` has the same default.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultPoolMax = 10
+
+/**
+ * Longest a statement may run when no limit is given; `DATABASE_STATEMENT_TIMEOUT_MS` has the same default.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultStatementTimeoutMillis = 5_000
+
+/**
+ * How long opening a connection, or waiting for a free one in a saturated pool, may take.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const connectTimeout: Duration.Duration = Duration.seconds(5)
+
+// pg sends `statement_timeout` from the URL as a start-up parameter of every connection it opens, so each
+// pooled connection has it before its first query; the client offers no per-connection hook otherwise.
+const withStatementTimeout = (url: string, millis: number): Effect.Effect<string, FileDataError.StorageUnavailable> =>
+  Effect.try({
+    try: () => {
+      const parsed = new URL(url)
+      parsed.searchParams.set("statement_timeout", String(millis))
+      return parsed.toString()
+    },
+    // The URL may hold a password: only say that it did not parse.
+    catch: () => unavailable(new Error("DATABASE_URL is not a valid URL"))
+  })
+
+const client = (options: PgStorageOptions) =>
+  Layer.unwrapEffect(
+    Effect.map(
+      withStatementTimeout(
+        Redacted.value(options.url),
+        options.statementTimeoutMillis ?? defaultStatementTimeoutMillis
+      ),
+      (url) =>
+        PgClient.layer({
+          url: Redacted.make(url),
+          maxConnections: options.poolMax ?? defaultPoolMax,
+          connectTimeout,
+          applicationName: "filedata"
+        })
+    )
+  )
+
+/**
+ * The `FileRepository` and `OperatorStore` of one PostgreSQL database, migrated when the layer is built.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options: PgStorageOptions
+): Layer.Layer<FileRepository.FileRepository | OperatorStore.OperatorStore, FileDataError.StorageUnavailable> =>
+  Layer.effectContext(
+    Effect.gen(function* () {
+      yield* PgMigrations.run
+      const files = yield* PgFileRepository.makeWith({
+        pageSize: options.pageSize ?? PgFileRepository.defaultPageSize
+      })
+      const operator = yield* PgOperatorStore.make
+      return Context.make(FileRepository.FileRepository, files).pipe(Context.add(OperatorStore.OperatorStore, operator))
+    })
+  ).pipe(
+    Layer.provide(client(options)),
+    // A failed migration is a defect inside the Migrator; at start-up it means the same as a refused connection.
+    Layer.catchAllCause((cause) => Layer.fail(unavailable(Cause.squash(cause))))
+  )

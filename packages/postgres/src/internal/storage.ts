@@ -1,0 +1,44 @@
+import { createHash } from "node:crypto"
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
+import type { FileData } from "@filedata/core"
+import { FileDataError } from "@filedata/core"
+import * as Redacted from "effect/Redacted"
+
+/** @internal */
+export const unavailable = (cause: unknown): FileDataError.StorageUnavailable =>
+  new FileDataError.StorageUnavailable({ cause })
+
+/** @internal */
+export const hashKeyText = (text: string): string => createHash("sha256").update(text, "utf8").digest("hex")
+
+/** @internal */
+export const hashKey = (apiKey: FileData.ApiKey): string => hashKeyText(Redacted.value(apiKey))
+
+/**
+ * Epoch milliseconds as a `timestamptz`. Whole seconds times 10^6 are exact in a double over the whole
+ * 0000-9999 range while milliseconds times 10^3 are not near year 9999, so the two parts travel apart;
+ * neither addition depends on the session's time zone.
+ *
+ * @internal
+ */
+export const instant = (sql: SqlClient.SqlClient, epochMillis: number): Statement.Fragment => {
+  const seconds = Math.floor(epochMillis / 1000)
+  return sql`(to_timestamp(${seconds}::float8) + ${epochMillis - seconds * 1000}::int * interval '1 millisecond')`
+}
+
+/**
+ * A `timestamptz` column read back as epoch milliseconds. `extract` is exact (numeric) from PostgreSQL 14
+ * and the cast rounds, so stored milliseconds come back unchanged; int8 arrives as a string.
+ *
+ * @internal
+ */
+export const epochMillis = (sql: SqlClient.SqlClient, column: string): Statement.Fragment =>
+  sql`(extract(epoch from ${sql(column)}) * 1000)::int8`
+
+/**
+ * PostgreSQL text cannot hold U+0000, so no stored id contains it and a lookup of one is a plain miss.
+ *
+ * @internal
+ */
+export const storable = (text: string): boolean => !text.includes("\u0000")

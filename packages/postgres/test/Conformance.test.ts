@@ -1,0 +1,14 @@
+import { describe } from "@effect/vitest"
+import { StorageConformance } from "@filedata/conformance"
+import { PgStorage } from "@filedata/postgres"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { tempSchema, testDatabaseUrl, urlForSchema } from "./utils.js"
+
+describe.skipIf(testDatabaseUrl === undefined)("PostgreSQL (TEST_DATABASE_URL)", () => {
+  StorageConformance.suite("PostgreSQL storage conformance", ({ pageSize }) =>
+    Layer.unwrapScoped(
+      Effect.map(tempSchema, (schema) => PgStorage.layer({ url: urlForSchema(schema), pageSize, poolMax: 2 }))
+    )
+  )
+})

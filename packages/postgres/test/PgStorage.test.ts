@@ -1,0 +1,231 @@
+import { describe, expect, it } from "@effect/vitest"
+import { FileData, FileRepository, Fixture, OperatorStore } from "@filedata/core"
+import { PgStorage } from "@filedata/postgres"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { admin, tempSchema, testDatabaseUrl, urlForSchema } from "./utils.js"
+
+const open = (schema: string, options: Partial<PgStorage.PgStorageOptions> = {}) =>
+  Effect.provide(PgStorage.layer({ url: urlForSchema(schema), ...options }))
+
+const importDocument = (document: unknown) =>
+  Effect.gen(function* () {
+    const store = yield* OperatorStore.OperatorStore
+    return yield* store.importFixture(yield* Effect.orDie(Fixture.decode(document)))
+  })
+
+const fileId = (id: string): FileData.FileId => FileData.FileId.make(id)
+
+const failureTag = <A, E>(exit: Exit.Exit<A, E>) => {
+  expect(Exit.isFailure(exit)).toBe(true)
+  if (Exit.isFailure(exit)) expect(Cause.isDie(exit.cause)).toBe(false)
+  return Exit.isFailure(exit)
+    ? Option.getOrUndefined(Option.map(Cause.failureOption(exit.cause), (error) => (error as { _tag: string })._tag))
+    : undefined
+}
+
+const migrations = (schema: string) =>
+  admin((sql) => sql`SELECT migration_id, name FROM ${sql(schema)}.effect_sql_migrations ORDER BY migration_id`)
+
+// SHA-256 of the UTF-8 text, computed independently of the adapter.
+const SHA256_KEY_ONE = "9b346041bc9a49574eb2665b2ad2a0a3f9f9cce4e42f5d1f26deb8a256b5966a"
+
+describe("PgStorage", () => {
+  it.scoped("fails with StorageUnavailable, not a defect, when nothing listens on the port", () =>
+    Effect.gen(function* () {
+      const exit = yield* Effect.exit(
+        Effect.void.pipe(Effect.provide(PgStorage.layer({ url: Redacted.make("postgres://postgres@127.0.0.1:1/x") })))
+      )
+      expect(failureTag(exit)).toBe("StorageUnavailable")
+    })
+  )
+
+  it.scoped("fails with StorageUnavailable for a URL that does not parse, without repeating it", () =>
+    Effect.gen(function* () {
+      const exit = yield* Effect.exit(
+        Effect.void.pipe(Effect.provide(PgStorage.layer({ url: Redacted.make("postgres://u:s3cret@[::1/x") })))
+      )
+      expect(failureTag(exit)).toBe("StorageUnavailable")
+      expect(Exit.isFailure(exit) && Cause.pretty(exit.cause).includes("s3cret")).toBe(false)
+    })
+  )
+})
+
+describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DATABASE_URL)", () => {
+  it.scoped("migrates idempotently: a second start keeps the data and records the migration once", () =>
+    Effect.gen(function* () {
+      const schema = yield* tempSchema
+      yield* importDocument({ users: [{ id: "u1" }] }).pipe(open(schema))
+      const exists = yield* Effect.flatMap(OperatorStore.OperatorStore, (store) =>
+        store.userExists(FileData.UserId.make("u1"))
+      ).pipe(open(schema))
+      expect(exists).toBe(true)
+      expect(yield* migrations(schema)).toEqual([{ migration_id: 1, name: "create_tables" }])
+    })
+  )
+
+  it.scoped("lets several instances start at once on an empty database", () =>
+    Effect.gen(function* () {
+      for (let round = 0; round < 3; round++) {
+        const schema = yield* tempSchema
+        yield* Effect.all(
+          Array.from({ length: 4 }, () =>
+            Effect.flatMap(FileRepository.FileRepository, (files) => files.ping).pipe(open(schema))
+          ),
+          { concurrency: "unbounded" }
+        )
+        expect(yield* migrations(schema)).toEqual([{ migration_id: 1, name: "create_tables" }])
+      }
+    })
+  )
+
+  it.live("cancels a statement that runs past the statement timeout, as StorageUnavailable", () =>
+    Effect.gen(function* () {
+      const schema = yield* tempSchema
+      // Built into the test's scope, so the pool outlives this statement.
+      const storage = Context.get(
+        yield* Layer.build(PgStorage.layer({ url: urlForSchema(schema), statementTimeoutMillis: 200 })),
+        FileRepository.FileRepository
+      )
+      // Another session holds the table, so the adapter's read waits on the lock until the server cancels it.
+      // The read runs outside that session's transaction, whose connection the fiber would otherwise reuse.
+      const locked = yield* Deferred.make<void>()
+      const done = yield* Deferred.make<void>()
+      yield* admin((sql) =>
+        sql.withTransaction(
+          sql`LOCK TABLE ${sql(schema)}.files IN ACCESS EXCLUSIVE MODE`.pipe(
+            Effect.zipRight(Deferred.succeed(locked, undefined)),
+            Effect.zipRight(Deferred.await(done))
+          )
+        )
+      ).pipe(Effect.forkScoped)
+      yield* Deferred.await(locked)
+      const started = Date.now()
+      const exit = { exit: yield* Effect.exit(storage.findFile(fileId("f1"))), elapsed: Date.now() - started }
+      yield* Deferred.succeed(done, undefined)
+      expect(failureTag(exit.exit)).toBe("StorageUnavailable")
+      expect(exit.elapsed).toBeGreaterThanOrEqual(150)
+      expect(exit.elapsed).toBeLessThan(3000)
+      // The server's own reason, two causes down: StorageUnavailable, then SqlError, then the pg error.
+      const reason = Exit.isFailure(exit.exit)
+        ? Option.map(Cause.failureOption(exit.exit.cause), (error) =>
+            String((error.cause as { cause?: unknown }).cause)
+          )
+        : Option.none()
+      expect(Option.getOrElse(reason, () => "")).toMatch(/canceling statement due to statement timeout/)
+    }).pipe(Effect.scoped)
+  )
+
+  it.scoped("stores content as text, instants as timestamptz and only the SHA-256 of keys", () =>
+    Effect.gen(function* () {
+      const schema = yield* tempSchema
+      yield* importDocument({
+        users: [{ id: "u1", apiKeys: ["key-one"] }],
+        files: [
+          {
+            id: "f1",
+            userId: "u1",
+            name: "F",
+            creationDate: "2024-01-01T00:00:00.000Z",
+            submissions: [
+              { createdDate: "2024-01-02T00:00:00.123Z", content: JSON.parse('{"b":"1","a":"2","b2":"3"}') }
+            ]
+          }
+        ]
+      }).pipe(open(schema))
+      const columns = yield* admin(
+        (sql) => sql<{ table_name: string; column_name: string; data_type: string }>`
+          SELECT table_name, column_name, data_type FROM information_schema.columns
+          WHERE table_schema = ${schema} AND table_name IN ('submissions', 'files', 'api_keys')
+          ORDER BY table_name, ordinal_position`
+      )
+      expect(columns.map((c) => `${c.table_name}.${c.column_name} ${c.data_type}`)).toEqual([
+        "api_keys.id bigint",
+        "api_keys.user_id text",
+        "api_keys.key_hash text",
+        "api_keys.created_at timestamp with time zone",
+        "api_keys.revoked_at timestamp with time zone",
+        "files.id text",
+        "files.user_id text",
+        "files.name text",
+        "files.creation_date timestamp with time zone",
+        "files.public_availability boolean",
+        "files.submission_counter bigint",
+        "files.visit_counter bigint",
+        "submissions.seq bigint",
+        "submissions.file_id text",
+        "submissions.created_date timestamp with time zone",
+        "submissions.content text"
+      ])
+      const stored = yield* admin(
+        (sql) => sql<{ content: string; created: string; key_hash: string }>`
+          SELECT s.content, to_char(s.created_date AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS created, k.key_hash
+          FROM ${sql(schema)}.submissions s, ${sql(schema)}.api_keys k`
+      )
+      expect(stored).toEqual([
+        { content: '{"b":"1","a":"2","b2":"3"}', created: "2024-01-02 00:00:00.123000", key_hash: SHA256_KEY_ONE }
+      ])
+    })
+  )
+
+  it.scoped("reads pages through the index without sorting (EXPLAIN)", () =>
+    Effect.gen(function* () {
+      const schema = yield* tempSchema
+      yield* Effect.void.pipe(open(schema))
+      // Tiny tables make a sequential scan cheapest; with it off the plan shows what large tables get.
+      const plan = yield* admin((sql) =>
+        sql.withTransaction(
+          Effect.gen(function* () {
+            yield* sql`SET LOCAL enable_seqscan = off`
+            return yield* sql<{ "QUERY PLAN": string }>`EXPLAIN SELECT seq, created_date, content
+              FROM ${sql(schema)}.submissions
+              WHERE file_id = 'f1' AND (created_date, seq) > (now(), 5::int8)
+              ORDER BY created_date, seq LIMIT 1000`
+          })
+        )
+      )
+      const text = plan.map((row) => row["QUERY PLAN"]).join("\n")
+      expect(text).toMatch(/Index Scan using submissions_file_created_seq/)
+      expect(text).not.toMatch(/Sort/)
+    })
+  )
+
+  it.scoped("serialises concurrent imports: a clash is reported by path, never half written", () =>
+    Effect.gen(function* () {
+      const schema = yield* tempSchema
+      const document = {
+        users: [{ id: "u1", apiKeys: ["k1"] }],
+        files: [{ id: "f1", userId: "u1", name: "F", creationDate: "2024-01-01T00:00:00.000Z" }]
+      }
+      const exits = yield* Effect.all(
+        Array.from({ length: 4 }, () => Effect.exit(importDocument(document))),
+        { concurrency: "unbounded" }
+      ).pipe(open(schema, { poolMax: 4 }))
+      expect(exits.filter(Exit.isSuccess)).toHaveLength(1)
+      for (const exit of exits.filter(Exit.isFailure)) expect(failureTag(exit)).toBe("FixtureInvalid")
+    })
+  )
+
+  it.scoped("refuses ids and names holding U+0000, which PostgreSQL text cannot store, by path", () =>
+    Effect.gen(function* () {
+      const schema = yield* tempSchema
+      const error = yield* Effect.flip(
+        importDocument({
+          users: [{ id: "u\u0000" }, { id: "u2" }],
+          files: [{ id: "f\u0000", userId: "u2", name: "a\u0000b", creationDate: "2024-01-01T00:00:00.000Z" }]
+        })
+      ).pipe(open(schema))
+      expect(error instanceof Fixture.FixtureInvalid ? error.issues.map((issue) => issue.path) : error).toEqual([
+        "$.users[0].id",
+        "$.files[0].id",
+        "$.files[0].name"
+      ])
+    })
+  )
+})

@@ -1,0 +1,38 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+
+/** The server the tests use; unset means the PostgreSQL tests are skipped. */
+export const testDatabaseUrl: string | undefined = process.env.TEST_DATABASE_URL || undefined
+
+if (testDatabaseUrl === undefined) {
+  console.warn("PostgreSQL tests skipped: TEST_DATABASE_URL is not set (e.g. postgres://postgres@127.0.0.1:5432/test)")
+}
+
+/** Runs statements on a client of its own against the test database, outside the adapter. */
+export const admin = <A, E>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>) =>
+  Effect.flatMap(SqlClient.SqlClient, f).pipe(
+    Effect.provide(PgClient.layer({ url: Redacted.make(testDatabaseUrl ?? ""), maxConnections: 1 })),
+    Effect.orDie
+  )
+
+/** The test URL with its connections confined to one schema. */
+export const urlForSchema = (schema: string): Redacted.Redacted<string> => {
+  const url = new URL(testDatabaseUrl ?? "")
+  url.searchParams.set("options", `-c search_path=${schema}`)
+  return Redacted.make(url.toString())
+}
+
+/**
+ * A fresh, empty schema, dropped with everything in it when the scope closes. A schema is far cheaper than
+ * a database, and a search_path set at connection start confines the adapter to it.
+ */
+export const tempSchema = Effect.acquireRelease(
+  Effect.gen(function* () {
+    const schema = `filedata_t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 10)}`
+    yield* admin((sql) => sql`CREATE SCHEMA ${sql(schema)}`)
+    return schema
+  }),
+  (schema) => admin((sql) => sql`DROP SCHEMA ${sql(schema)} CASCADE`)
+)

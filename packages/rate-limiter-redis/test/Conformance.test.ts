@@ -1,0 +1,29 @@
+import { randomUUID } from "node:crypto"
+import { describe, it } from "@effect/vitest"
+import { RateLimiterConformance } from "@filedata/conformance"
+import * as Redacted from "effect/Redacted"
+import { RedisRateLimiter } from "../src/index.js"
+
+const url = process.env.TEST_REDIS_URL
+
+if (url === undefined || url === "") {
+  const reason = "TEST_REDIS_URL is unset; run with TEST_REDIS_URL=redis://127.0.0.1:6379 to test against Redis"
+  console.warn(`RedisRateLimiter conformance SKIPPED: ${reason}`)
+  describe("RateLimiter conformance: RedisRateLimiter", () => {
+    it.skip(`SKIPPED: ${reason}`, () => {})
+  })
+} else {
+  // Redis expires keys by its own clock, so the suite runs in real time; a fresh key prefix per limiter keeps
+  // runs apart, and failing closed makes an unreachable Redis fail the suite instead of passing it silently.
+  RateLimiterConformance.suite(
+    "RedisRateLimiter",
+    (policy) =>
+      RedisRateLimiter.make({
+        url: Redacted.make(url),
+        policy,
+        failureMode: "closed",
+        keyPrefix: `filedata-test:${randomUUID()}:`
+      }),
+    { clock: "live" }
+  )
+}

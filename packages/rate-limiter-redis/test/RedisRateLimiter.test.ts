@@ -1,0 +1,268 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { randomUUID } from "node:crypto"
+import { createServer } from "node:net"
+import { describe, expect, it } from "@effect/vitest"
+import { RateLimiterConformance } from "@filedata/conformance"
+import type { RateLimiter } from "@filedata/core"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Logger from "effect/Logger"
+import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
+import { Redis } from "ioredis"
+import { RedisRateLimiter } from "../src/index.js"
+
+const { apiKey, clientAddress, policy, refusal } = RateLimiterConformance
+
+const testRedisUrl = process.env.TEST_REDIS_URL
+const hasTestRedis = testRedisUrl !== undefined && testRedisUrl !== ""
+const hasRedisServer = spawnSync("redis-server", ["--version"]).error === undefined
+
+const skipReasons = [
+  ...(hasTestRedis ? [] : ["TEST_REDIS_URL is unset (e.g. TEST_REDIS_URL=redis://127.0.0.1:6379)"]),
+  ...(hasRedisServer ? [] : ["redis-server is not on PATH, so no Redis can be started and stopped"])
+]
+for (const reason of skipReasons) console.warn(`RedisRateLimiter tests partly SKIPPED: ${reason}`)
+
+const limiterOn = (
+  url: string,
+  options: {
+    readonly failureMode: "open" | "closed"
+    readonly policy: RateLimiter.RateLimitPolicy
+    readonly keyPrefix?: string
+  }
+) =>
+  RedisRateLimiter.make({
+    url: Redacted.make(url),
+    keyPrefix: options.keyPrefix ?? `filedata-test:${randomUUID()}:`,
+    policy: options.policy,
+    failureMode: options.failureMode
+  })
+
+const redisClient = (url: string) =>
+  Effect.acquireRelease(
+    Effect.sync(() => new Redis(url)),
+    (client) => Effect.sync(() => client.disconnect())
+  )
+
+const collectLogs = () => {
+  const lines: Array<{ readonly level: string; readonly message: unknown }> = []
+  const logger = Logger.replace(
+    Logger.defaultLogger,
+    Logger.make(({ logLevel, message }) => {
+      lines.push({ level: logLevel.label, message })
+    })
+  )
+  return { lines, logger }
+}
+
+// Nothing listens on port 1: connections are refused at once.
+const UNREACHABLE = "redis://127.0.0.1:1"
+
+describe("RedisRateLimiter, Redis unreachable", () => {
+  it.scopedLive("open: builds at once, admits uncounted requests fast, and warns once, not per request", () => {
+    const { lines, logger } = collectLogs()
+    return Effect.gen(function* () {
+      const [built, limiter] = yield* Effect.timed(limiterOn(UNREACHABLE, { failureMode: "open", policy: policy(2) }))
+      expect(Duration.toMillis(built)).toBeLessThan(1_000)
+      for (let i = 0; i < 5; i++) {
+        const [took, state] = yield* Effect.timed(limiter.consume(apiKey("k")))
+        expect(Duration.toMillis(took)).toBeLessThan(1_000)
+        expect(state).toEqual({ scope: "apiKey", limit: 2, windowMillis: 400, remaining: 2, resetMillis: 400 })
+      }
+      const warnings = lines.filter((line) => line.level === "WARN")
+      expect(warnings).toHaveLength(1)
+      expect(String(warnings[0]?.message)).toContain("admitting requests without counting them")
+    }).pipe(Effect.provide(logger))
+  })
+
+  it.scopedLive("closed: refuses with RateLimiterUnavailable fast", () =>
+    Effect.gen(function* () {
+      const limiter = yield* limiterOn(UNREACHABLE, { failureMode: "closed", policy: policy(2) })
+      const [took, error] = yield* Effect.timed(Effect.flip(limiter.consume(clientAddress("10.0.0.1"))))
+      expect(Duration.toMillis(took)).toBeLessThan(1_000)
+      expect(error._tag).toBe("RateLimiterUnavailable")
+    })
+  )
+})
+
+describe.runIf(hasTestRedis)("RedisRateLimiter, against TEST_REDIS_URL", () => {
+  const url = testRedisUrl ?? ""
+
+  it.scopedLive("two instances sharing Redis admit exactly the limit from 200 concurrent requests", () =>
+    Effect.gen(function* () {
+      const options = {
+        failureMode: "closed",
+        policy: policy(50, 10_000),
+        keyPrefix: `filedata-test:${randomUUID()}:`
+      } as const
+      // Two clients with their own connections, as two processes of the service would have.
+      const first = yield* limiterOn(url, options)
+      const second = yield* limiterOn(url, options)
+      const results = yield* Effect.all(
+        Array.from({ length: 200 }, (_, i) => Effect.either((i % 2 === 0 ? first : second).consume(apiKey("shared")))),
+        { concurrency: "unbounded" }
+      )
+      expect(results.filter(Either.isRight)).toHaveLength(50)
+      // Each admitted request saw its own count: 49 remaining down to 0.
+      expect(new Set(results.filter(Either.isRight).map((result) => result.right.remaining)).size).toBe(50)
+      expect(results.filter(Either.isLeft).every((result) => result.left._tag === "RateLimited")).toBe(true)
+    })
+  )
+
+  it.scopedLive("sends one command per check, the script, which runs its steps inside Redis", () =>
+    Effect.gen(function* () {
+      const limiter = yield* limiterOn(url, { failureMode: "closed", policy: policy(3) })
+      const events: Array<{ readonly args: ReadonlyArray<string>; readonly source: string }> = []
+      const monitor = yield* Effect.acquireRelease(
+        Effect.flatMap(redisClient(url), (client) => Effect.promise(() => client.monitor())),
+        (monitor) => Effect.sync(() => monitor.disconnect())
+      )
+      monitor.on("monitor", (_time: string, args: Array<string>, source: string) => {
+        events.push({ args, source })
+      })
+      for (let i = 0; i < 4; i++) yield* Effect.either(limiter.consume(apiKey(`k-${i % 2}`)))
+      yield* Effect.sleep("200 millis")
+      const scripts = events.filter((event) => /^eval(sha)?$/i.test(event.args[0] ?? ""))
+      expect(scripts).toHaveLength(4)
+      const limiterConnection = scripts[0]?.source
+      expect(events.filter((event) => event.source === limiterConnection)).toHaveLength(4)
+      expect(events.filter((event) => event.source === "lua").map((event) => event.args[0]?.toUpperCase())).toContain(
+        "INCR"
+      )
+    })
+  )
+
+  it.scopedLive("stores subjects only as hashes under its prefix", () =>
+    Effect.gen(function* () {
+      const keyPrefix = `filedata-test:${randomUUID()}:`
+      const limiter = yield* limiterOn(url, { failureMode: "closed", policy: policy(3), keyPrefix })
+      yield* limiter.consume(apiKey("plain-secret-api-key"))
+      yield* limiter.consume(clientAddress("203.0.113.7"))
+      const admin = yield* redisClient(url)
+      const keys = yield* Effect.promise(() => admin.keys(`${keyPrefix}*`))
+      expect(keys).toHaveLength(2)
+      for (const key of keys) {
+        expect(key).toMatch(new RegExp(`^${keyPrefix}(apiKey|clientAddress):[A-Za-z0-9_-]{43}$`))
+        expect(key).not.toContain("plain-secret-api-key")
+        expect(key).not.toContain("203.0.113.7")
+      }
+      const ttl = yield* Effect.promise(() => admin.pttl(keys[0] ?? ""))
+      expect(ttl).toBeGreaterThan(0)
+      expect(ttl).toBeLessThanOrEqual(400)
+    })
+  )
+
+  it.scopedLive("gives a counter left without expiry a new window instead of locking its subject out", () =>
+    Effect.gen(function* () {
+      const keyPrefix = `filedata-test:${randomUUID()}:`
+      const limiter = yield* limiterOn(url, { failureMode: "closed", policy: policy(2), keyPrefix })
+      yield* limiter.consume(apiKey("k"))
+      const admin = yield* redisClient(url)
+      const [key] = yield* Effect.promise(() => admin.keys(`${keyPrefix}*`))
+      yield* Effect.promise(() => admin.set(key ?? "", "99"))
+      expect(yield* limiter.consume(apiKey("k"))).toMatchObject({ remaining: 1, resetMillis: 400 })
+      yield* limiter.consume(apiKey("k"))
+      yield* refusal(limiter.consume(apiKey("k")))
+    })
+  )
+})
+
+const freePort = Effect.async<number>((resume) => {
+  const server = createServer()
+  server.listen(0, "127.0.0.1", () => {
+    const address = server.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    server.close(() => resume(Effect.succeed(port)))
+  })
+})
+
+const exited = (child: ChildProcess) =>
+  Effect.async<void>((resume) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
+    child.once("exit", () => resume(Effect.void))
+  })
+
+// A throwaway Redis of the test's own, without persistence; killed when the scope closes.
+const startRedisServer = (port: number) =>
+  Effect.acquireRelease(
+    Effect.async<ChildProcess, Error>((resume) => {
+      const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", ""], {
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      child.stdout.on("data", (chunk: Buffer) => {
+        if (chunk.toString().includes("Ready to accept connections")) resume(Effect.succeed(child))
+      })
+      child.once("exit", (code) => resume(Effect.fail(new Error(`redis-server exited with ${code}`))))
+    }),
+    (child) =>
+      Effect.zipRight(
+        Effect.sync(() => child.kill("SIGKILL")),
+        exited(child)
+      )
+  )
+
+describe.runIf(hasRedisServer)("RedisRateLimiter, a Redis that comes and goes", () => {
+  // Retries a check until the store counts it again, and reports how long that took.
+  const untilCounted = (limiter: RateLimiter.RateLimiter, subject: RateLimiter.RateLimitSubject) =>
+    Effect.timed(
+      limiter.consume(subject).pipe(
+        Effect.retry({
+          while: (error) => error._tag === "RateLimiterUnavailable",
+          schedule: Schedule.spaced("20 millis"),
+          times: 250
+        })
+      )
+    )
+
+  it.live("recovers by itself when Redis starts after the limiter, restarts, or stops answering for a while", () =>
+    Effect.gen(function* () {
+      const port = yield* freePort
+      const limiter = yield* limiterOn(`redis://127.0.0.1:${port}`, {
+        failureMode: "closed",
+        policy: policy(5, 60_000)
+      })
+      yield* Effect.flip(limiter.consume(apiKey("k")))
+
+      const first = yield* Effect.scoped(
+        Effect.gen(function* () {
+          yield* startRedisServer(port)
+          const [recovered, state] = yield* untilCounted(limiter, apiKey("k"))
+          expect(state.remaining).toBe(4)
+          expect(Duration.toMillis(recovered)).toBeLessThan(3_000)
+          return Duration.toMillis(recovered)
+        })
+      )
+      // Killed with the scope: checks fail fast again.
+      const [down, error] = yield* Effect.timed(Effect.flip(limiter.consume(apiKey("k"))))
+      expect(error._tag).toBe("RateLimiterUnavailable")
+      expect(Duration.toMillis(down)).toBeLessThan(1_000)
+
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          const server = yield* startRedisServer(port)
+          const [restarted, state] = yield* untilCounted(limiter, apiKey("k"))
+          // A fresh server without persistence: the count starts over.
+          expect(state.remaining).toBe(4)
+          expect(Duration.toMillis(restarted)).toBeLessThan(3_000)
+
+          // A server that stops answering is waited for no longer than the check's timeout.
+          server.kill("SIGSTOP")
+          const [stalled, timedOut] = yield* Effect.timed(Effect.flip(limiter.consume(apiKey("k"))))
+          server.kill("SIGCONT")
+          expect(timedOut._tag).toBe("RateLimiterUnavailable")
+          expect(Duration.toMillis(stalled)).toBeGreaterThanOrEqual(200)
+          expect(Duration.toMillis(stalled)).toBeLessThan(1_000)
+          const [resumed, after] = yield* untilCounted(limiter, apiKey("k"))
+          expect(after.remaining).toBeLessThan(4)
+          expect(Duration.toMillis(resumed)).toBeLessThan(3_000)
+          console.info(
+            `RedisRateLimiter recovery: start ${first} ms, restart ${Duration.toMillis(restarted)} ms; ` +
+              `down check ${Duration.toMillis(down)} ms, stalled check ${Duration.toMillis(stalled)} ms`
+          )
+        })
+      )
+    }).pipe(Effect.scoped)
+  )
+})
