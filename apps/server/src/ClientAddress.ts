@@ -3,8 +3,7 @@
  *
  * @since 0.1.0
  */
-import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as Option from "effect/Option"
+import type { IncomingHttpHeaders } from "node:http"
 
 const normalize = (address: string): string => (address.startsWith("::ffff:") ? address.slice(7) : address)
 
@@ -15,15 +14,19 @@ const normalize = (address: string): string => (address.startsWith("::ffff:") ? 
  * @since 0.1.0
  * @category accessors
  */
-export const of = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean): string => {
+export const of = (
+  headers: IncomingHttpHeaders | Readonly<Record<string, string | undefined>>,
+  socketAddress: string | undefined,
+  trustProxy: boolean
+): string => {
   if (trustProxy) {
-    const forwarded = request.headers["x-forwarded-for"]
-    const last = forwarded
+    const forwarded = headers["x-forwarded-for"]
+    const last = (Array.isArray(forwarded) ? forwarded.join(",") : forwarded)
       ?.split(",")
       .map((entry) => entry.trim())
       .filter((entry) => entry !== "")
       .at(-1)
     if (last !== undefined) return normalize(last)
   }
-  return Option.match(request.remoteAddress, { onNone: () => "unknown", onSome: normalize })
+  return socketAddress === undefined ? "unknown" : normalize(socketAddress)
 }

@@ -112,13 +112,21 @@ export const UnavailableProblem = Schema.Struct(problemFields(503, ["storage_una
 export const Health = Schema.Struct({ status: Schema.Literal("ok") }).annotations({ identifier: "Health" })
 
 /**
+ * Where the operation lives.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const fileDataPath = "/api/v1/file-data"
+
+/**
  * The file-data operation.
  *
  * @since 0.1.0
  * @category groups
  */
 export class FilesGroup extends HttpApiGroup.make("files").add(
-  HttpApiEndpoint.post("getFileData", "/api/v1/file-data")
+  HttpApiEndpoint.post("getFileData", fileDataPath)
     .setPayload(GetFileData.GetFileDataRequest)
     .addSuccess(FileData.FileData)
     .addError(ValidationProblem)

@@ -7,9 +7,11 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { FileDataJson, FileRepository, GetFileData, type RateLimiter } from "@filedata/core"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as ClientAddress from "./ClientAddress.js"
 import { FileDataApi } from "./FileDataApi.js"
@@ -27,7 +29,9 @@ export interface Options {
 const json = { contentType: "application/json", headers: { "cache-control": "no-store" } } as const
 
 /**
- * The file-data operation.
+ * The file-data operation as an HttpApi handler. The Node server answers this path on its hot route
+ * (`FileDataRoute`) before the router; this handler serves the same API wherever it is mounted on a
+ * platform server alone, with the same body rules, core call and problems.
  *
  * @since 0.1.0
  * @category layers
@@ -42,11 +46,15 @@ export const files = (
   HttpApiBuilder.group(FileDataApi, "files", (handlers) =>
     handlers.handleRaw("getFileData", ({ request }) =>
       GetFileData.getFileData({
-        clientAddress: ClientAddress.of(request, options.trustProxy),
-        body: RequestBody.readJson(request)
+        clientAddress: ClientAddress.of(
+          request.headers,
+          Option.getOrUndefined(request.remoteAddress),
+          options.trustProxy
+        ),
+        body: RequestBody.readJson(NodeHttpServerRequest.toIncomingMessage(request))
       }).pipe(
         Effect.match({
-          onFailure: Problem.fromFailure,
+          onFailure: (failure) => Problem.toResponse(Problem.fromFailure(failure)),
           onSuccess: (reply) => HttpServerResponse.stream(Stream.encodeText(FileDataJson.encode(reply)), json)
         })
       )
@@ -67,7 +75,7 @@ export const system: Layer.Layer<
   handlers.handleRaw("health", () =>
     Effect.flatMap(FileRepository.FileRepository, (files) => files.ping).pipe(
       Effect.match({
-        onFailure: Problem.fromFailure,
+        onFailure: (failure) => Problem.toResponse(Problem.fromFailure(failure)),
         onSuccess: () => HttpServerResponse.unsafeJson({ status: "ok" }, { headers: { "cache-control": "no-store" } })
       })
     )

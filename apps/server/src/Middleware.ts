@@ -42,10 +42,38 @@ const allowedMethods = (): ReadonlyMap<string, ReadonlyArray<string>> => {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
-const securityHeaders = {
+/**
+ * The caller's request id when it is a sane one, else a new one.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const requestId = (incoming: string | ReadonlyArray<string> | undefined): string =>
+  typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+
+/**
+ * Headers every reply carries.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const securityHeaders = {
   "x-content-type-options": "nosniff",
   "cache-control": "no-store"
 } as const
+
+/**
+ * The one log line of a request.
+ *
+ * @since 0.1.0
+ * @category logging
+ */
+export const logRequest = (method: string, url: string, status: number, startedMillis: number) =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    Effect.logInfo("request").pipe(
+      Effect.annotateLogs({ method, path: url.split("?", 1)[0], status, durationMs: now - startedMillis })
+    )
+  )
 
 /**
  * Wraps the API's `HttpApp`, routing failures included; install it with `HttpApiBuilder.middleware`.
@@ -62,37 +90,31 @@ export const make = (): ((app: HttpApp.Default) => HttpApp.Default) => {
       const path = request.url.split("?", 1)[0] ?? request.url
       const allowed = methods.get(path)
       return Effect.succeed(
-        allowed === undefined
-          ? Problem.make(404, "not_found", "No resource at this path")
-          : Problem.make(405, "method_not_allowed", `Use ${allowed.join(", ")} on this path`, {
-              headers: { allow: allowed.join(", ") }
-            })
+        Problem.toResponse(
+          allowed === undefined
+            ? Problem.make(404, "not_found", "No resource at this path")
+            : Problem.make(405, "method_not_allowed", `Use ${allowed.join(", ")} on this path`, {
+                headers: { allow: allowed.join(", ") }
+              })
+        )
       )
     }
     return Effect.as(
       Effect.logError("unhandled failure", cause),
-      Problem.make(500, "internal_error", "The request could not be completed")
+      Problem.toResponse(Problem.make(500, "internal_error", "The request could not be completed"))
     )
   }
 
   return (app) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      const incoming = request.headers["x-request-id"]
-      const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+      const id = requestId(request.headers["x-request-id"])
       return Effect.gen(function* () {
         const started = yield* Clock.currentTimeMillis
         const response = yield* Effect.catchAllCause(app, (cause) =>
           Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : fallback(request, cause)
         )
-        yield* Effect.logInfo("request").pipe(
-          Effect.annotateLogs({
-            method: request.method,
-            path: request.url.split("?", 1)[0],
-            status: response.status,
-            durationMs: (yield* Clock.currentTimeMillis) - started
-          })
-        )
-        return HttpServerResponse.setHeaders(response, { ...securityHeaders, "x-request-id": requestId })
-      }).pipe(Effect.annotateLogs("requestId", requestId))
+        yield* logRequest(request.method, request.url, response.status, started)
+        return HttpServerResponse.setHeaders(response, { ...securityHeaders, "x-request-id": id })
+      }).pipe(Effect.annotateLogs("requestId", id))
     })
 }

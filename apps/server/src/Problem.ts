@@ -24,6 +24,24 @@ const titles: Record<ProblemCode, string> = {
 }
 
 /**
+ * A problem reply, independent of the transport that sends it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Problem {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+}
+
+/**
+ * @since 0.1.0
+ * @category constants
+ */
+export const contentType = "application/problem+json"
+
+/**
  * A problem reply; `extensions` are extra members such as `errors` or `retryAfter`.
  *
  * @since 0.1.0
@@ -37,18 +55,27 @@ export const make = (
     readonly extensions?: Record<string, unknown> | undefined
     readonly headers?: Record<string, string> | undefined
   }
-): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.text(
-    JSON.stringify({
-      type: `urn:filedata:problem:${code}`,
-      title: titles[code],
-      status,
-      detail,
-      code,
-      ...options?.extensions
-    }),
-    { status, contentType: "application/problem+json", headers: options?.headers ?? {} }
-  )
+): Problem => ({
+  status,
+  headers: options?.headers ?? {},
+  body: JSON.stringify({
+    type: `urn:filedata:problem:${code}`,
+    title: titles[code],
+    status,
+    detail,
+    code,
+    ...options?.extensions
+  })
+})
+
+/**
+ * The problem as a platform response.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const toResponse = (problem: Problem): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.text(problem.body, { status: problem.status, contentType, headers: problem.headers })
 
 const invalidRequestCodes: Record<FileDataError.InvalidRequest["reason"], ProblemCode> = {
   UnsupportedMediaType: "unsupported_media_type",
@@ -63,7 +90,7 @@ const invalidRequestCodes: Record<FileDataError.InvalidRequest["reason"], Proble
  * @since 0.1.0
  * @category constructors
  */
-export const fromFailure = (failure: FileDataError.GetFileDataError): HttpServerResponse.HttpServerResponse => {
+export const fromFailure = (failure: FileDataError.GetFileDataError): Problem => {
   switch (failure._tag) {
     case "InvalidRequest":
       return make(422, invalidRequestCodes[failure.reason], failure.message, {

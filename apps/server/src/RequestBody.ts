@@ -5,8 +5,7 @@
  * @since 0.1.0
  */
 
-import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import type { IncomingMessage } from "node:http"
 import { FileDataError } from "@filedata/core"
 import * as Effect from "effect/Effect"
 
@@ -27,10 +26,9 @@ const isJson = (contentType: string | undefined): boolean =>
   contentType !== undefined && (contentType.split(";", 1)[0] ?? "").trim().toLowerCase() === "application/json"
 
 // The platform's body size cap destroys the socket, leaving the client without an answer; reading the
-// Node stream here lets an oversized body get its 422.
-const readBytes = (request: HttpServerRequest.HttpServerRequest) =>
+// Node stream here lets an oversized body get its 422, on the hot route and the platform's alike.
+const readBytes = (message: IncomingMessage) =>
   Effect.async<Buffer, FileDataError.InvalidRequest>((resume) => {
-    const message = NodeHttpServerRequest.toIncomingMessage(request)
     const chunks: Array<Buffer> = []
     let size = 0
     const cleanup = () => {
@@ -67,16 +65,14 @@ const readBytes = (request: HttpServerRequest.HttpServerRequest) =>
  * @since 0.1.0
  * @category decoding
  */
-export const readJson = (
-  request: HttpServerRequest.HttpServerRequest
-): Effect.Effect<unknown, FileDataError.InvalidRequest> =>
+export const readJson = (message: IncomingMessage): Effect.Effect<unknown, FileDataError.InvalidRequest> =>
   Effect.suspend(() => {
-    if (!isJson(request.headers["content-type"])) {
+    if (!isJson(message.headers["content-type"])) {
       return Effect.fail(refuse("UnsupportedMediaType", "Content-Type must be application/json"))
     }
-    const declared = Number(request.headers["content-length"])
+    const declared = Number(message.headers["content-length"])
     if (declared > MAX_BYTES) return Effect.fail(tooLarge)
-    return Effect.flatMap(readBytes(request), (bytes) => {
+    return Effect.flatMap(readBytes(message), (bytes) => {
       try {
         const text = utf8.decode(bytes)
         return text.trim() === ""

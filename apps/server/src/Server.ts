@@ -1,19 +1,23 @@
 /**
- * The HTTP server: the API, its documentation routes and the Node listener, for a given configuration.
+ * The HTTP server: one Node listener that answers the hot route itself (`FileDataRoute`) and hands every
+ * other request to the platform's handler for the `HttpApi` (health, OpenAPI, Swagger UI, 404, 405).
  *
  * @since 0.1.0
  */
 
-import { createServer } from "node:http"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApiSwagger from "@effect/platform/HttpApiSwagger"
-import * as HttpServer from "@effect/platform/HttpServer"
+import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { FileRepository, RateLimiter } from "@filedata/core"
 import * as Console from "effect/Console"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { FileDataApi } from "./FileDataApi.js"
+import * as FileDataRoute from "./FileDataRoute.js"
 import * as Handlers from "./Handlers.js"
 import * as Middleware from "./Middleware.js"
 
@@ -28,40 +32,60 @@ export interface Options {
 }
 
 /**
- * The API with its handlers; needs the core's ports.
+ * Where the server listens, once it does.
  *
  * @since 0.1.0
- * @category layers
+ * @category tags
  */
-export const apiLayer = (
-  options: Pick<Options, "trustProxy">
-): Layer.Layer<
-  import("@effect/platform/HttpApi").Api,
-  never,
-  FileRepository.FileRepository | RateLimiter.RateLimiter
-> => HttpApiBuilder.api(FileDataApi).pipe(Layer.provide([Handlers.files(options), Handlers.system]))
+export class Address extends Context.Tag("@filedata/server/Address")<
+  Address,
+  { readonly hostname: string; readonly port: number }
+>() {}
 
 /**
- * Serves the API and its documentation on an `HttpServer`.
+ * The `HttpApi` with its handlers, documentation routes and middleware, registered on the API's router.
  *
  * @since 0.1.0
  * @category layers
  */
-export const serveLayer = (
+export const routesLayer = (
   options: Pick<Options, "trustProxy">
 ): Layer.Layer<
+  import("@effect/platform/HttpApi").Api | HttpApiBuilder.Router | HttpApiBuilder.Middleware,
   never,
-  never,
-  | HttpServer.HttpServer
-  | import("@effect/platform/HttpRouter").HttpRouter.DefaultServices
-  | FileRepository.FileRepository
-  | RateLimiter.RateLimiter
+  FileRepository.FileRepository | RateLimiter.RateLimiter
 > =>
-  HttpApiBuilder.serve().pipe(
-    Layer.provide(HttpApiBuilder.middleware(Middleware.make())),
-    Layer.provide(HttpApiSwagger.layer({ path: Middleware.documentationPaths.swaggerUi })),
-    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: Middleware.documentationPaths.openApi })),
-    Layer.provide(apiLayer(options))
+  Layer.mergeAll(
+    HttpApiSwagger.layer({ path: Middleware.documentationPaths.swaggerUi }),
+    HttpApiBuilder.middlewareOpenApi({ path: Middleware.documentationPaths.openApi }),
+    HttpApiBuilder.middleware(Middleware.make())
+  ).pipe(
+    Layer.provideMerge(HttpApiBuilder.api(FileDataApi).pipe(Layer.provide([Handlers.files(options), Handlers.system]))),
+    Layer.provideMerge(HttpApiBuilder.Router.Live),
+    Layer.provideMerge(HttpApiBuilder.Middleware.layer)
+  )
+
+// In-flight requests get this long to finish after a stop signal before their connections are cut.
+const DRAIN_MILLIS = 10_000
+
+const listen = (server: Server, options: Options) =>
+  Effect.acquireRelease(
+    Effect.async<void, HttpServerError.ServeError>((resume) => {
+      const failed = (cause: Error) => resume(Effect.fail(new HttpServerError.ServeError({ cause })))
+      server.once("error", failed)
+      server.listen({ port: options.port, host: options.host }, () => {
+        server.off("error", failed)
+        resume(Effect.void)
+      })
+    }),
+    () =>
+      Effect.async<void>((resume) => {
+        const cut = setTimeout(() => server.closeAllConnections(), DRAIN_MILLIS).unref()
+        server.close(() => {
+          clearTimeout(cut)
+          resume(Effect.void)
+        })
+      })
   )
 
 /**
@@ -72,18 +96,18 @@ export const serveLayer = (
  */
 export const layer = (
   options: Options
-): Layer.Layer<
-  never,
-  import("@effect/platform/HttpServerError").ServeError,
-  FileRepository.FileRepository | RateLimiter.RateLimiter
-> =>
-  Layer.effectDiscard(
-    Effect.flatMap(HttpServer.HttpServer, (server) =>
-      Console.log(
-        `listening on http://${options.host}:${server.address._tag === "TcpAddress" ? server.address.port : options.port}`
+): Layer.Layer<Address, HttpServerError.ServeError, FileRepository.FileRepository | RateLimiter.RateLimiter> =>
+  Layer.scoped(
+    Address,
+    Effect.gen(function* () {
+      const platform = yield* NodeHttpServer.makeHandler(yield* HttpApiBuilder.httpApp)
+      const hot = yield* FileDataRoute.make(options)
+      const server = createServer((request, response) =>
+        FileDataRoute.matches(request) ? hot(request, response) : platform(request, response)
       )
-    )
-  ).pipe(
-    Layer.provide(serveLayer(options)),
-    Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.host }))
-  )
+      yield* listen(server, options)
+      const address = server.address() as AddressInfo
+      yield* Console.log(`listening on http://${options.host}:${address.port}`)
+      return { hostname: address.address, port: address.port }
+    })
+  ).pipe(Layer.provide(routesLayer(options)), Layer.provide(NodeHttpServer.layerContext))

@@ -1,7 +1,7 @@
 import { request as rawRequest } from "node:http"
-import * as HttpServer from "@effect/platform/HttpServer"
 import { expect, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Server from "../src/Server.js"
 import * as TestServer from "./utils/TestServer.js"
 
 const fixture = {
@@ -264,8 +264,7 @@ layer(server, { excludeTestServices: true })("POST /api/v1/file-data", (it) => {
 
   it.effect("the listener is on loopback", () =>
     Effect.gen(function* () {
-      const server = yield* HttpServer.HttpServer
-      expect(server.address).toMatchObject({ _tag: "TcpAddress", hostname: "127.0.0.1" })
+      expect(yield* Server.Address).toMatchObject({ hostname: "127.0.0.1" })
     })
   )
 })

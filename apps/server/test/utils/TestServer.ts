@@ -1,9 +1,6 @@
 import { mkdtempSync } from "node:fs"
-import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import * as HttpServer from "@effect/platform/HttpServer"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Fixture, OperatorStore, type RateLimiter } from "@filedata/core"
 import { MemoryRateLimiter } from "@filedata/rate-limiter-memory"
 import { SqliteStorage } from "@filedata/sqlite"
@@ -16,15 +13,17 @@ export const generous: RateLimiter.RateLimitPolicy = {
   clientAddress: { limit: 1_000_000, windowMillis: 60_000 }
 }
 
-/**
- * The real server on a free loopback port, over a fresh SQLite file holding `fixture`.
- */
-export const layer = (options: {
+export interface Options {
   readonly fixture: unknown
   readonly revoke?: ReadonlyArray<string>
   readonly policy?: RateLimiter.RateLimitPolicy
   readonly trustProxy?: boolean
-}) => {
+}
+
+/**
+ * A fresh SQLite file holding `fixture`, and a memory rate limiter.
+ */
+export const ports = (options: Options) => {
   const storage = SqliteStorage.layer({ filename: join(mkdtempSync(join(tmpdir(), "filedata-server-")), "test.db") })
   const seeded = Layer.effectDiscard(
     Effect.gen(function* () {
@@ -33,18 +32,18 @@ export const layer = (options: {
       for (const keyId of options.revoke ?? []) yield* store.revokeKey(keyId)
     }).pipe(Effect.orDie)
   ).pipe(Layer.provideMerge(storage))
-  return Server.serveLayer({ trustProxy: options.trustProxy ?? false }).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
-    Layer.provideMerge(seeded),
-    Layer.provide(MemoryRateLimiter.layer(options.policy ?? generous))
-  )
+  return Layer.merge(seeded, MemoryRateLimiter.layer(options.policy ?? generous))
 }
 
-export const url = (path: string) =>
-  Effect.map(HttpServer.HttpServer, (server) => {
-    if (server.address._tag !== "TcpAddress") throw new Error("expected a TCP server")
-    return `http://127.0.0.1:${server.address.port}${path}`
-  })
+/**
+ * The real server on a free loopback port, over `ports(options)`.
+ */
+export const layer = (options: Options) =>
+  Server.layer({ port: 0, host: "127.0.0.1", trustProxy: options.trustProxy ?? false }).pipe(
+    Layer.provideMerge(ports(options))
+  )
+
+export const url = (path: string) => Effect.map(Server.Address, (address) => `http://127.0.0.1:${address.port}${path}`)
 
 export interface Reply {
   readonly status: number
