@@ -1,10 +1,14 @@
 // `pnpm bench`: seeded datasets, imported with the real CLI, served by the real server and by the raw
 // baseline (bench/baseline.mjs), measured interleaved so machine drift hits both alike.
 // Options: --profiles small,large,huge  --duration 10  --connections 50  --rounds 2
+// small-pg: the small dataset served by filedata on PostgreSQL and Redis (BENCH_DATABASE_URL or TEST_DATABASE_URL,
+// BENCH_REDIS_URL or TEST_REDIS_URL; a fresh database is created and dropped), against the same SQLite baseline.
+// It joins the default profiles when both URLs are set.
 
 import { spawn, spawnSync } from "node:child_process"
 import { once } from "node:events"
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import autocannon from "autocannon"
@@ -15,7 +19,11 @@ const option = (name, fallback) => {
   const index = process.argv.indexOf(`--${name}`)
   return index === -1 ? fallback : process.argv[index + 1]
 }
-const profiles = option("profiles", "small,large,huge").split(",")
+const databaseUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || undefined
+const redisUrl = process.env.BENCH_REDIS_URL || process.env.TEST_REDIS_URL || undefined
+const profiles = option("profiles", databaseUrl && redisUrl ? "small,large,huge,small-pg" : "small,large,huge").split(
+  ","
+)
 const duration = Number(option("duration", "10"))
 const connections = Number(option("connections", "50"))
 const rounds = Number(option("rounds", "2"))
@@ -59,9 +67,31 @@ const writeFixture = async (path, { files, submissionsPerFile, users }) => {
 }
 
 const shapes = {
-  small: { files: 1000, submissionsPerFile: 20, users: 100 },
+  small: { files: 1000, submissionsPerFile: 20, users: 100, load: true },
   large: { files: 1, submissionsPerFile: 100_000, users: 1 },
   huge: { files: 1, submissionsPerFile: 1_000_000, users: 1 }
+}
+// Profiles served from PostgreSQL and Redis: the dataset of another profile, whose fixture and SQLite baseline
+// they share.
+const onPostgres = { "small-pg": "small" }
+const notes = {
+  "small-pg": "small-pg: filedata on PostgreSQL + Redis against the same raw SQLite baseline as small"
+}
+
+// The `pg` driver the PostgreSQL adapter uses, reached through that package (the root does not depend on it).
+const pgClient = (connectionString) => {
+  const fromPostgres = createRequire(join(root, "packages/postgres/package.json"))
+  const pg = createRequire(fromPostgres.resolve("@effect/sql-pg/package.json"))("pg")
+  return new pg.Client({ connectionString })
+}
+const admin = async (statement) => {
+  const client = pgClient(databaseUrl)
+  await client.connect()
+  try {
+    await client.query(statement)
+  } finally {
+    await client.end()
+  }
 }
 
 // Runs a command under /usr/bin/time for its wall time and peak RSS.
@@ -150,27 +180,52 @@ const build = spawnSync(process.execPath, [join(root, "scripts/run.mjs"), "--bui
 })
 if (build.status !== 0) process.exit(1)
 
-for (const profile of profiles) {
-  const shape = shapes[profile]
-  const fixture = join(work, `${profile}.json`)
+const measure = async (profile) => {
+  const dataset = onPostgres[profile] ?? profile
+  const shape = shapes[dataset]
+  if (shape === undefined) throw new Error(`unknown profile ${profile}`)
+  if (onPostgres[profile] !== undefined && !(databaseUrl && redisUrl)) {
+    throw new Error(
+      `${profile} needs BENCH_DATABASE_URL (or TEST_DATABASE_URL) and BENCH_REDIS_URL (or TEST_REDIS_URL)`
+    )
+  }
+  const fixture = join(work, `${dataset}.json`)
+  // Each profile its own SQLite file, so the PostgreSQL profile never replaces the file another one serves.
   const db = join(work, `${profile}.db`)
   if (!existsSync(fixture)) {
-    console.error(`generating ${profile} fixture...`)
+    console.error(`generating ${dataset} fixture...`)
     await writeFixture(fixture, shape)
   }
   rmSync(db, { force: true })
   rmSync(`${db}-wal`, { force: true })
   rmSync(`${db}-shm`, { force: true })
-  const imported = timed(["apps/cli/dist/main.js", "import", fixture], {
-    DATABASE_URL: `file:${db}`,
-    LOG_LEVEL: "warn"
-  })
+  let serverUrl = `file:${db}`
+  let pgDatabase
+  if (onPostgres[profile] !== undefined) {
+    // The baseline reads SQLite: the fixture goes there too, untimed, and filedata gets a fresh database.
+    timed(["apps/cli/dist/main.js", "import", fixture], { DATABASE_URL: serverUrl, LOG_LEVEL: "warn" })
+    pgDatabase = `filedata_bench_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 10)}`
+    await admin(`CREATE DATABASE ${pgDatabase}`)
+    const url = new URL(databaseUrl)
+    url.pathname = `/${pgDatabase}`
+    serverUrl = url.toString()
+  }
+  try {
+    await serve(profile, shape, db, serverUrl, fixture)
+  } finally {
+    if (pgDatabase !== undefined) await admin(`DROP DATABASE IF EXISTS ${pgDatabase} WITH (FORCE)`)
+  }
+}
+
+const serve = async (profile, shape, db, serverUrl, fixture) => {
+  const imported = timed(["apps/cli/dist/main.js", "import", fixture], { DATABASE_URL: serverUrl, LOG_LEVEL: "warn" })
   console.error(`${profile}: imported in ${imported.seconds.toFixed(1)} s, peak RSS ${imported.rssMiB.toFixed(0)} MiB`)
   row(profile, "import time", imported.seconds, NaN, "s")
   row(profile, "import peak RSS", imported.rssMiB, NaN, "MiB")
 
   const env = {
-    DATABASE_URL: `file:${db}`,
+    DATABASE_URL: serverUrl,
+    ...(onPostgres[profile] === undefined ? {} : { REDIS_URL: redisUrl }),
     PORT: "0",
     HOST: "127.0.0.1",
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn",
@@ -183,7 +238,7 @@ for (const profile of profiles) {
   ]
   row(profile, "start-up to listening", servers[0].startupMs, servers[1].startupMs, "ms", "lower")
 
-  if (profile === "small") {
+  if (shape.load) {
     const bodies = Array.from({ length: shape.files }, (_, f) =>
       JSON.stringify({ fileId: `file-${f}`, apiKey: `bench-key-${f % shape.users}` })
     )
@@ -273,6 +328,8 @@ for (const profile of profiles) {
   await Promise.all(servers.map(stop))
 }
 
+for (const profile of profiles) await measure(profile)
+
 const format = (value) => (Number.isNaN(value) ? "-" : value >= 100 ? value.toFixed(0) : value.toFixed(2))
 console.log(
   `\nfiledata vs raw baseline (node ${process.version}, ${connections} connections, ${duration} s x ${rounds} rounds)\n`
@@ -284,3 +341,5 @@ for (const r of rows) {
     `| ${r.profile} | ${r.metric} | ${format(r.filedata)} | ${format(r.baseline)} | ${r.unit} | ${format(r.ratio)} |`
   )
 }
+const printed = profiles.filter((profile) => notes[profile] !== undefined)
+if (printed.length > 0) console.log(`\n${printed.map((profile) => `Note: ${notes[profile]}.`).join("\n")}`)

@@ -5,8 +5,9 @@
  */
 
 import { randomUUID } from "node:crypto"
-import { mkdirSync } from "node:fs"
-import { dirname } from "node:path"
+import { mkdirSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { type FileDataError, FileRepository, OperatorStore } from "@filedata/core"
@@ -34,22 +35,25 @@ export interface SqliteStorageOptions {
 
 const MEMORY = ":memory:"
 
-// The reader has a connection of its own, so an in-memory database must be one that two connections of
-// this process can share: a named shared-cache memory database, gone when the last connection closes.
-const resolveFilename = (filename: string): string =>
-  filename === MEMORY ? `file:filedata-${randomUUID()}?mode=memory&cache=shared` : filename
+// The reader has a connection of its own, and two connections cannot share a `:memory:` database (this
+// SQLite build reads `file:` URIs as plain names). So "in memory" is a private temporary file, deleted with
+// the layer: the same lifetime and isolation, visible to both connections.
+const temporaryDatabase = Effect.acquireRelease(
+  Effect.sync(() => join(tmpdir(), `filedata-memory-${randomUUID()}.db`)),
+  (filename) =>
+    Effect.sync(() => {
+      for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(`${filename}${suffix}`, { force: true })
+    })
+)
 
-const client = (filename: string, inMemory: boolean) =>
+const client = (filename: string) =>
   Layer.unwrapEffect(
     Effect.as(
-      inMemory
-        ? Effect.void
-        : Effect.try(() => {
-            mkdirSync(dirname(filename), { recursive: true })
-          }),
-      // The client itself switches a file database to WAL, so readers never wait for the importer;
-      // an in-memory database has no journal file to switch.
-      SqliteClient.layer({ filename, disableWAL: inMemory })
+      Effect.try(() => {
+        mkdirSync(dirname(filename), { recursive: true })
+      }),
+      // The client itself switches the database to WAL, so the reader never waits for the importer.
+      SqliteClient.layer({ filename })
     )
   )
 
@@ -70,9 +74,9 @@ const configure = Effect.gen(function* () {
 export const layer = (
   options: SqliteStorageOptions
 ): Layer.Layer<FileRepository.FileRepository | OperatorStore.OperatorStore, FileDataError.StorageUnavailable> => {
-  const filename = resolveFilename(options.filename)
   return Layer.scopedContext(
     Effect.gen(function* () {
+      const filename = yield* SqliteClient.SqliteClient.pipe(Effect.map((client) => client.config.filename))
       yield* configure
       const files = yield* SqliteFileRepository.make({
         filename,
@@ -82,7 +86,9 @@ export const layer = (
       return Context.make(FileRepository.FileRepository, files).pipe(Context.add(OperatorStore.OperatorStore, operator))
     })
   ).pipe(
-    Layer.provide(client(filename, options.filename === MEMORY)),
+    Layer.provide(
+      options.filename === MEMORY ? Layer.unwrapScoped(Effect.map(temporaryDatabase, client)) : client(options.filename)
+    ),
     // better-sqlite3 throws while opening an unusable file, which reaches us as a defect, not a SqlError.
     Layer.catchAllCause((cause) => Layer.fail(unavailable(Cause.squash(cause))))
   )

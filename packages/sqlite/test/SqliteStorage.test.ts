@@ -1,4 +1,5 @@
-import { existsSync, writeFileSync } from "node:fs"
+import { existsSync, readdirSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { FileRepository, OperatorStore } from "@filedata/core"
@@ -52,14 +53,27 @@ describe("SqliteStorage", () => {
     })
   )
 
-  it.effect("works in memory", () =>
+  it.effect("works in memory: the reader sees what the writer wrote, and nothing is left behind", () =>
     Effect.gen(function* () {
-      const store = yield* OperatorStore.OperatorStore
-      const files = yield* FileRepository.FileRepository
-      yield* store.importFixture(yield* fixture({ users: [{ id: "u1" }], files: [file({ id: "f1", userId: "u1" })] }))
-      expect(Option.isSome(yield* files.findFile(fileId("f1")))).toBe(true)
-      yield* files.ping
-    }).pipe(open(":memory:"))
+      const before = new Set([...readdirSync(tmpdir()), ...readdirSync(process.cwd())])
+      const stray = () =>
+        [...readdirSync(tmpdir()), ...readdirSync(process.cwd())].filter(
+          (name) => !before.has(name) && /filedata-memory|^file:/.test(name)
+        )
+      yield* Effect.gen(function* () {
+        const store = yield* OperatorStore.OperatorStore
+        const files = yield* FileRepository.FileRepository
+        yield* store.importFixture(yield* fixture({ users: [{ id: "u1" }], files: [file({ id: "f1", userId: "u1" })] }))
+        expect(Option.isSome(yield* files.findFile(fileId("f1")))).toBe(true)
+        yield* files.ping
+      }).pipe(open(":memory:"))
+      // Two in-memory stores are separate databases.
+      yield* Effect.gen(function* () {
+        const files = yield* FileRepository.FileRepository
+        expect(Option.isNone(yield* files.findFile(fileId("f1")))).toBe(true)
+      }).pipe(open(":memory:"))
+      expect(stray()).toEqual([])
+    })
   )
 
   it.scoped("fails with StorageUnavailable, not a defect, when the filename is a directory", () =>
