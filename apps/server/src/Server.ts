@@ -29,6 +29,21 @@ export interface Options {
   readonly port: number
   readonly host: string
   readonly trustProxy: boolean
+  readonly http: HttpLimits
+}
+
+/**
+ * What a slow or stuck client may hold of the server; the configuration's defaults are in
+ * `FiledataConfig` (`HTTP_*` variables).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface HttpLimits {
+  readonly headersTimeoutMillis: number
+  readonly requestTimeoutMillis: number
+  readonly keepAliveTimeoutMillis: number
+  readonly maxConnections: number
 }
 
 /**
@@ -102,9 +117,20 @@ export const layer = (
     Effect.gen(function* () {
       const platform = yield* NodeHttpServer.makeHandler(yield* HttpApiBuilder.httpApp)
       const hot = yield* FileDataRoute.make(options)
-      const server = createServer((request, response) =>
-        FileDataRoute.matches(request) ? hot(request, response) : platform(request, response)
+      const { http } = options
+      const server = createServer(
+        {
+          headersTimeout: http.headersTimeoutMillis,
+          // Node requires the request timeout to be at least the headers timeout.
+          requestTimeout: Math.max(http.requestTimeoutMillis, http.headersTimeoutMillis),
+          keepAliveTimeout: http.keepAliveTimeoutMillis,
+          // Node only looks for expired requests this often; its default (30 s) would let a stuck client
+          // outlive a short timeout by far.
+          connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(http.headersTimeoutMillis / 4)))
+        },
+        (request, response) => (FileDataRoute.matches(request) ? hot(request, response) : platform(request, response))
       )
+      server.maxConnections = http.maxConnections
       yield* listen(server, options)
       const address = server.address() as AddressInfo
       yield* Console.log(`listening on http://${options.host}:${address.port}`)

@@ -38,6 +38,25 @@ export interface FiledataConfig {
   readonly rateLimitFailureMode: "open" | "closed"
   readonly trustProxy: boolean
   readonly logLevel: LogLevel.LogLevel
+  /** What a slow or stuck client may hold: see `HttpLimits`. */
+  readonly http: HttpLimits
+}
+
+/**
+ * Bounds on what one client may hold of the server.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface HttpLimits {
+  /** Time for a request's headers to arrive (`HTTP_HEADERS_TIMEOUT_MS`). */
+  readonly headersTimeoutMillis: number
+  /** Time for a whole request, headers and body, to arrive (`HTTP_REQUEST_TIMEOUT_MS`). */
+  readonly requestTimeoutMillis: number
+  /** How long an idle keep-alive connection stays open (`HTTP_KEEP_ALIVE_TIMEOUT_MS`). */
+  readonly keepAliveTimeoutMillis: number
+  /** Open connections at most; more are refused at once (`HTTP_MAX_CONNECTIONS`). */
+  readonly maxConnections: number
 }
 
 const integer = (name: string, fallback: number, min: number, max: number) =>
@@ -156,7 +175,13 @@ export const config: Config.Config<FiledataConfig> = Config.all({
   redisUrl,
   rateLimitFailureMode,
   trustProxy,
-  logLevel
+  logLevel,
+  http: Config.all({
+    headersTimeoutMillis: integer("HTTP_HEADERS_TIMEOUT_MS", 10_000, 1, 600_000),
+    requestTimeoutMillis: integer("HTTP_REQUEST_TIMEOUT_MS", 30_000, 1, 600_000),
+    keepAliveTimeoutMillis: integer("HTTP_KEEP_ALIVE_TIMEOUT_MS", 5_000, 1, 600_000),
+    maxConnections: integer("HTTP_MAX_CONNECTIONS", 1_000, 1, 1_000_000)
+  })
 })
 
 const firstProblem = (error: ConfigError.ConfigError): string => {

@@ -13,7 +13,15 @@ export const generous: RateLimiter.RateLimitPolicy = {
   clientAddress: { limit: 1_000_000, windowMillis: 60_000 }
 }
 
+export const httpLimits: Server.HttpLimits = {
+  headersTimeoutMillis: 10_000,
+  requestTimeoutMillis: 30_000,
+  keepAliveTimeoutMillis: 5_000,
+  maxConnections: 1_000
+}
+
 export interface Options {
+  readonly http?: Server.HttpLimits
   readonly fixture: unknown
   readonly revoke?: ReadonlyArray<string>
   readonly policy?: RateLimiter.RateLimitPolicy
@@ -39,9 +47,12 @@ export const ports = (options: Options) => {
  * The real server on a free loopback port, over `ports(options)`.
  */
 export const layer = (options: Options) =>
-  Server.layer({ port: 0, host: "127.0.0.1", trustProxy: options.trustProxy ?? false }).pipe(
-    Layer.provideMerge(ports(options))
-  )
+  Server.layer({
+    port: 0,
+    host: "127.0.0.1",
+    trustProxy: options.trustProxy ?? false,
+    http: options.http ?? httpLimits
+  }).pipe(Layer.provideMerge(ports(options)))
 
 export const url = (path: string) => Effect.map(Server.Address, (address) => `http://127.0.0.1:${address.port}${path}`)
 
