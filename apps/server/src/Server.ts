@@ -12,6 +12,7 @@ import * as HttpApiSwagger from "@effect/platform/HttpApiSwagger"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { FileRepository, RateLimiter } from "@filedata/core"
+import type { FiledataConfig } from "@filedata/runtime"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -33,18 +34,12 @@ export interface Options {
 }
 
 /**
- * What a slow or stuck client may hold of the server; the configuration's defaults are in
- * `FiledataConfig` (`HTTP_*` variables).
+ * What a slow or stuck client may hold of the server (the `HTTP_*` variables).
  *
  * @since 0.1.0
  * @category models
  */
-export interface HttpLimits {
-  readonly headersTimeoutMillis: number
-  readonly requestTimeoutMillis: number
-  readonly keepAliveTimeoutMillis: number
-  readonly maxConnections: number
-}
+export type HttpLimits = FiledataConfig.HttpLimits
 
 /**
  * Where the server listens, once it does.

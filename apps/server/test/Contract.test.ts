@@ -1,48 +1,11 @@
 // The contract's commands as an outside harness drives them: the launcher behind `pnpm filedata` and
 // `pnpm start`, real processes, real files, real signals.
 
-import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
-
-const root = fileURLToPath(new URL("../../..", import.meta.url))
-
-const start = (args: ReadonlyArray<string>, env: Record<string, string>): ChildProcess =>
-  spawn(process.execPath, ["scripts/run.mjs", ...args], {
-    cwd: root,
-    env: { ...process.env, LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-
-const finish = (child: ChildProcess) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    let stdout = ""
-    let stderr = ""
-    child.stdout?.on("data", (chunk) => (stdout += chunk))
-    child.stderr?.on("data", (chunk) => (stderr += chunk))
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
-  })
-
-const listening = (child: ChildProcess) =>
-  new Promise<string>((resolve, reject) => {
-    let stdout = ""
-    child.stdout?.on("data", (chunk) => {
-      stdout += chunk
-      const match = /listening on (http:\/\/\S+)/.exec(stdout)
-      if (match?.[1] !== undefined) resolve(match[1])
-    })
-    child.on("close", (code) => reject(new Error(`exited with ${code} before listening: ${stdout}`)))
-  })
-
-const post = (base: string, body: unknown) =>
-  fetch(`${base.replace("0.0.0.0", "127.0.0.1")}/api/v1/file-data`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body)
-  })
+import { finish, listening, post, start } from "./utils/Processes.js"
 
 const good = {
   users: [{ id: "user-1", apiKeys: ["a-plaintext-api-key"] }],

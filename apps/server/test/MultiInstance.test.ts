@@ -2,16 +2,13 @@
 // and one Redis. Whatever one instance or the CLI writes, the other reads; one key's quota is one quota.
 // Needs TEST_DATABASE_URL and TEST_REDIS_URL; skipped, with a note saying why, without them.
 
-import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-
-const root = fileURLToPath(new URL("../../..", import.meta.url))
+import { finish, listening, post, root, start } from "./utils/Processes.js"
 
 const testDatabaseUrl = process.env.TEST_DATABASE_URL || undefined
 const testRedisUrl = process.env.TEST_REDIS_URL || undefined
@@ -47,40 +44,6 @@ const admin = async (statement: string) => {
     await client.end()
   }
 }
-
-const start = (args: ReadonlyArray<string>, env: Record<string, string>): ChildProcess =>
-  spawn(process.execPath, ["scripts/run.mjs", ...args], {
-    cwd: root,
-    env: { ...process.env, LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-
-const finish = (child: ChildProcess) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    let stdout = ""
-    let stderr = ""
-    child.stdout?.on("data", (chunk) => (stdout += chunk))
-    child.stderr?.on("data", (chunk) => (stderr += chunk))
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
-  })
-
-const listening = (child: ChildProcess) =>
-  new Promise<string>((resolve, reject) => {
-    let stdout = ""
-    child.stdout?.on("data", (chunk) => {
-      stdout += chunk
-      const match = /listening on (http:\/\/\S+)/.exec(stdout)
-      if (match?.[1] !== undefined) resolve(match[1])
-    })
-    child.on("close", (code) => reject(new Error(`exited with ${code} before listening: ${stdout}`)))
-  })
-
-const post = (base: string, body: unknown) =>
-  fetch(`${base.replace("0.0.0.0", "127.0.0.1")}/api/v1/file-data`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body)
-  })
 
 const RATE_LIMIT_MAX = 5
 

@@ -233,3 +233,55 @@ export const decode = (document: unknown): Effect.Effect<Fixture, FixtureInvalid
     files: files.map((file) => ({ ...file, SubmissionCounter: file.SubmissionCounter ?? file.submissions.length }))
   })
 }
+
+/**
+ * What storage already holds of the ids and keys a fixture names: the answer to {@link lookups}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Existing {
+  /** Users that exist, among the fixture's users and the owners its files name. */
+  readonly users: ReadonlySet<string>
+  readonly files: ReadonlySet<string>
+  /** Whether an API key (plain text) is already in use; storage compares its hashes. */
+  readonly keyInUse: (apiKey: string) => boolean
+}
+
+/**
+ * The user and file ids storage must look up to find a fixture's conflicts.
+ *
+ * @since 0.1.0
+ * @category conflicts
+ */
+export const lookups = (fixture: Fixture): { readonly userIds: Array<string>; readonly fileIds: Array<string> } => {
+  const userIds = new Set<string>(fixture.users.map((user) => user.id))
+  for (const file of fixture.files) userIds.add(file.userId)
+  return { userIds: [...userIds], fileIds: fixture.files.map((file) => file.id) }
+}
+
+/**
+ * Every entry of a fixture that clashes with storage, by JSON path: ids that already exist, keys already
+ * in use, files whose user is neither in the fixture nor in storage. Every adapter refuses the same way.
+ *
+ * @since 0.1.0
+ * @category conflicts
+ */
+export const conflicts = (fixture: Fixture, existing: Existing): Array<FixtureIssue> => {
+  const issue = (path: ReadonlyArray<PropertyKey>, detail: string) => new FixtureIssue({ path: jsonPath(path), detail })
+  const fixtureUsers = new Set<string>(fixture.users.map((user) => user.id))
+  return [
+    ...fixture.users.flatMap((user, u) => [
+      ...(existing.users.has(user.id) ? [issue(["users", u, "id"], "already exists")] : []),
+      ...user.apiKeys.flatMap((key, k) =>
+        existing.keyInUse(key) ? [issue(["users", u, "apiKeys", k], "is already in use")] : []
+      )
+    ]),
+    ...fixture.files.flatMap((file, f) => [
+      ...(existing.files.has(file.id) ? [issue(["files", f, "id"], "already exists")] : []),
+      ...(fixtureUsers.has(file.userId) || existing.users.has(file.userId)
+        ? []
+        : [issue(["files", f, "userId"], "is not a user of this fixture or of the database")])
+    ])
+  ]
+}

@@ -103,41 +103,17 @@ export const make: Effect.Effect<OperatorStore.OperatorStore, never, SqlClient.S
 
   const problems = (fixture: Fixture.Fixture): Effect.Effect<Array<Fixture.FixtureIssue>, SqlError> =>
     Effect.gen(function* () {
-      const users = yield* existing(
-        "users",
-        "id",
-        fixture.users.map((user) => user.id)
-      )
+      const { fileIds, userIds } = Fixture.lookups(fixture)
       const hashes = yield* existing(
         "api_keys",
         "key_hash",
         fixture.users.flatMap((user) => user.apiKeys.map(hashKeyText))
       )
-      const files = yield* existing(
-        "files",
-        "id",
-        fixture.files.map((file) => file.id)
-      )
-      const fixtureUsers = new Set<string>(fixture.users.map((user) => user.id))
-      const owners = yield* existing(
-        "users",
-        "id",
-        Arr.dedupe(fixture.files.map((file) => file.userId).filter((id) => !fixtureUsers.has(id)))
-      )
-      return [
-        ...fixture.users.flatMap((user, u) => [
-          ...(users.has(user.id) ? [issue(["users", u, "id"], "already exists")] : []),
-          ...user.apiKeys.flatMap((key, k) =>
-            hashes.has(hashKeyText(key)) ? [issue(["users", u, "apiKeys", k], "is already in use")] : []
-          )
-        ]),
-        ...fixture.files.flatMap((file, f) => [
-          ...(files.has(file.id) ? [issue(["files", f, "id"], "already exists")] : []),
-          ...(fixtureUsers.has(file.userId) || owners.has(file.userId)
-            ? []
-            : [issue(["files", f, "userId"], "is not a user of this fixture or of the database")])
-        ])
-      ]
+      return Fixture.conflicts(fixture, {
+        users: yield* existing("users", "id", userIds),
+        files: yield* existing("files", "id", fileIds),
+        keyInUse: (key) => hashes.has(hashKeyText(key))
+      })
     })
 
   const write = (fixture: Fixture.Fixture, now: number): Effect.Effect<OperatorStore.ImportSummary, SqlError> =>

@@ -1,0 +1,42 @@
+// The contract's commands as real processes: the launcher behind `pnpm start` and `pnpm filedata`.
+import { type ChildProcess, spawn } from "node:child_process"
+import { fileURLToPath } from "node:url"
+
+export const root = fileURLToPath(new URL("../../../..", import.meta.url))
+
+/** `node scripts/run.mjs ARGS`, as `pnpm start` / `pnpm filedata ARGS` run it. */
+export const start = (args: ReadonlyArray<string>, env: Record<string, string>): ChildProcess =>
+  spawn(process.execPath, ["scripts/run.mjs", ...args], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+
+/** Everything a process printed, and its exit code. */
+export const finish = (child: ChildProcess) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    let stdout = ""
+    let stderr = ""
+    child.stdout?.on("data", (chunk) => (stdout += chunk))
+    child.stderr?.on("data", (chunk) => (stderr += chunk))
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+  })
+
+/** The base URL of the contract's `listening on` line. */
+export const listening = (child: ChildProcess) =>
+  new Promise<string>((resolve, reject) => {
+    let stdout = ""
+    child.stdout?.on("data", (chunk) => {
+      stdout += chunk
+      const match = /listening on (http:\/\/\S+)/.exec(stdout)
+      if (match?.[1] !== undefined) resolve(match[1])
+    })
+    child.on("close", (code) => reject(new Error(`exited with ${code} before listening: ${stdout}`)))
+  })
+
+export const post = (base: string, body: unknown) =>
+  fetch(`${base.replace("0.0.0.0", "127.0.0.1")}/api/v1/file-data`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
