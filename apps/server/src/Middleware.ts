@@ -40,6 +40,8 @@ const allowedMethods = (): ReadonlyMap<string, ReadonlyArray<string>> => {
   return methods
 }
 
+const pathOf = (url: string): string => url.split("?", 1)[0] ?? url
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
 /**
@@ -87,8 +89,7 @@ export const make = (): ((app: HttpApp.Default) => HttpApp.Default) => {
   const fallback = (request: HttpServerRequest.HttpServerRequest, cause: Cause.Cause<unknown>) => {
     const failure = Cause.failureOption(cause)
     if (Option.isSome(failure) && (failure.value as { _tag?: string })._tag === "RouteNotFound") {
-      const path = request.url.split("?", 1)[0] ?? request.url
-      const allowed = methods.get(path)
+      const allowed = methods.get(pathOf(request.url))
       return Effect.succeed(
         Problem.toResponse(
           allowed === undefined
@@ -110,9 +111,12 @@ export const make = (): ((app: HttpApp.Default) => HttpApp.Default) => {
       const id = requestId(request.headers["x-request-id"])
       return Effect.gen(function* () {
         const started = yield* Clock.currentTimeMillis
-        const response = yield* Effect.catchAllCause(app, (cause) =>
-          Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : fallback(request, cause)
-        )
+        // The router forgives a trailing slash and letter case; the contract's paths are exact.
+        const response = methods.has(pathOf(request.url))
+          ? yield* Effect.catchAllCause(app, (cause) =>
+              Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : fallback(request, cause)
+            )
+          : Problem.toResponse(Problem.make(404, "not_found", "No resource at this path"))
         yield* logRequest(request.method, request.url, response.status, started)
         return HttpServerResponse.setHeaders(response, { ...securityHeaders, "x-request-id": id })
       }).pipe(Effect.annotateLogs("requestId", id))

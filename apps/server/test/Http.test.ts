@@ -224,6 +224,15 @@ layer(server, { excludeTestServices: true })("POST /api/v1/file-data", (it) => {
     Effect.gen(function* () {
       expectProblem(yield* TestServer.request("/api/v1/other"), 404, "not_found")
       expectProblem(yield* TestServer.request("/api/v1/file-data/"), 404, "not_found")
+      for (const path of ["/api/v1/file-data/", "/API/V1/FILE-DATA", "/Health"]) {
+        expectProblem(
+          yield* TestServer.postJson({ fileId: "contact", apiKey: "alice-key" }, {}, path),
+          404,
+          "not_found"
+        )
+      }
+      const docs = yield* TestServer.request("/docs")
+      expect(docs.status).toBe(200)
       for (const method of ["GET", "PUT", "DELETE", "PATCH"]) {
         const reply = yield* TestServer.request("/api/v1/file-data", { method })
         expectProblem(reply, 405, "method_not_allowed")

@@ -78,6 +78,18 @@ export interface FileDataReply {
 
 const decodeRequest = Schema.decodeUnknownEither(GetFileDataRequest)
 
+// The request is flat: nothing below its first level can change the verdict, and formatting a refused
+// value walks it whole, so a body nested a few thousand levels deep (well inside 64 KiB) would overflow
+// the stack. Decoding a copy with every nested value emptied keeps every issue and bounds the work.
+// `Object.fromEntries` keeps a `__proto__` key as a key.
+const emptied = (value: unknown): unknown =>
+  typeof value !== "object" || value === null ? value : Array.isArray(value) ? [] : {}
+
+const shallow = (body: unknown): unknown =>
+  typeof body !== "object" || body === null || Array.isArray(body)
+    ? emptied(body)
+    : Object.fromEntries(Object.entries(body).map(([key, value]) => [key, emptied(value)]))
+
 const escapePointerToken = (token: PropertyKey): string => String(token).replaceAll("~", "~0").replaceAll("/", "~1")
 
 // The messages are fixed texts: a refused value, which may be a key, is never repeated back.
@@ -99,7 +111,7 @@ const describe = (issue: ParseResult.ArrayFormatterIssue): string => {
  * @category decoding
  */
 export const parseRequest = (body: unknown): Effect.Effect<GetFileDataRequest, InvalidRequest> => {
-  const result = decodeRequest(body)
+  const result = decodeRequest(shallow(body))
   if (result._tag === "Right") return Effect.succeed(result.right)
   const issues = ParseResult.ArrayFormatter.formatErrorSync(result.left).map(
     (issue) =>

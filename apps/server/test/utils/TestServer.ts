@@ -78,8 +78,8 @@ export const request = (path: string, init?: RequestInit) =>
     })
   )
 
-export const postJson = (body: unknown, headers: Record<string, string> = {}) =>
-  request("/api/v1/file-data", {
+export const postJson = (body: unknown, headers: Record<string, string> = {}, path = "/api/v1/file-data") =>
+  request(path, {
     method: "POST",
     headers: { "content-type": "application/json", ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body)
