@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type { FileData, StoredFile, StoredSubmission, Submission } from "./FileData.js"
 import type { StorageUnavailable } from "./FileDataError.js"
@@ -51,9 +52,35 @@ export const rows = (page: ReadonlyArray<StoredSubmission>): string => {
   return out
 }
 
+// Where the writing stands between pages: the position to read from, whether the head is still to come,
+// and whether any submission was written (for the comma).
+interface Position {
+  readonly after: string | undefined
+  readonly first: boolean
+  readonly empty: boolean
+}
+
+const start: Position = { after: undefined, first: true, empty: true }
+
+// Reads one page and renders it as the next piece of the reply; no next position after the last page.
+const step = (
+  reply: FileDataReply,
+  position: Position
+): Effect.Effect<readonly [piece: string, next: Position | undefined], StorageUnavailable> =>
+  Effect.map(reply.submissionPage(position.after), (page) => {
+    const written = page.rows.length === 0 ? "" : (position.empty ? "" : ",") + rows(page.rows)
+    const piece = (position.first ? head(reply.file) : "") + written + (page.next === undefined ? tail : "")
+    return [
+      piece,
+      page.next === undefined
+        ? undefined
+        : { after: page.next, first: false, empty: position.empty && page.rows.length === 0 }
+    ] as const
+  })
+
 /**
- * Writes the whole reply through `write`, one piece per page; the transport decides how to wait for a
- * slow reader. A reply that fits one page is written in one piece, marked `last`.
+ * Writes the whole reply through `write`, one piece per page, reading the next page only once `write`
+ * is done: the transport decides how to wait for a slow reader. A one-page reply is one piece, `last`.
  *
  * @since 0.1.0
  * @category encoding
@@ -63,39 +90,23 @@ export const writeTo = <E, R>(
   write: (piece: string, last: boolean) => Effect.Effect<void, E, R>
 ): Effect.Effect<void, E | StorageUnavailable, R> =>
   Effect.gen(function* () {
-    let piece = head(reply.file)
-    let empty = true
-    let after: string | undefined
-    for (;;) {
-      const page = yield* reply.submissionPage(after)
-      if (page.rows.length > 0) {
-        piece += (empty ? "" : ",") + rows(page.rows)
-        empty = false
-      }
-      if (page.next === undefined) return yield* write(piece + tail, true)
-      yield* write(piece, false)
-      piece = ""
-      after = page.next
+    let position: Position | undefined = start
+    while (position !== undefined) {
+      const [piece, next]: readonly [string, Position | undefined] = yield* step(reply, position)
+      yield* write(piece, next === undefined)
+      position = next
     }
   })
 
 /**
- * The whole reply as a stream of text pieces, one per page.
+ * The whole reply as a stream of text pieces, one per page; pages are read as the stream is pulled.
  *
  * @since 0.1.0
  * @category encoding
  */
 export const encode = (reply: FileDataReply): Stream.Stream<string, StorageUnavailable> =>
-  Stream.asyncPush<string, StorageUnavailable>((emit) =>
-    writeTo(reply, (piece, last) =>
-      Effect.sync(() => {
-        emit.single(piece)
-        if (last) emit.end()
-      })
-    ).pipe(
-      Effect.catchAll((error) => Effect.sync(() => emit.fail(error))),
-      Effect.forkScoped
-    )
+  Stream.paginateEffect(start, (position) =>
+    Effect.map(step(reply, position), ([piece, next]) => [piece, Option.fromNullable(next)] as const)
   )
 
 /**

@@ -164,4 +164,23 @@ describe("FileDataJson", () => {
       expect(collected.submissions).toEqual([])
     })
   )
+
+  it.effect("the stream reads a page only when its piece is pulled, so a slow reader holds one page", () =>
+    Effect.gen(function* () {
+      const row = { createdDate: timestampFromEpochMillis(0), contentJson: "{}" } as StoredSubmission
+      const base = replyOf(file, [Chunk.of(row), Chunk.of(row), Chunk.of(row), Chunk.of(row)])
+      let reads = 0
+      const reply: FileDataReply = {
+        ...base,
+        submissionPage: (after) =>
+          Effect.zipLeft(
+            base.submissionPage(after),
+            Effect.sync(() => reads++)
+          )
+      }
+      const first = yield* Stream.runCollect(Stream.take(FileDataJson.encode(reply), 1))
+      expect(Chunk.size(first)).toBe(1)
+      expect(reads).toBe(1)
+    })
+  )
 })
