@@ -154,18 +154,33 @@ export class SystemGroup extends HttpApiGroup.make("system").add(
     .annotate(OpenApi.Summary, "200 while the database answers, 503 otherwise")
 ) {}
 
-type Responses = Record<string, { content?: Record<string, unknown> }>
+type Responses = Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }>
+
+// HttpApi has no way to declare response headers; these are sent on every reply of the file-data operation.
+const rateLimitHeaders = {
+  "RateLimit-Policy": {
+    description:
+      'The quotas enforced (draft-ietf-httpapi-ratelimit-headers), e.g. `"api-key";q=60;w=60, "client-address";q=600;w=60`',
+    schema: { type: "string" }
+  },
+  RateLimit: {
+    description:
+      'Requests remaining (r) and seconds until the quota is whole again (t) in each quota this request counted against, e.g. `"client-address";r=599;t=60, "api-key";r=59;t=60`',
+    schema: { type: "string" }
+  }
+}
 
 // HttpApi documents a 400 (and its schemas) for its own payload decoding on every operation; this service
 // decodes payloads in the core and answers 422 instead, so the 400 would be a lie. And where two errors
 // share a status (the two 422s) it falls back to `application/json`; every error reply is a problem document.
 const fixedForThisService = (spec: Record<string, unknown>): Record<string, unknown> => {
   const paths = (spec.paths ?? {}) as Record<string, Record<string, { responses?: Responses }>>
-  for (const item of Object.values(paths)) {
+  for (const [path, item] of Object.entries(paths)) {
     for (const operation of Object.values(item)) {
       const responses = operation.responses ?? {}
       delete responses["400"]
       for (const [status, response] of Object.entries(responses)) {
+        if (path === fileDataPath) response.headers = { ...response.headers, ...rateLimitHeaders }
         const json = response.content?.["application/json"]
         if (Number(status) >= 400 && json !== undefined && response.content !== undefined) {
           response.content = { "application/problem+json": json }

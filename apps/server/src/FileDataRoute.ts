@@ -13,9 +13,10 @@
  */
 
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { FileDataJson, type FileRepository, GetFileData, type RateLimiter } from "@filedata/core"
+import { FileDataJson, type FileRepository, GetFileData, RateLimiter } from "@filedata/core"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
@@ -23,6 +24,7 @@ import * as ClientAddress from "./ClientAddress.js"
 import { fileDataPath } from "./FileDataApi.js"
 import * as Middleware from "./Middleware.js"
 import * as Problem from "./Problem.js"
+import * as RateLimitHeaders from "./RateLimitHeaders.js"
 import * as RequestBody from "./RequestBody.js"
 
 class ClientGone extends Data.TaggedError("ClientGone") {}
@@ -36,14 +38,13 @@ class ClientGone extends Data.TaggedError("ClientGone") {}
 export const matches = (request: IncomingMessage): boolean =>
   request.method === "POST" && request.url !== undefined && request.url.split("?", 1)[0] === fileDataPath
 
-const write = (response: ServerResponse, requestId: string) => (piece: string, last: boolean) =>
+const write = (response: ServerResponse, headers: () => Record<string, string>) => (piece: string, last: boolean) =>
   Effect.suspend((): Effect.Effect<void, ClientGone> => {
     if (response.destroyed) return Effect.fail(new ClientGone())
     if (!response.headersSent) {
       response.writeHead(200, {
         "content-type": "application/json",
-        ...Middleware.securityHeaders,
-        "x-request-id": requestId,
+        ...headers(),
         ...(last ? { "content-length": Buffer.byteLength(piece) } : {})
       })
     }
@@ -70,15 +71,14 @@ const write = (response: ServerResponse, requestId: string) => (piece: string, l
     })
   })
 
-const sendProblem = (response: ServerResponse, requestId: string, problem: Problem.Problem) =>
+const sendProblem = (response: ServerResponse, headers: () => Record<string, string>, problem: Problem.Problem) =>
   Effect.sync(() => {
     // Once a reply has begun its status is sent; all that is left is to cut it short.
     if (response.headersSent) return response.destroy()
     response.writeHead(problem.status, {
       "content-type": Problem.contentType,
-      ...Middleware.securityHeaders,
-      ...problem.headers,
-      "x-request-id": requestId
+      ...headers(),
+      ...problem.headers
     })
     response.end(problem.body)
   })
@@ -98,8 +98,11 @@ export const make = (options: {
 > =>
   Effect.map(Effect.runtime<FileRepository.FileRepository | RateLimiter.RateLimiter>(), (runtime) => {
     const run = Runtime.runFork(runtime)
+    const meter = RateLimitHeaders.meters(Context.get(runtime.context, RateLimiter.RateLimiter))
     return (request, response) => {
       const requestId = Middleware.requestId(request.headers["x-request-id"])
+      const { headers: rateLimitHeaders, limiter } = meter()
+      const headers = () => ({ ...Middleware.securityHeaders, ...rateLimitHeaders(), "x-request-id": requestId })
       run(
         Effect.gen(function* () {
           const started = yield* Clock.currentTimeMillis
@@ -107,18 +110,17 @@ export const make = (options: {
             clientAddress: ClientAddress.of(request.headers, request.socket.remoteAddress, options.trustProxy),
             body: RequestBody.readJson(request)
           }).pipe(
-            Effect.flatMap((reply) => FileDataJson.writeTo(reply, write(response, requestId))),
+            Effect.provideService(RateLimiter.RateLimiter, limiter),
+            Effect.flatMap((reply) => FileDataJson.writeTo(reply, write(response, headers))),
             Effect.catchAll((failure) =>
-              failure._tag === "ClientGone"
-                ? Effect.void
-                : sendProblem(response, requestId, Problem.fromFailure(failure))
+              failure._tag === "ClientGone" ? Effect.void : sendProblem(response, headers, Problem.fromFailure(failure))
             ),
             Effect.catchAllCause((cause) =>
               Effect.zipRight(
                 Effect.logError("unhandled failure", cause),
                 sendProblem(
                   response,
-                  requestId,
+                  headers,
                   Problem.make(500, "internal_error", "The request could not be completed")
                 )
               ).pipe(Effect.when(() => !Cause.isInterruptedOnly(cause)))

@@ -8,7 +8,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { FileDataJson, FileRepository, GetFileData, type RateLimiter } from "@filedata/core"
+import { FileDataJson, FileRepository, GetFileData, RateLimiter } from "@filedata/core"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -16,6 +16,7 @@ import * as Stream from "effect/Stream"
 import * as ClientAddress from "./ClientAddress.js"
 import { FileDataApi } from "./FileDataApi.js"
 import * as Problem from "./Problem.js"
+import * as RateLimitHeaders from "./RateLimitHeaders.js"
 import * as RequestBody from "./RequestBody.js"
 
 /**
@@ -25,8 +26,6 @@ import * as RequestBody from "./RequestBody.js"
 export interface Options {
   readonly trustProxy: boolean
 }
-
-const json = { contentType: "application/json", headers: { "cache-control": "no-store" } } as const
 
 /**
  * The file-data operation as an HttpApi handler. The Node server answers this path on its hot route
@@ -44,21 +43,31 @@ export const files = (
   FileRepository.FileRepository | RateLimiter.RateLimiter
 > =>
   HttpApiBuilder.group(FileDataApi, "files", (handlers) =>
-    handlers.handleRaw("getFileData", ({ request }) =>
-      GetFileData.getFileData({
-        clientAddress: ClientAddress.of(
-          request.headers,
-          Option.getOrUndefined(request.remoteAddress),
-          options.trustProxy
-        ),
-        body: RequestBody.readJson(NodeHttpServerRequest.toIncomingMessage(request))
-      }).pipe(
-        Effect.match({
-          onFailure: (failure) => Problem.toResponse(Problem.fromFailure(failure)),
-          onSuccess: (reply) => HttpServerResponse.stream(Stream.encodeText(FileDataJson.encode(reply)), json)
-        })
-      )
-    )
+    Effect.map(RateLimiter.RateLimiter, (limiter) => {
+      const meter = RateLimitHeaders.meters(limiter)
+      return handlers.handleRaw("getFileData", ({ request }) => {
+        const { headers, limiter } = meter()
+        return GetFileData.getFileData({
+          clientAddress: ClientAddress.of(
+            request.headers,
+            Option.getOrUndefined(request.remoteAddress),
+            options.trustProxy
+          ),
+          body: RequestBody.readJson(NodeHttpServerRequest.toIncomingMessage(request))
+        }).pipe(
+          Effect.provideService(RateLimiter.RateLimiter, limiter),
+          Effect.match({
+            onFailure: (failure) =>
+              HttpServerResponse.setHeaders(Problem.toResponse(Problem.fromFailure(failure)), headers()),
+            onSuccess: (reply) =>
+              HttpServerResponse.stream(Stream.encodeText(FileDataJson.encode(reply)), {
+                contentType: "application/json",
+                headers: { "cache-control": "no-store", ...headers() }
+              })
+          })
+        )
+      })
+    })
   )
 
 /**

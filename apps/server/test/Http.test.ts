@@ -258,6 +258,9 @@ layer(server, { excludeTestServices: true })("POST /api/v1/file-data", (it) => {
       expect(reply.status).toBe(200)
       const operation = reply.json.paths["/api/v1/file-data"].post
       expect(Object.keys(operation.responses).sort()).toEqual(["200", "403", "404", "422", "503"])
+      for (const response of Object.values<{ headers: object }>(operation.responses)) {
+        expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(["RateLimit-Policy", "RateLimit"]))
+      }
       expect(reply.json.paths["/health"].get).toBeDefined()
     })
   )

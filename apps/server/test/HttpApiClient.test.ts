@@ -2,6 +2,8 @@
 // generates: the handler that embedders and other platform servers use behaves as the contract says.
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApiClient from "@effect/platform/HttpApiClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { expect, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -72,6 +74,21 @@ layer(platformOnly, { excludeTestServices: true })("the HttpApi on the platform 
       expect(missing).toMatchObject({ status: 404, code: "file_not_found" })
       const health = yield* client.system.health()
       expect(health).toEqual({ status: "ok" })
+    })
+  )
+
+  it.effect("its replies carry the rate-limit header fields too", () =>
+    Effect.gen(function* () {
+      const client = yield* HttpClient.HttpClient
+      for (const apiKey of ["alice-key", "bob-key"]) {
+        const reply = yield* client.execute(
+          HttpClientRequest.post("/api/v1/file-data").pipe(
+            HttpClientRequest.bodyUnsafeJson({ fileId: "contact", apiKey })
+          )
+        )
+        expect(reply.headers["ratelimit-policy"]).toMatch(/^"api-key";q=\d+;w=\d+, "client-address";q=\d+;w=\d+$/)
+        expect(reply.headers.ratelimit).toMatch(/^"client-address";r=\d+;t=\d+, "api-key";r=\d+;t=\d+$/)
+      }
     })
   )
 })

@@ -7,6 +7,27 @@ const fixture = {
   files: [{ id: "contact", userId: "alice", name: "Contact", creationDate: "2024-01-01T00:00:00.000Z" }]
 }
 
+// A Structured Field list of `"name";key=int;...` items, as the two RateLimit fields are, read strictly:
+// anything else in the field fails the match.
+const item = /^"([a-z-]+)"((?:;[a-z]+=\d+)+)$/
+const parseList = (field: string | null): Record<string, Record<string, number>> => {
+  expect(field).not.toBeNull()
+  const entries = (field ?? "").split(", ").map((member) => {
+    const match = item.exec(member)
+    expect(match, member).not.toBeNull()
+    const [, name = "", parameters = ""] = match ?? []
+    const values = parameters
+      .slice(1)
+      .split(";")
+      .map((parameter) => parameter.split("="))
+      .map(([key = "", value = ""]) => [key, Number(value)] as const)
+    return [name, Object.fromEntries(values)] as const
+  })
+  return Object.fromEntries(entries)
+}
+
+const policy = { "api-key": { q: 3, w: 60 }, "client-address": { q: 5, w: 60 } }
+
 const expectRateLimited = (reply: TestServer.Reply) => {
   expect(reply.status).toBe(422)
   expect(reply.headers.get("content-type")).toBe("application/problem+json")
@@ -63,5 +84,50 @@ layer(
       for (let i = 0; i < 5; i++) expect((yield* call()).status).toBe(422)
       expectRateLimited(yield* call())
     })
+  )
+})
+
+// Windows long enough that none closes during the test, so every count is exact.
+layer(
+  TestServer.layer({
+    fixture,
+    trustProxy: true,
+    policy: { apiKey: { limit: 3, windowMillis: 60_000 }, clientAddress: { limit: 5, windowMillis: 60_000 } }
+  }),
+  { excludeTestServices: true }
+)("rate limit header fields", (it) => {
+  it.effect(
+    "every reply carries RateLimit-Policy and where the caller stands in each quota it was counted against",
+    () =>
+      Effect.gen(function* () {
+        const call = (body: unknown) => TestServer.postJson(body, { "x-forwarded-for": "10.3.3.3" })
+        const standings = [] as Array<Record<string, Record<string, number>>>
+        for (const body of [
+          { fileId: "contact", apiKey: "alice-key" },
+          { fileId: "contact", apiKey: "nobody-key" },
+          { fileId: "missing", apiKey: "alice-key" },
+          "not json",
+          { fileId: "contact", apiKey: "alice-key" },
+          { fileId: "contact", apiKey: "alice-key" }
+        ]) {
+          const reply = yield* call(body)
+          expect(parseList(reply.headers.get("ratelimit-policy"))).toEqual(policy)
+          standings.push(parseList(reply.headers.get("ratelimit")))
+        }
+        const [ok, denied, missing, malformed, third, refused] = standings
+        expect(ok?.["client-address"]).toMatchObject({ r: 4 })
+        expect(ok?.["api-key"]).toMatchObject({ r: 2 })
+        expect(denied?.["api-key"]).toMatchObject({ r: 2 })
+        expect(missing?.["api-key"]).toMatchObject({ r: 1 })
+        // No key was read from a malformed body, so only the address was counted.
+        expect(Object.keys(malformed ?? {})).toEqual(["client-address"])
+        expect(malformed?.["client-address"]).toMatchObject({ r: 1 })
+        expect(third).toMatchObject({ "client-address": { r: 0 }, "api-key": { r: 0 } })
+        // Refused by the address quota before the key was counted.
+        expect(Object.keys(refused ?? {})).toEqual(["client-address"])
+        for (const standing of standings) {
+          for (const { t = -1 } of Object.values(standing)) expect(t > 0 && t <= 60).toBe(true)
+        }
+      })
   )
 })

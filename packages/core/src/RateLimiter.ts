@@ -64,6 +64,8 @@ export interface RateLimitState {
  * @category models
  */
 export interface RateLimiter {
+  /** The quotas this limiter enforces, for clients told how to pace themselves. */
+  readonly policy: RateLimitPolicy
   readonly consume: (subject: RateLimitSubject) => Effect.Effect<RateLimitState, RateLimited | RateLimiterUnavailable>
 }
 

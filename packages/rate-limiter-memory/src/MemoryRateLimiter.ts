@@ -106,6 +106,7 @@ export const make = (policy: RateLimiter.RateLimitPolicy): Effect.Effect<MemoryR
       clientAddress: makeCounter("clientAddress", policy.clientAddress)
     }
     return {
+      policy,
       consume: (subject) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => counters[subject.scope].consume(keyOf(subject), now)),
       size: Effect.map(Clock.currentTimeMillis, (now) => counters.apiKey.size(now) + counters.clientAddress.size(now))

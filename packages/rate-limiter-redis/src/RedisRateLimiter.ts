@@ -165,6 +165,7 @@ export const make = (options: Options): Effect.Effect<RateLimiter.RateLimiter, n
         : Effect.zipRight(warn(cause), Effect.fail(new FileDataError.RateLimiterUnavailable({ cause })))
 
     return RateLimiter.RateLimiter.of({
+      policy,
       consume: (subject) => {
         const { scope } = subject
         const quota = policy[scope]

@@ -29,7 +29,12 @@ const subjectOf = (subject: RateLimiter.RateLimitSubject): string =>
  */
 export const make = (options: TestRateLimiterOptions = {}, journal: Journal = []): TestRateLimiter => {
   const counts = new Map<string, number>()
+  const quota = (scope: RateLimitScope): RateLimiter.Quota => ({
+    limit: options.limits?.[scope] ?? Number.MAX_SAFE_INTEGER,
+    windowMillis: 60_000
+  })
   const limiter: RateLimiter.RateLimiter = {
+    policy: { apiKey: quota("apiKey"), clientAddress: quota("clientAddress") },
     consume: (subject) =>
       Effect.suspend(() => {
         const key = subjectOf(subject)

@@ -1,0 +1,93 @@
+/**
+ * The IETF rate-limit header fields (draft-ietf-httpapi-ratelimit-headers-09) on every reply of the
+ * file-data operation, so clients can pace themselves before they are refused.
+ *
+ * `RateLimit-Policy` lists both quotas the service enforces and never changes between replies;
+ * `RateLimit` says where the caller stands in each quota this request was counted against: the client
+ * address always, the API key once the body named one. Both are Structured Field lists, e.g.
+ *
+ *     RateLimit-Policy: "api-key";q=60;w=60, "client-address";q=600;w=60
+ *     RateLimit: "client-address";r=599;t=60, "api-key";r=0;t=42
+ *
+ * The counts come from the `RateLimiter` port itself: each request runs the use case on a limiter that
+ * notes what the real one answered, so the fields report exactly what was enforced.
+ *
+ * @since 0.1.0
+ */
+
+import type { FileDataError, RateLimiter } from "@filedata/core"
+import * as Effect from "effect/Effect"
+
+const policyNames: Record<FileDataError.RateLimitScope, string> = {
+  apiKey: '"api-key"',
+  clientAddress: '"client-address"'
+}
+
+// The fields count in whole seconds; rounding up never tells a client to come back too early.
+const seconds = (millis: number): number => Math.max(0, Math.ceil(millis / 1000))
+
+const quotaItem = (scope: FileDataError.RateLimitScope, quota: RateLimiter.Quota): string =>
+  `${policyNames[scope]};q=${quota.limit};w=${seconds(quota.windowMillis)}`
+
+/**
+ * The `RateLimit-Policy` value of a policy.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const policyField = (policy: RateLimiter.RateLimitPolicy): string =>
+  `${quotaItem("apiKey", policy.apiKey)}, ${quotaItem("clientAddress", policy.clientAddress)}`
+
+interface Standing {
+  readonly scope: FileDataError.RateLimitScope
+  readonly remaining: number
+  readonly resetMillis: number
+}
+
+const standingItem = ({ remaining, resetMillis, scope }: Standing): string =>
+  `${policyNames[scope]};r=${Math.max(0, remaining)};t=${seconds(resetMillis)}`
+
+/**
+ * One request's view of the limiter: run the use case on `limiter`, then read `headers` for its reply.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Meter {
+  readonly limiter: RateLimiter.RateLimiter
+  readonly headers: () => Record<string, string>
+}
+
+/**
+ * Returns a function that makes a fresh {@link Meter} per request over `limiter`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const meters = (limiter: RateLimiter.RateLimiter): (() => Meter) => {
+  const policy = policyField(limiter.policy)
+  return () => {
+    const standings: Array<Standing> = []
+    return {
+      limiter: {
+        policy: limiter.policy,
+        consume: (subject) =>
+          limiter.consume(subject).pipe(
+            Effect.tapBoth({
+              onSuccess: (state) => Effect.sync(() => standings.push(state)),
+              onFailure: (failure) =>
+                Effect.sync(() => {
+                  if (failure._tag === "RateLimited") {
+                    standings.push({ scope: failure.scope, remaining: 0, resetMillis: failure.retryAfterMillis })
+                  }
+                })
+            })
+          )
+      },
+      headers: () =>
+        standings.length === 0
+          ? { "ratelimit-policy": policy }
+          : { "ratelimit-policy": policy, ratelimit: standings.map(standingItem).join(", ") }
+    }
+  }
+}
