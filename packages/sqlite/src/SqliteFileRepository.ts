@@ -8,14 +8,19 @@
  * runs without yielding. Writes (import, keys) and migrations stay on the @effect/sql client; in WAL
  * mode this reader never waits for them and always sees committed data.
  *
+ * The connection follows the file at its path (`internal/readConnection.ts`): when the file is deleted,
+ * replaced, changed in place or unreadable, or a read fails, reads fail as `StorageUnavailable` and the
+ * connection is opened again, its statements prepared again, once the path holds a usable database. The
+ * check costs one `stat` per millisecond at most, whatever the request rate.
+ *
  * @since 0.1.0
  */
 import { FileData, type FileDataError, type FileRepository } from "@filedata/core"
-import Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import { hashKey, unavailable } from "./internal/storage.js"
+import * as ReadConnection from "./internal/readConnection.js"
+import { hashKey } from "./internal/storage.js"
 
 /**
  * How many submissions one page reads when no size is given.
@@ -57,12 +62,9 @@ const toStoredFile = (row: FileRow): FileData.StoredFile => ({
   VisitCounter: row.visit_counter
 })
 
-const attempt = <A>(read: () => A): Effect.Effect<A, FileDataError.StorageUnavailable> =>
-  Effect.try({ try: read, catch: unavailable })
-
 /**
  * Opens a read connection to `filename` (an existing, migrated database) and prepares its statements;
- * the connection closes with the scope.
+ * the connection follows the file until the scope closes.
  *
  * @since 0.1.0
  * @category constructors
@@ -76,45 +78,44 @@ export const make = (options: {
     if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
       return yield* Effect.dieMessage(`pageSize must be a positive integer, got ${pageSize}`)
     }
-    const db = yield* Effect.acquireRelease(
-      attempt(() => {
-        const db = new Database(options.filename, { readonly: true, fileMustExist: true })
-        // A read that meets a lock waits at most this long, blocking the event loop meanwhile, then fails
-        // as StorageUnavailable (503) instead of holding every other request.
-        db.pragma("busy_timeout = 100")
-        return db
-      }),
-      (db) => Effect.sync(() => db.close())
-    )
-    const statements = yield* attempt(() => ({
-      keyOwner: db
-        .prepare<[string], string>("SELECT user_id FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL")
-        .pluck(),
-      file: db.prepare<[string], FileRow>(
-        `SELECT id, user_id, name, creation_date, public_availability, submission_counter, visit_counter
-          FROM files WHERE id = ?`
-      ),
-      // Keyset paging: each page seeks past the last row of the previous one, so a page costs the same at
-      // the end of a million rows as at the start. The leading `created_date >= ?` repeats what the OR
-      // implies, but without it SQLite only seeks on file_id and rescans the file's earlier rows on every
-      // page. EXPLAIN QUERY PLAN: `SEARCH submissions USING INDEX submissions_file_created_seq
-      // (file_id=? AND created_date>?)`, no `USE TEMP B-TREE FOR ORDER BY`.
-      page: db
-        .prepare<[string, number, number, number, number], SubmissionRow>(
-          `SELECT created_date, seq, content FROM submissions
-            WHERE file_id = ? AND created_date >= ? AND (created_date > ? OR (created_date = ? AND seq > ?))
-            ORDER BY created_date, seq LIMIT ${pageSize}`
-        )
-        .raw(),
-      ping: db.prepare("SELECT 1").pluck()
-    }))
+    const connection = yield* ReadConnection.make({
+      filename: options.filename,
+      prepare: (db) => ({
+        keyOwner: db
+          .prepare<[string], string>("SELECT user_id FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL")
+          .pluck(),
+        file: db.prepare<[string], FileRow>(
+          `SELECT id, user_id, name, creation_date, public_availability, submission_counter, visit_counter
+            FROM files WHERE id = ?`
+        ),
+        // Keyset paging: each page seeks past the last row of the previous one, so a page costs the same at
+        // the end of a million rows as at the start. The leading `created_date >= ?` repeats what the OR
+        // implies, but without it SQLite only seeks on file_id and rescans the file's earlier rows on every
+        // page. EXPLAIN QUERY PLAN: `SEARCH submissions USING INDEX submissions_file_created_seq
+        // (file_id=? AND created_date>?)`, no `USE TEMP B-TREE FOR ORDER BY`.
+        page: db
+          .prepare<[string, number, number, number, number], SubmissionRow>(
+            `SELECT created_date, seq, content FROM submissions
+              WHERE file_id = ? AND created_date >= ? AND (created_date > ? OR (created_date = ? AND seq > ?))
+              ORDER BY created_date, seq LIMIT ${pageSize}`
+          )
+          .raw(),
+        // Reads a table, so it takes the same lock and needs the same schema as a request; `SELECT 1` would
+        // answer without touching the file.
+        ping: db.prepare("SELECT 1 FROM files LIMIT 1").pluck()
+      })
+    })
+    const { read } = connection
 
     return {
       findKeyOwner: (apiKey) =>
-        attempt(() => Option.fromNullable(statements.keyOwner.get(hashKey(apiKey)) as FileData.UserId | undefined)),
-      findFile: (fileId) => attempt(() => Option.map(Option.fromNullable(statements.file.get(fileId)), toStoredFile)),
+        read((statements) =>
+          Option.fromNullable(statements.keyOwner.get(hashKey(apiKey)) as FileData.UserId | undefined)
+        ),
+      findFile: (fileId) =>
+        read((statements) => Option.map(Option.fromNullable(statements.file.get(fileId)), toStoredFile)),
       submissionPage: (fileId, after) =>
-        attempt(() => {
+        read((statements) => {
           const [createdDate, seq] = after === undefined ? start : fromPosition(after)
           const rows = statements.page.all(fileId, createdDate, createdDate, createdDate, seq)
           const last = rows[rows.length - 1]
@@ -128,6 +129,7 @@ export const make = (options: {
             next: rows.length < pageSize || last === undefined ? undefined : `${last[0]}:${last[1]}`
           }
         }),
-      ping: attempt(() => statements.ping.get()).pipe(Effect.asVoid)
+      // Health checks look at the path now, however recently a request did.
+      ping: Effect.asVoid(connection.readChecked((statements) => statements.ping.get()))
     }
   })

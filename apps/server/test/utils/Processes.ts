@@ -40,3 +40,26 @@ export const post = (base: string, body: unknown) =>
     headers: { "content-type": "application/json" },
     body: JSON.stringify(body)
   })
+
+/** Brings `dist` up to date once, as `pnpm start` does before every start; throws tsc's output if it fails. */
+export const build = async (): Promise<void> => {
+  const result = await finish(
+    spawn(process.execPath, ["scripts/run.mjs", "--build-only"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+  )
+  if (result.code !== 0) throw new Error(`The build failed:\n${result.stdout}${result.stderr}`)
+}
+
+/**
+ * `node apps/APP/dist/main.js ARGS` on the current build (see `build`): no build step first, so the process
+ * is the app from its first instruction and a signal reaches the app whenever it is sent.
+ */
+export const startBuilt = (
+  app: "server" | "cli",
+  args: ReadonlyArray<string>,
+  env: Record<string, string>
+): ChildProcess =>
+  spawn(process.execPath, [`apps/${app}/dist/main.js`, ...args], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })

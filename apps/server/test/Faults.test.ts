@@ -1,0 +1,368 @@
+// The running service when its database fails under it, and when it is stopped with replies in flight, as
+// outside fault scripts drive it: the built server and CLI as real processes, the SQLite file handled from
+// this process (deleted, moved, overwritten, replaced by a directory, locked), signals sent for real.
+
+import type { ChildProcess } from "node:child_process"
+import { chmodSync, mkdirSync, mkdtempSync, renameSync, writeFileSync } from "node:fs"
+import { Agent, request as httpRequest } from "node:http"
+import { connect as tcpConnect } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { beforeAll, describe, expect, it } from "@effect/vitest"
+import { build, finish, listening, post, startBuilt } from "./utils/Processes.js"
+import { backup, connect, remove, restore } from "./utils/SqliteFiles.js"
+
+const KEY = "fault-test-key-3f9a1c"
+const body = { fileId: "contact", apiKey: KEY }
+
+const fixture = {
+  users: [{ id: "alice", apiKeys: [KEY] }],
+  files: [
+    {
+      id: "contact",
+      userId: "alice",
+      name: "Contact",
+      creationDate: "2024-01-01T00:00:00.000Z",
+      submissions: [{ createdDate: "2024-01-02T09:30:00.000Z", content: { email: "a@example.com" } }]
+    }
+  ]
+}
+
+const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis))
+
+/** A database holding `document`, imported by the CLI, and the environment both apps read it with. */
+const database = async (document: unknown) => {
+  const dir = mkdtempSync(join(tmpdir(), "filedata-faults-"))
+  const filename = join(dir, "filedata.db")
+  const env = { DATABASE_URL: `file:${filename}`, PORT: "0", HOST: "127.0.0.1" }
+  writeFileSync(join(dir, "fixture.json"), JSON.stringify(document))
+  const imported = await finish(startBuilt("cli", ["import", join(dir, "fixture.json")], env))
+  expect(imported.code, imported.stderr).toBe(0)
+  return { dir, filename, env }
+}
+
+interface Running {
+  readonly base: string
+  readonly child: ChildProcess
+  readonly closed: Promise<{ code: number | null; stdout: string; stderr: string }>
+}
+
+const serve = async (env: Record<string, string>): Promise<Running> => {
+  const child = startBuilt("server", [], env)
+  const closed = finish(child)
+  return { base: await listening(child), child, closed }
+}
+
+/** Stops the server as an orchestrator does; it must still be running, exit 0, and never have printed the key. */
+const stop = async ({ child, closed }: Running) => {
+  expect(child.exitCode).toBeNull()
+  child.kill("SIGTERM")
+  const exit = await closed
+  expect(exit.code, exit.stderr).toBe(0)
+  expect(exit.stdout + exit.stderr).not.toContain(KEY)
+  return exit
+}
+
+const health = (base: string) => fetch(`${base}/health`)
+
+/** The operation and the health check both answer 503 problems, at once, saying nothing of the request. */
+const expectUnavailable = async (base: string) => {
+  for (let i = 0; i < 3; i++) {
+    const started = performance.now()
+    const reply = await post(base, body)
+    const text = await reply.text()
+    expect(reply.status).toBe(503)
+    expect(reply.headers.get("content-type")).toBe("application/problem+json")
+    expect(reply.headers.get("retry-after")).toBe("1")
+    expect(JSON.parse(text)).toMatchObject({ status: 503, code: "storage_unavailable" })
+    expect(text).not.toContain(KEY)
+    const checked = await health(base)
+    expect(checked.status).toBe(503)
+    expect(await checked.json()).toMatchObject({ status: 503, code: "storage_unavailable" })
+    // Bounded by the busy timeout, never a hang; the margin is for a loaded machine.
+    expect(performance.now() - started).toBeLessThan(2_000)
+  }
+}
+
+/** Polls until the operation and the health check answer 200 again; fails after a few seconds. */
+const expectServing = async (base: string) => {
+  const deadline = performance.now() + 5_000
+  for (;;) {
+    const reply = await post(base, body)
+    const checked = await health(base)
+    if (reply.status === 200 && checked.status === 200) {
+      expect((await reply.json()).submissions).toHaveLength(1)
+      return
+    }
+    await reply.body?.cancel()
+    if (performance.now() > deadline) throw new Error(`still ${reply.status} / health ${checked.status}`)
+    await sleep(25)
+  }
+}
+
+describe("the server when its SQLite database fails (real processes)", () => {
+  beforeAll(build, 180_000)
+
+  it("deleted, then restored from a backup; moved away, then back: 503 meanwhile, no crash", async () => {
+    const { dir, filename, env } = await database(fixture)
+    const server = await serve(env)
+    await expectServing(server.base)
+    const saved = join(dir, "backup.db")
+    backup(filename, saved)
+
+    remove(filename)
+    await expectUnavailable(server.base)
+    restore(saved, filename)
+    await expectServing(server.base)
+
+    renameSync(filename, `${filename}.away`)
+    await expectUnavailable(server.base)
+    renameSync(`${filename}.away`, filename)
+    await expectServing(server.base)
+
+    const exit = await stop(server)
+    expect(exit.stdout).toContain("The database is unavailable")
+  }, 60_000)
+
+  it("unreadable: header overwritten with garbage, or the path a directory: 503 until the file is back", async () => {
+    const { dir, filename, env } = await database(fixture)
+    const server = await serve(env)
+    await expectServing(server.base)
+    const saved = join(dir, "backup.db")
+    backup(filename, saved)
+
+    writeFileSync(filename, Buffer.alloc(8192, "not a database "))
+    await expectUnavailable(server.base)
+    restore(saved, filename)
+    await expectServing(server.base)
+
+    remove(filename)
+    mkdirSync(filename)
+    await expectUnavailable(server.base)
+    restore(saved, filename)
+    await expectServing(server.base)
+    await stop(server)
+  }, 60_000)
+
+  const root = process.getuid?.() === 0
+  it.skipIf(root)(
+    `unreadable by mode (chmod 000): 503 until readable again${root ? " (skipped: running as root, which reads any file whatever its mode)" : ""}`,
+    async () => {
+      const { filename, env } = await database(fixture)
+      const server = await serve(env)
+      await expectServing(server.base)
+      chmodSync(filename, 0o000)
+      await expectUnavailable(server.base)
+      chmodSync(filename, 0o644)
+      await expectServing(server.base)
+      await stop(server)
+    },
+    60_000
+  )
+
+  it("locked by another writer: WAL reads go on; a file held exclusively is 503 fast, and served once released", async () => {
+    const { dir, filename, env } = await database(fixture)
+    const server = await serve(env)
+    await expectServing(server.base)
+
+    // WAL mode: a writer in the middle of a transaction does not hold readers up.
+    const writer = connect(filename)
+    writer.exec("BEGIN EXCLUSIVE; INSERT INTO users (id) VALUES ('writer')")
+    const reply = await post(server.base, body)
+    expect(reply.status).toBe(200)
+    await reply.body?.cancel()
+    writer.exec("ROLLBACK")
+    writer.close()
+
+    // A restored copy (rollback-journal mode) that another process holds exclusively, with a write pending.
+    const copy = join(dir, "copy.db")
+    backup(filename, copy)
+    const locker = connect(copy)
+    locker.exec("BEGIN EXCLUSIVE; INSERT INTO users (id) VALUES ('locker')")
+    remove(filename)
+    renameSync(copy, filename)
+    await expectUnavailable(server.base)
+    locker.exec("ROLLBACK")
+    locker.close()
+    await expectServing(server.base)
+    await stop(server)
+  }, 60_000)
+})
+
+describe("SIGTERM with large replies in flight (real processes)", () => {
+  const SUBMISSIONS = 100_000
+  const big = {
+    users: [{ id: "bulk", apiKeys: [KEY] }],
+    files: [
+      { ...fixture.files[0], userId: "bulk" },
+      {
+        id: "bulk",
+        userId: "bulk",
+        name: "Bulk",
+        creationDate: "2024-01-01T00:00:00.000Z",
+        submissions: Array.from({ length: SUBMISSIONS }, (_, i) => ({
+          createdDate: new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString(),
+          content: { n: String(i), text: "lorem ipsum dolor sit amet ".repeat(8) }
+        }))
+      }
+    ]
+  }
+
+  // One database for every test here: the import takes a few seconds, and stopping the server changes nothing.
+  let env: Record<string, string> = {}
+  beforeAll(async () => {
+    await build()
+    env = (await database(big)).env
+  }, 180_000)
+
+  interface Download {
+    readonly headers: Promise<void>
+    readonly done: Promise<{ readonly complete: boolean; readonly text: string; readonly at: number }>
+    /** Reads on at full speed. */
+    readonly resume: () => void
+  }
+
+  /**
+   * A client of the big file reading at `bytesPerMilli` (0: reads the headers, then nothing until resumed),
+   * on a connection it keeps alive afterwards, as HTTP clients do.
+   */
+  const download = (base: string, bytesPerMilli: number): Download => {
+    let gotHeaders = () => {}
+    let resume = () => {}
+    const headers = new Promise<void>((resolve) => (gotHeaders = resolve))
+    const done = new Promise<{ complete: boolean; text: string; at: number }>((resolve) => {
+      const chunks: Array<Buffer> = []
+      const end = (complete: boolean) =>
+        resolve({ complete, text: Buffer.concat(chunks).toString("utf8"), at: performance.now() })
+      const req = httpRequest(`${base}/api/v1/file-data`, {
+        method: "POST",
+        agent: new Agent({ keepAlive: true }),
+        headers: { "content-type": "application/json" }
+      })
+      req.on("error", () => end(false))
+      req.on("response", (res) => {
+        let rate = bytesPerMilli
+        resume = () => {
+          rate = Number.POSITIVE_INFINITY
+          res.resume()
+        }
+        gotHeaders()
+        // A paused reply is not read from the socket at all, so the server's writes stall on a full buffer.
+        if (rate === 0) res.pause()
+        res.on("data", (chunk: Buffer) => {
+          chunks.push(chunk)
+          if (rate === Number.POSITIVE_INFINITY) return
+          res.pause()
+          setTimeout(() => res.resume(), chunk.length / rate)
+        })
+        res.on("end", () => end(true))
+        res.on("error", () => end(false))
+        res.on("close", () => end(res.complete))
+      })
+      req.end(JSON.stringify({ fileId: "bulk", apiKey: KEY }))
+    })
+    return { headers, done, resume: () => resume() }
+  }
+
+  /** Resolves once a new connection to `port` is refused; fails after `limitMillis`. */
+  const refused = async (port: number, limitMillis: number) => {
+    const deadline = performance.now() + limitMillis
+    for (;;) {
+      const outcome = await new Promise<string>((resolve) => {
+        const socket = tcpConnect(port, "127.0.0.1")
+        socket.once("connect", () => {
+          socket.destroy()
+          resolve("connected")
+        })
+        socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"))
+      })
+      if (outcome === "ECONNREFUSED") return performance.now()
+      if (performance.now() > deadline) throw new Error(`connections still ${outcome}`)
+      await sleep(20)
+    }
+  }
+
+  const expectWhole = (reply: { readonly complete: boolean; readonly text: string }) => {
+    expect(reply.complete).toBe(true)
+    const parsed = JSON.parse(reply.text)
+    expect(parsed.submissions).toHaveLength(SUBMISSIONS)
+    expect(parsed.submissions[SUBMISSIONS - 1].content.n).toBe(String(SUBMISSIONS - 1))
+  }
+
+  it("lets the replies in flight finish whole, refuses new connections meanwhile, then exits 0", async () => {
+    const server = await serve(env)
+    const port = Number(new URL(server.base).port)
+    // Two readers that take a few seconds for the whole reply.
+    const clients = [download(server.base, 12_000), download(server.base, 8_000)]
+    await Promise.all(clients.map((client) => client.headers))
+
+    const signalled = performance.now()
+    server.child.kill("SIGTERM")
+    const refusedAt = await refused(port, 3_000)
+    const replies = await Promise.all(clients.map((client) => client.done))
+    const exit = await server.closed
+    const exitedAt = performance.now()
+
+    expect(exit.code, exit.stderr).toBe(0)
+    for (const reply of replies) {
+      // Still being read when the listener had closed, and arrived whole.
+      expect(reply.at).toBeGreaterThan(refusedAt)
+      expectWhole(reply)
+    }
+    // The kept-alive connections were closed once their replies ended, not after the keep-alive timeout (5 s).
+    expect(exitedAt - Math.max(...replies.map((reply) => reply.at))).toBeLessThan(2_000)
+    expect(exitedAt - signalled).toBeLessThan(9_000)
+  }, 60_000)
+
+  it("cuts a reply that would outlast the drain bound (10 s) at the bound, and still exits 0", async () => {
+    const server = await serve(env)
+    const finishing = download(server.base, 12_000)
+    const stalled = download(server.base, 0)
+    await Promise.all([finishing.headers, stalled.headers])
+
+    const signalled = performance.now()
+    server.child.kill("SIGTERM")
+    const exit = await server.closed
+    const exitedAt = performance.now()
+    // Reading on now shows what the stalled client was sent: a reply cut short.
+    stalled.resume()
+    const cut = await stalled.done
+
+    expect(exit.code, exit.stderr).toBe(0)
+    expectWhole(await finishing.done)
+    expect(cut.complete).toBe(false)
+    expect(() => JSON.parse(cut.text)).toThrow()
+    expect(exitedAt - signalled).toBeGreaterThan(9_000)
+    expect(exitedAt - signalled).toBeLessThan(14_000)
+  }, 60_000)
+
+  it("under load on kept-alive connections: every reply sent is whole, and it exits 0 at once", async () => {
+    const server = await serve({ ...env, RATE_LIMIT_MAX: "1000000", RATE_LIMIT_IP_MAX: "1000000" })
+    const statuses: Array<number> = []
+    // fetch keeps connections alive between requests; each loop goes on until its connection is refused.
+    const loops = Array.from({ length: 4 }, async () => {
+      for (;;) {
+        try {
+          const reply = await post(server.base, body)
+          const parsed = await reply.json()
+          statuses.push(reply.status)
+          if (reply.status === 200) expect(parsed.submissions).toHaveLength(1)
+        } catch {
+          return performance.now()
+        }
+      }
+    })
+    await sleep(500)
+    const signalled = performance.now()
+    server.child.kill("SIGTERM")
+    const exit = await server.closed
+    const exitedAt = performance.now()
+    const stopped = await Promise.all(loops)
+
+    expect(exit.code, exit.stderr).toBe(0)
+    expect(statuses.length).toBeGreaterThan(0)
+    expect(new Set(statuses)).toEqual(new Set([200]))
+    for (const at of stopped) expect(at).toBeGreaterThan(signalled)
+    expect(exitedAt - signalled).toBeLessThan(3_000)
+  }, 60_000)
+})
