@@ -5,15 +5,14 @@
 // BENCH_REDIS_URL or TEST_REDIS_URL; a fresh database is created and dropped), against the same SQLite baseline.
 // It joins the default profiles when both URLs are set.
 
-import { spawn, spawnSync } from "node:child_process"
-import { once } from "node:events"
-import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { join } from "node:path"
 import autocannon from "autocannon"
+import { writeFixture } from "./lib/fixture.mjs"
+import { build, root, start, status, stop } from "./lib/processes.mjs"
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const work = join(root, ".bench")
 const option = (name, fallback) => {
   const index = process.argv.indexOf(`--${name}`)
@@ -27,44 +26,6 @@ const profiles = option("profiles", databaseUrl && redisUrl ? "small,large,huge,
 const duration = Number(option("duration", "10"))
 const connections = Number(option("connections", "50"))
 const rounds = Number(option("rounds", "2"))
-
-// mulberry32: a small seeded generator, so every run measures the same data.
-const random = (seed) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
-
-const FIELDS = ["email", "name", "phone", "company", "message", "country", "city", "topic", "budget", "source"]
-
-const writeFixture = async (path, { files, submissionsPerFile, users }) => {
-  const next = random(42)
-  const out = createWriteStream(path)
-  const write = (text) => (out.write(text) ? undefined : once(out, "drain"))
-  await write(`{"users":[`)
-  for (let u = 0; u < users; u++) await write(`${u ? "," : ""}{"id":"user-${u}","apiKeys":["bench-key-${u}"]}`)
-  await write(`],"files":[`)
-  const start = Date.parse("2024-01-01T00:00:00.000Z")
-  for (let f = 0; f < files; f++) {
-    await write(
-      `${f ? "," : ""}{"id":"file-${f}","userId":"user-${f % users}","name":"Form ${f}",` +
-        `"creationDate":"2023-12-01T00:00:00.000Z","publicAvailability":${f % 2 === 0},"VisitCounter":${f * 7},"submissions":[`
-    )
-    let at = start
-    for (let s = 0; s < submissionsPerFile; s++) {
-      at += Math.floor(next() * 60_000)
-      const count = 5 + Math.floor(next() * 4)
-      const content = {}
-      for (let i = 0; i < count; i++) content[FIELDS[i]] = `${FIELDS[i]}-${Math.floor(next() * 1e9).toString(36)}`
-      await write(`${s ? "," : ""}{"createdDate":"${new Date(at).toISOString()}","content":${JSON.stringify(content)}}`)
-    }
-    await write("]}")
-  }
-  await write("]}")
-  out.end()
-  await once(out, "finish")
-}
 
 const shapes = {
   small: { files: 1000, submissionsPerFile: 20, users: 100, load: true },
@@ -106,33 +67,6 @@ const timed = (args, env) => {
   return { seconds, rssMiB: kilobytes / 1024 }
 }
 
-const start = async (name, args, env) => {
-  const began = performance.now()
-  const child = spawn(process.execPath, args, {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "inherit"]
-  })
-  let text = ""
-  const url = await new Promise((resolve, reject) => {
-    child.stdout.on("data", (chunk) => {
-      text += chunk
-      const match = /listening on (http:\/\/\S+)/.exec(text)
-      if (match) resolve(match[1].replace("0.0.0.0", "127.0.0.1"))
-    })
-    child.on("exit", (code) => reject(new Error(`${name} exited with ${code}: ${text}`)))
-  })
-  child.stdout.resume()
-  return { name, child, url, startupMs: performance.now() - began }
-}
-
-const stop = async (server) => {
-  server.child.kill("SIGTERM")
-  await once(server.child, "exit")
-}
-
-const status = (pid, field) =>
-  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024
 // Writing 5 to clear_refs resets the peak RSS, so each scenario reports its own peak.
 const resetPeak = (pid) => writeFileSync(`/proc/${pid}/clear_refs`, "5")
 
@@ -174,11 +108,7 @@ const row = (profile, metric, server, baseline, unit, better) =>
   rows.push({ profile, metric, filedata: server, baseline, unit, ratio: baseline ? server / baseline : NaN, better })
 
 mkdirSync(work, { recursive: true })
-const build = spawnSync(process.execPath, [join(root, "scripts/run.mjs"), "--build-only"], {
-  cwd: root,
-  stdio: "inherit"
-})
-if (build.status !== 0) process.exit(1)
+build()
 
 const measure = async (profile) => {
   const dataset = onPostgres[profile] ?? profile

@@ -1,0 +1,55 @@
+// The real build and the real server as child processes, for the bench scripts.
+
+import { spawn, spawnSync } from "node:child_process"
+import { once } from "node:events"
+import { readFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), "../..")
+
+// Brings every dist/ up to date (incremental tsc -b), as `pnpm start` does; exits when the build fails.
+export const build = () => {
+  const result = spawnSync(process.execPath, [join(root, "scripts/run.mjs"), "--build-only"], {
+    cwd: root,
+    stdio: "inherit"
+  })
+  if (result.status !== 0) process.exit(1)
+}
+
+// Starts a Node script and resolves once it prints its listening line.
+export const start = async (name, args, env) => {
+  const began = performance.now()
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"]
+  })
+  let text = ""
+  const url = await new Promise((resolve, reject) => {
+    const onData = (chunk) => {
+      text += chunk
+      const match = /listening on (http:\/\/\S+)/.exec(text)
+      if (match) {
+        child.stdout.off("data", onData)
+        resolve(match[1].replace("0.0.0.0", "127.0.0.1"))
+      }
+    }
+    child.stdout.on("data", onData)
+    child.on("exit", (code) => reject(new Error(`${name} exited with ${code}: ${text}`)))
+  })
+  child.stdout.resume()
+  return { name, child, url, startupMs: performance.now() - began }
+}
+
+// SIGTERM, then the exit code once it has exited.
+export const stop = async (server) => {
+  if (server.child.exitCode !== null) return server.child.exitCode
+  server.child.kill("SIGTERM")
+  const [code] = await once(server.child, "exit")
+  return code
+}
+
+// A memory figure of /proc/PID/status (VmRSS, VmHWM, ...) in MiB.
+export const status = (pid, field) =>
+  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024
