@@ -89,9 +89,10 @@ const messageOf = (value: unknown): string => {
 
 const issueLines = (error: Fixture.FixtureInvalid): ReadonlyArray<string> => {
   const shown = error.issues.slice(0, MAX_ISSUE_LINES).map((issue) => `${issue.path}: ${issue.detail}`)
-  const hidden = error.issues.length - shown.length
+  const total = error.issues.length + error.omitted
+  const hidden = total - shown.length
   return [
-    `the fixture was rejected and nothing was written (${error.issues.length} ${error.issues.length === 1 ? "problem" : "problems"}):`,
+    `the fixture was rejected and nothing was written (${total} ${total === 1 ? "problem" : "problems"}):`,
     ...shown,
     ...(hidden > 0 ? [`and ${hidden} more`] : [])
   ]

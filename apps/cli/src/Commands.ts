@@ -7,9 +7,10 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
+import type * as PlatformError from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { FileData, type FileDataError, Fixture, OperatorStore } from "@filedata/core"
+import { FileData, type FileDataError, type Fixture, FixtureReader, OperatorStore } from "@filedata/core"
 import { FiledataConfig } from "@filedata/runtime"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
@@ -17,9 +18,11 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
 import * as ApiKeyGenerator from "./ApiKeyGenerator.js"
 import * as CliError from "./CliError.js"
 import * as DemoFixture from "./DemoFixture.js"
+import * as Progress from "./Progress.js"
 
 /**
  * Every failure a command of the tree can end with, besides @effect/cli's own `ValidationError`.
@@ -61,32 +64,51 @@ const baseDirectory = Config.string("INIT_CWD").pipe(
   Config.map(Option.filter((dir) => dir.trim() !== ""))
 )
 
-const readFixture = (file: string) =>
+const fixturePath = (file: string) =>
   Effect.gen(function* () {
-    const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const base = yield* baseDirectory
-    const absolute = Option.match(base, { onNone: () => path.resolve(file), onSome: (dir) => path.resolve(dir, file) })
-    const text = yield* fs.readFileString(absolute).pipe(
-      Effect.mapError(
-        (error) =>
-          new CliError.FixtureFileUnreadable({
-            file: absolute,
-            reason:
-              error._tag === "SystemError" && error.reason === "NotFound"
-                ? "no such file"
-                : error._tag === "SystemError" && error.reason === "PermissionDenied"
-                  ? "permission denied"
-                  : error.message
-          })
+    return Option.match(base, { onNone: () => path.resolve(file), onSome: (dir) => path.resolve(dir, file) })
+  })
+
+const unreadable = (file: string) => (error: PlatformError.PlatformError) =>
+  new CliError.FixtureFileUnreadable({
+    file,
+    reason:
+      error._tag === "SystemError" && error.reason === "NotFound"
+        ? "no such file"
+        : error._tag === "SystemError" && error.reason === "PermissionDenied"
+          ? "permission denied"
+          : error.message
+  })
+
+// The file is read as a stream and imported as it is read: only a batch of submissions is in memory at a time.
+const importFile = (file: string) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const store = yield* OperatorStore.OperatorStore
+    const absolute = yield* fixturePath(file)
+    const info = yield* Effect.mapError(fs.stat(absolute), unreadable(absolute))
+    if (info.type === "Directory") {
+      return yield* new CliError.FixtureFileUnreadable({ file: absolute, reason: "it is a directory" })
+    }
+    return yield* Progress.track(Number(info.size), (meter) =>
+      store.importFixture(
+        FixtureReader.fromBytes(
+          fs.stream(absolute).pipe(
+            Stream.mapError(unreadable(absolute)),
+            Stream.tap((chunk) => meter.read(chunk.length))
+          )
+        ).pipe(
+          Stream.tap((entry) =>
+            entry._tag === "Submissions" ? meter.submissions(entry.submissions.length) : Effect.void
+          ),
+          Stream.catchTag("FixtureMalformed", (error) =>
+            Stream.fail(new CliError.MalformedJson({ file: absolute, detail: error.message }))
+          )
+        )
       )
     )
-    const document = yield* Effect.try({
-      try: () => JSON.parse(text) as unknown,
-      catch: (error) =>
-        new CliError.MalformedJson({ file: absolute, detail: error instanceof Error ? error.message : String(error) })
-    })
-    return yield* Fixture.decode(document)
   })
 
 const importCommand = Command.make(
@@ -98,9 +120,7 @@ const importCommand = Command.make(
   },
   ({ file }) =>
     Effect.gen(function* () {
-      const fixture = yield* readFixture(file)
-      const store = yield* OperatorStore.OperatorStore
-      const summary = yield* store.importFixture(fixture)
+      const summary = yield* importFile(file)
       yield* Console.log(
         `imported ${plural(summary.users, "user", "users")}, ${plural(summary.apiKeys, "API key", "API keys")}, ` +
           `${plural(summary.files, "file", "files")}, ${plural(summary.submissions, "submission", "submissions")}`

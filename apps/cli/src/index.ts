@@ -14,3 +14,7 @@ export * as Commands from "./Commands.js"
  * @since 0.1.0
  */
 export * as DemoFixture from "./DemoFixture.js"
+/**
+ * @since 0.1.0
+ */
+export * as Progress from "./Progress.js"

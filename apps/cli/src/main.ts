@@ -8,14 +8,18 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { FiledataConfig, Logging, Storage } from "@filedata/runtime"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as CliError from "./CliError.js"
 import * as Commands from "./Commands.js"
+import * as Progress from "./Progress.js"
 
 const main = Effect.gen(function* () {
   const config = yield* FiledataConfig.config
   // Provided to the tree, storage is opened only once a command runs, so `--help` needs no database.
   const tree = Commands.command.pipe(Command.provide(Storage.layer(config.database, config.databasePool)))
-  yield* Commands.run(tree)(process.argv).pipe(Effect.provide(Logging.layer(config.logLevel)))
+  yield* Commands.run(tree)(process.argv).pipe(
+    Effect.provide(Layer.merge(Logging.layer(config.logLevel), Progress.layerStderr))
+  )
 }).pipe(CliError.report, Effect.provide(NodeContext.layer))
 
 // Every failure has been printed by `CliError.report`; runMain only turns it into exit code 1. Its pretty

@@ -13,6 +13,7 @@ import * as Redacted from "effect/Redacted"
 import * as ApiKeyGenerator from "../src/ApiKeyGenerator.js"
 import * as CliError from "../src/CliError.js"
 import * as Commands from "../src/Commands.js"
+import * as Progress from "../src/Progress.js"
 import {
   allKeys,
   cli,
@@ -20,6 +21,7 @@ import {
   findFile,
   keyOwner,
   type Run,
+  runProcess,
   sqlite,
   submissions,
   tempDir,
@@ -247,10 +249,102 @@ describe("import", () => {
         const run = yield* cli("import", path)
         expectReported(run)
         expect(run.stderr).toHaveLength(1)
-        expect(run.stderr[0]).toMatch(new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} is not valid JSON: `))
+        expect(run.stderr[0]).toBe(`${path} is not valid JSON: unexpected "]", expected a value at line 1, column 29`)
         expect(yield* userExists("x")).toBe(false)
       })
     )
+  )
+
+  it.effect("streams a file of many chunks, users after files, and a file's id after its submissions", () =>
+    withDatabase((dir) =>
+      Effect.gen(function* () {
+        const count = 5000
+        const document = {
+          files: [
+            {
+              submissions: Array.from({ length: count }, (_, i) => ({
+                createdDate: new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString(),
+                content: { index: String(i), note: "é😀".repeat(10) }
+              })),
+              name: "Big",
+              creationDate: "2024-01-01T00:00:00.000Z",
+              userId: "late-user",
+              id: "big"
+            }
+          ],
+          users: [{ id: "late-user", apiKeys: ["late-key"] }]
+        }
+        const run = yield* cli("import", writeFixture(dir, "big.json", document))
+        expectSuccess(run)
+        expect(run.stdout).toEqual([`imported 1 user, 1 API key, 1 file, ${count} submissions`])
+        const stored = yield* submissions("big")
+        expect(stored.map((row) => JSON.parse(row.contentJson).index)).toEqual(
+          Array.from({ length: count }, (_, i) => String(i))
+        )
+        expect(yield* keyOwner("late-key")).toEqual(Option.some("late-user"))
+      })
+    )
+  )
+
+  it.effect("shows progress on a terminal, on stderr only, and clears it at the end", () =>
+    withDatabase((dir) =>
+      Effect.gen(function* () {
+        const written: Array<string> = []
+        const terminal: Progress.Terminal = { isTTY: true, write: (text) => Effect.sync(() => void written.push(text)) }
+        const path = writeFixture(dir, "fixture.json", validFixture)
+        const run = yield* cli("import", path).pipe(Effect.provideService(Progress.ProgressTerminal, terminal))
+        expectSuccess(run)
+        expect(run.stdout).toEqual(["imported 2 users, 3 API keys, 2 files, 2 submissions"])
+        // The test clock stands still, so the line is drawn once, when the first chunk is read.
+        expect(written).toHaveLength(2)
+        expect(written[0]).toBe(`\r\u001b[K${Progress.line(1, 1, 0)}`)
+        expect(written[1]).toBe("\r\u001b[K")
+      })
+    )
+  )
+
+  it.effect("clears the progress line before a refusal is printed", () =>
+    withDatabase((dir) =>
+      Effect.gen(function* () {
+        const written: Array<string> = []
+        const terminal: Progress.Terminal = { isTTY: true, write: (text) => Effect.sync(() => void written.push(text)) }
+        const path = writeFixture(dir, "broken.json", '{"users": [{"id": "u"}], "files": 5}')
+        const run = yield* cli("import", path).pipe(Effect.provideService(Progress.ProgressTerminal, terminal))
+        expectReported(run)
+        expect(run.stderr[1]).toMatch(/^\$\.files: /)
+        expect(written.at(-1)).toBe("\r\u001b[K")
+      })
+    )
+  )
+
+  it("formats the progress line", () => {
+    expect(Progress.line(3 * 1024 * 1024, 200 * 1024 * 1024, 1234567)).toBe(
+      "importing: 3.0 of 200.0 MiB read (1%), 1,234,567 submissions"
+    )
+    expect(Progress.line(0, 0, 0)).toBe("importing: 0.0 of 0.0 MiB read (100%), 0 submissions")
+  })
+
+  it.live(
+    "as a real process with stderr not a terminal, prints no progress and the same lines as before",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const dir = yield* tempDir
+          const path = writeFixture(dir, "fixture.json", validFixture)
+          const result = yield* Effect.promise(() =>
+            runProcess(["scripts/run.mjs", "cli", "import", path], {
+              DATABASE_URL: `file:${join(dir, "filedata.db")}`,
+              LOG_LEVEL: "warn"
+            })
+          )
+          expect(result).toEqual({
+            code: 0,
+            stdout: "imported 2 users, 3 API keys, 2 files, 2 submissions\n",
+            stderr: ""
+          })
+        })
+      ),
+    { timeout: 120_000 }
   )
 
   it.effect("refuses a missing file", () =>
@@ -259,6 +353,9 @@ describe("import", () => {
         const run = yield* cli("import", join(dir, "nope.json"))
         expectReported(run)
         expect(run.stderr).toEqual([`cannot read ${join(dir, "nope.json")}: no such file`])
+        const directory = yield* cli("import", dir)
+        expectReported(directory)
+        expect(directory.stderr).toEqual([`cannot read ${dir}: it is a directory`])
       })
     )
   )

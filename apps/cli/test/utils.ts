@@ -1,6 +1,8 @@
+import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import type * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { FileData, FileRepository, OperatorStore } from "@filedata/core"
@@ -119,3 +121,25 @@ export const allKeys = Effect.flatMap(OperatorStore.OperatorStore, (store) => st
 /** Whether a user exists, through the operator port. */
 export const userExists = (id: string) =>
   Effect.flatMap(OperatorStore.OperatorStore, (store) => store.userExists(FileData.UserId.make(id)))
+
+const root = fileURLToPath(new URL("../../..", import.meta.url))
+
+/** `node ARGS` from the repository root, as `pnpm filedata` runs, with stdout and stderr piped (not terminals). */
+export const runProcess = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk
+    })
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk
+    })
+    child.on("error", reject)
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+  })

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import type { FileDataError } from "@filedata/core"
-import { FileData, FileRepository, Fixture, OperatorStore } from "@filedata/core"
+import { FileData, FileRepository, Fixture, FixtureReader, OperatorStore } from "@filedata/core"
 import * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -31,8 +31,25 @@ const fileId = (id: string): FileData.FileId => FileData.FileId.make(id)
 const userId = (id: string): FileData.UserId => FileData.UserId.make(id)
 const apiKey = (text: string): FileData.ApiKey => Redacted.make(FileData.ApiKeyText.make(text))
 
-// A fixture document that does not decode is a bug of the suite, not of the adapter.
+/** The text of a document cut into pieces of `size` characters, as a file arrives. */
+const chunked = (text: string, size: number): Stream.Stream<string> =>
+  Stream.fromIterable(
+    Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size))
+  )
+
+// Imported the way the CLI imports a file: read as a stream, submissions in small batches, so every test also
+// runs an import across many batches. Text that is not JSON would be a bug of the suite.
 const importDocument = (document: unknown) =>
+  Effect.gen(function* () {
+    const store = yield* OperatorStore.OperatorStore
+    const entries = FixtureReader.fromText(chunked(JSON.stringify(document), 4096), { batchSize: 100 }).pipe(
+      Stream.catchTag("FixtureMalformed", Stream.die)
+    )
+    return yield* store.importFixture(entries)
+  })
+
+// A decoded fixture, as the demo and embedders hand one over.
+const importDecoded = (document: unknown) =>
   Effect.gen(function* () {
     const store = yield* OperatorStore.OperatorStore
     return yield* store.importFixture(yield* Effect.orDie(Fixture.decode(document)))
@@ -433,6 +450,117 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
             apiKeys: 1,
             files: 2,
             submissions: 2
+          })
+        }).pipe(withStorage())
+      )
+
+      it.effect("imports a decoded fixture as it imports a stream", () =>
+        Effect.gen(function* () {
+          const summary = yield* importDecoded({
+            users: [{ id: "u1", apiKeys: ["k1"] }],
+            files: [
+              file({ id: "f1", userId: "u1", submissions: submissionsEverySecond(3) }),
+              file({ id: "f2", userId: "u1" })
+            ]
+          })
+          expect(summary).toEqual({ users: 1, apiKeys: 1, files: 2, submissions: 3 })
+          expect((yield* readSubmissions("f1")).map((row) => JSON.parse(row.contentJson).index)).toEqual([
+            "0",
+            "1",
+            "2"
+          ])
+        }).pipe(withStorage())
+      )
+
+      it.effect("takes users after files and a file's id after its submissions", () =>
+        Effect.gen(function* () {
+          yield* importDocument(existing)
+          const store = yield* OperatorStore.OperatorStore
+          const text = JSON.stringify({
+            files: [
+              {
+                submissions: submissionsEverySecond(250),
+                name: "F",
+                creationDate: MIN_INSTANT,
+                userId: "u1",
+                id: "f1"
+              },
+              {
+                submissions: submissionsEverySecond(3),
+                id: "f2",
+                userId: "u-old",
+                name: "G",
+                creationDate: MAX_INSTANT
+              }
+            ],
+            users: [{ apiKeys: ["k1"], id: "u1" }]
+          })
+          const summary = yield* store.importFixture(FixtureReader.fromText(chunked(text, 1000), { batchSize: 100 }))
+          expect(summary).toEqual({ users: 1, apiKeys: 1, files: 2, submissions: 253 })
+          expect((yield* readSubmissions("f1")).map((row) => JSON.parse(row.contentJson).index)).toEqual(
+            Array.from({ length: 250 }, (_, i) => String(i))
+          )
+          expect(yield* readSubmissions("f2")).toHaveLength(3)
+          const files = yield* FileRepository.FileRepository
+          expect(
+            Option.map(yield* files.findFile(fileId("f1")), (found) => [found.ownerId, found.SubmissionCounter])
+          ).toEqual(Option.some(["u1", 250]))
+        }).pipe(withStorage())
+      )
+
+      it.effect("writes nothing when its stream fails after submissions were staged, and blocks no later import", () =>
+        Effect.gen(function* () {
+          const store = yield* OperatorStore.OperatorStore
+          const decoded = yield* Effect.orDie(
+            Fixture.decode({
+              users: [{ id: "u1", apiKeys: ["k1"] }],
+              files: [file({ id: "f1", userId: "u1", submissions: submissionsEverySecond(1200) })]
+            })
+          )
+          const entries = Fixture.entries(decoded)
+          const error = yield* Effect.flip(
+            store.importFixture(Stream.concat(entries, Stream.fail("the source went away" as const)))
+          )
+          expect(error).toBe("the source went away")
+          expect(yield* census({ users: ["u1"], files: ["f1"] })).toEqual({
+            users: 0,
+            apiKeys: 0,
+            files: 0,
+            submissions: 0
+          })
+          expect(yield* store.importFixture(entries)).toEqual({ users: 1, apiKeys: 1, files: 1, submissions: 1200 })
+        }).pipe(withStorage())
+      )
+
+      it.effect("writes nothing when the text turns out malformed or an entry is refused late in the stream", () =>
+        Effect.gen(function* () {
+          const store = yield* OperatorStore.OperatorStore
+          const document = {
+            users: [{ id: "u1", apiKeys: ["k1"] }],
+            files: [file({ id: "f1", userId: "u1", submissions: submissionsEverySecond(1000) })]
+          }
+          const text = JSON.stringify(document)
+          const malformed = yield* Effect.flip(
+            store.importFixture(FixtureReader.fromText(chunked(`${text.slice(0, -3)}}}`, 2000), { batchSize: 100 }))
+          )
+          expect(malformed).toBeInstanceOf(FixtureReader.FixtureMalformed)
+          const late = submissionsEverySecond(1000).map((row, i) =>
+            i === 999 ? { ...row, createdDate: "later" } : row
+          )
+          const refused = yield* Effect.flip(
+            importDocument({ ...document, files: [file({ id: "f1", userId: "u1", submissions: late })] })
+          )
+          expect(issuesOf(refused)).toEqual([
+            {
+              path: "$.files[0].submissions[999].createdDate",
+              detail: "must be an ISO 8601 date-time with a zone, e.g. 2024-01-01T00:00:00.000Z"
+            }
+          ])
+          expect(yield* census({ users: ["u1"], files: ["f1"] })).toEqual({
+            users: 0,
+            apiKeys: 0,
+            files: 0,
+            submissions: 0
           })
         }).pipe(withStorage())
       )

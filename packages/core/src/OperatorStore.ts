@@ -9,7 +9,7 @@ import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { ApiKey, Timestamp, UserId } from "./FileData.js"
 import type { StorageUnavailable } from "./FileDataError.js"
-import type { Fixture, FixtureInvalid } from "./Fixture.js"
+import type { FixtureInvalid, FixtureSource } from "./Fixture.js"
 
 /**
  * An API key as an operator sees it; the key itself is never stored, only its hash.
@@ -74,8 +74,15 @@ export class KeyNotFound extends Schema.TaggedError<KeyNotFound>()("KeyNotFound"
  * @category models
  */
 export interface OperatorStore {
-  /** Refuses, naming the entry's path, any id or key that already exists and any file of an unknown user. */
-  readonly importFixture: (fixture: Fixture) => Effect.Effect<ImportSummary, FixtureInvalid | StorageUnavailable>
+  /**
+   * Imports a decoded fixture, or one read as a stream (`FixtureReader`), in one transaction that lasts while
+   * the stream is read; only one batch of submissions is held at a time. Refuses, naming the entry's path, any
+   * id or key that already exists and any file of an unknown user; a failure of the stream is passed on.
+   * Either way nothing is written.
+   */
+  readonly importFixture: <E = never, R = never>(
+    fixture: FixtureSource<E, R>
+  ) => Effect.Effect<ImportSummary, FixtureInvalid | StorageUnavailable | E, R>
   readonly createKey: (userId: UserId, apiKey: ApiKey) => Effect.Effect<ApiKeyInfo, UserNotFound | StorageUnavailable>
   readonly revokeKey: (keyId: string) => Effect.Effect<ApiKeyInfo, KeyNotFound | StorageUnavailable>
   readonly listKeys: (userId: Option.Option<UserId>) => Effect.Effect<ReadonlyArray<ApiKeyInfo>, StorageUnavailable>

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import * as Fixture from "../src/Fixture.js"
 
 const file = (fields: Record<string, unknown> = {}) => ({
@@ -238,5 +239,57 @@ describe("Fixture.jsonPath", () => {
     expect(Fixture.jsonPath(["a]b"])).toBe('$["a]b"]')
     expect(Fixture.jsonPath(["é"])).toBe('$["é"]')
     expect(Fixture.jsonPath(["line\nbreak"])).toBe('$["line\\nbreak"]')
+  })
+})
+
+describe("Fixture.collect", () => {
+  it.effect("stages a decoded fixture's submissions with their file's position and keeps the outline", () =>
+    Effect.gen(function* () {
+      const fixture = yield* Fixture.decode({
+        users: [{ id: "user-1", apiKeys: ["k"] }],
+        files: [
+          file({ id: "empty" }),
+          file({
+            id: "two",
+            submissions: [
+              { createdDate: "2024-01-02T00:00:00Z", content: { a: "1" } },
+              { createdDate: "2024-01-01T00:00:00Z", content: { a: "2" } }
+            ]
+          })
+        ]
+      })
+      const staged: Array<ReadonlyArray<Fixture.FileSubmission>> = []
+      const outline = yield* Fixture.collect(fixture, (batch) => Effect.sync(() => void staged.push(batch)))
+      expect(outline).toEqual({
+        users: fixture.users,
+        files: fixture.files.map(({ submissions: _, ...header }) => header),
+        submissions: 2
+      })
+      expect(staged).toEqual([
+        [
+          { file: 1, createdDate: Date.UTC(2024, 0, 2), contentJson: '{"a":"1"}' },
+          { file: 1, createdDate: Date.UTC(2024, 0, 1), contentJson: '{"a":"2"}' }
+        ]
+      ])
+    })
+  )
+
+  it.effect("passes a failure of the stream or of staging on", () =>
+    Effect.gen(function* () {
+      const failing = Stream.fail("gone" as const)
+      expect(yield* Effect.flip(Fixture.collect(failing, () => Effect.void))).toBe("gone")
+      const fixture = yield* Fixture.decode({
+        files: [file({ submissions: [{ createdDate: "2024-01-02T00:00:00Z", content: {} }] })]
+      })
+      expect(yield* Effect.flip(Fixture.collect(fixture, () => Effect.fail("full" as const)))).toBe("full")
+    })
+  )
+})
+
+describe("Fixture.FixtureInvalid", () => {
+  it("lists its issues and counts the ones left out", () => {
+    const issues = [new Fixture.FixtureIssue({ path: "$.users[0].id", detail: "is required" })]
+    expect(new Fixture.FixtureInvalid({ issues }).message).toBe("$.users[0].id: is required")
+    expect(new Fixture.FixtureInvalid({ issues, omitted: 3 }).message).toBe("$.users[0].id: is required\nand 3 more")
   })
 })

@@ -60,14 +60,14 @@ export const make: Effect.Effect<OperatorStore.OperatorStore, never, SqlClient.S
     )
 
   const insertAll = (
-    table: "users" | "files" | "api_keys" | "submissions",
+    table: "users" | "files" | "api_keys" | "import_submissions" | "import_files",
     rows: ReadonlyArray<Record<string, string | number>>
   ): Effect.Effect<void, SqlError> =>
     Effect.forEach(Arr.chunksOf(rows, batchSize), (batch) => sql`INSERT INTO ${sql(table)} ${sql.insert(batch)}`, {
       discard: true
     })
 
-  const problems = (fixture: Fixture.Fixture): Effect.Effect<Array<Fixture.FixtureIssue>, SqlError> =>
+  const problems = (fixture: Fixture.FixtureOutline): Effect.Effect<Array<Fixture.FixtureIssue>, SqlError> =>
     Effect.gen(function* () {
       const { fileIds, userIds } = Fixture.lookups(fixture)
       const hashes = yield* existing(
@@ -82,18 +82,22 @@ export const make: Effect.Effect<OperatorStore.OperatorStore, never, SqlClient.S
       })
     })
 
-  const write = (fixture: Fixture.Fixture, now: number): Effect.Effect<OperatorStore.ImportSummary, SqlError> =>
+  // Submissions wait in a temporary table until the whole fixture is read and checked: a file's id may come
+  // after its submissions and its user after the file, and rows referring to them cannot be written before.
+  const stage = (submissions: ReadonlyArray<Fixture.FileSubmission>): Effect.Effect<void, SqlError> =>
+    insertAll(
+      "import_submissions",
+      submissions.map((submission) => ({
+        file_index: submission.file,
+        created_date: submission.createdDate,
+        content: submission.contentJson
+      }))
+    )
+
+  const write = (fixture: Fixture.FixtureOutline, now: number): Effect.Effect<number, SqlError> =>
     Effect.gen(function* () {
       const apiKeys = fixture.users.flatMap((user) =>
         user.apiKeys.map((key) => ({ user_id: user.id, key_hash: hashKeyText(key), created_at: now }))
-      )
-      // Document order, so seq breaks createdDate ties the way the fixture lists them.
-      const submissions = fixture.files.flatMap((file) =>
-        file.submissions.map((submission) => ({
-          file_id: file.id,
-          created_date: submission.createdDate,
-          content: submission.contentJson
-        }))
       )
       yield* insertAll(
         "users",
@@ -112,26 +116,44 @@ export const make: Effect.Effect<OperatorStore.OperatorStore, never, SqlClient.S
           visit_counter: file.VisitCounter
         }))
       )
-      yield* insertAll("submissions", submissions)
-      return {
-        users: fixture.users.length,
-        apiKeys: apiKeys.length,
-        files: fixture.files.length,
-        submissions: submissions.length
-      }
+      yield* sql`CREATE TEMP TABLE import_files (file_index INTEGER PRIMARY KEY, id TEXT NOT NULL)`
+      yield* insertAll(
+        "import_files",
+        fixture.files.map((file, index) => ({ file_index: index, id: file.id }))
+      )
+      // In staging order, which is document order, so seq breaks createdDate ties the way the fixture lists them.
+      yield* sql`INSERT INTO submissions (file_id, created_date, content)
+        SELECT (SELECT id FROM import_files AS f WHERE f.file_index = s.file_index), s.created_date, s.content
+        FROM import_submissions AS s ORDER BY s.rowid`
+      return apiKeys.length
     })
 
   const keyColumns = sql.literal("id, user_id, created_at, revoked_at")
 
   return {
-    importFixture: (fixture) =>
+    importFixture: (source) =>
       sql
         .withTransaction(
           Effect.gen(function* () {
+            yield* sql`CREATE TEMP TABLE import_submissions (
+              file_index INTEGER NOT NULL,
+              created_date INTEGER NOT NULL,
+              content TEXT NOT NULL
+            )`
+            const fixture = yield* Fixture.collect(source, stage)
             // Checked inside the transaction, so no other writer can take an id between check and write.
             const issues = yield* problems(fixture)
             if (issues.length > 0) return yield* new Fixture.FixtureInvalid({ issues })
-            return yield* write(fixture, yield* Clock.currentTimeMillis)
+            const apiKeys = yield* write(fixture, yield* Clock.currentTimeMillis)
+            // Temporary tables outlive a transaction on SQLite; a failed one takes them away with its rollback.
+            yield* sql`DROP TABLE temp.import_submissions`
+            yield* sql`DROP TABLE temp.import_files`
+            return {
+              users: fixture.users.length,
+              apiKeys,
+              files: fixture.files.length,
+              submissions: fixture.submissions
+            }
           })
         )
         .pipe(Effect.catchTag("SqlError", (error) => Effect.fail(unavailable(error)))),

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { FileRepository, type Fixture, OperatorStore } from "@filedata/core"
+import { FileRepository, type Fixture, FixtureReader, OperatorStore } from "@filedata/core"
 import { SqliteStorage } from "@filedata/sqlite"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import { apiKey, counts, file, fileId, fixture, tempDatabase, userId } from "./utils.js"
 
@@ -120,6 +121,43 @@ describe("SqliteOperatorStore", () => {
         expect(summary).toEqual({ users: 0, apiKeys: 0, files: 1, submissions: 0 })
       }).pipe(withStorage(filename))
       expect(yield* counts(filename)).toEqual({ users: 1, apiKeys: 1, files: 2, submissions: 2 })
+    })
+  )
+
+  it.scoped("a stream refused part-way writes nothing to the file and leaves no staging table behind", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDatabase
+      const rows = submissions(3000)
+      const text = JSON.stringify({
+        users: [{ id: "u1", apiKeys: ["k1"] }],
+        files: [
+          file({
+            id: "f1",
+            userId: "u1",
+            submissions: [...rows, { createdDate: "2024-01-01T00:00:00.000Z", content: { n: 1 } }]
+          })
+        ]
+      })
+      const chunks = Stream.fromIterable(
+        Array.from({ length: Math.ceil(text.length / 5000) }, (_, i) => text.slice(i * 5000, (i + 1) * 5000))
+      )
+      yield* Effect.gen(function* () {
+        const store = yield* OperatorStore.OperatorStore
+        const error = yield* Effect.flip(store.importFixture(FixtureReader.fromText(chunks, { batchSize: 500 })))
+        expect(error._tag).toBe("FixtureInvalid")
+        if (error._tag === "FixtureInvalid") {
+          expect(issues(error)).toEqual([
+            { path: "$.files[0].submissions[3000].content.n", detail: "must be a string" }
+          ])
+        }
+        // On the same connection: a staging table left behind would make the next import fail to create its own.
+        yield* importDocument({
+          users: [{ id: "u2" }],
+          files: [file({ id: "f2", userId: "u2", submissions: submissions(2) })]
+        })
+        yield* importDocument({ users: [{ id: "u3" }] })
+      }).pipe(withStorage(filename))
+      expect(yield* counts(filename)).toEqual({ users: 2, apiKeys: 0, files: 1, submissions: 2 })
     })
   )
 

@@ -1,0 +1,120 @@
+/**
+ * Progress of an import on a terminal: one line on stderr, rewritten in place a few times a second and
+ * cleared at the end. When stderr is not a terminal nothing is written, so output that scripts and tests
+ * read stays as it was.
+ *
+ * @since 0.1.0
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+
+/**
+ * Where progress goes.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Terminal {
+  /** Whether a person watches: only then is progress shown. */
+  readonly isTTY: boolean
+  readonly write: (text: string) => Effect.Effect<void>
+}
+
+/**
+ * The terminal progress goes to; none unless given, so the command tree runs anywhere without one.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class ProgressTerminal extends Context.Reference<ProgressTerminal>()("@filedata/cli/Progress/ProgressTerminal", {
+  defaultValue: (): Terminal => ({ isTTY: false, write: () => Effect.void })
+}) {}
+
+/**
+ * The process's stderr, shown on when it is a terminal.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerStderr: Layer.Layer<never> = Layer.sync(ProgressTerminal, () => ({
+  isTTY: process.stderr.isTTY === true,
+  write: (text) => Effect.sync(() => void process.stderr.write(text))
+}))
+
+/**
+ * Least time between two renderings of the line.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const intervalMillis = 250
+
+/**
+ * What an import reports as it goes.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Meter {
+  /** Bytes of the file read so far, added to the count. */
+  readonly read: (bytes: number) => Effect.Effect<void>
+  /** Submissions read so far, added to the count. */
+  readonly submissions: (count: number) => Effect.Effect<void>
+}
+
+const MIB = 1024 * 1024
+
+const formatMiB = (bytes: number): string => (bytes / MIB).toFixed(1)
+
+/**
+ * The progress line: bytes read of the total, and submissions so far.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const line = (read: number, total: number, submissions: number): string => {
+  const percent = total === 0 ? 100 : Math.floor((100 * read) / total)
+  return `importing: ${formatMiB(read)} of ${formatMiB(total)} MiB read (${percent}%), ${submissions.toLocaleString("en-US")} submissions`
+}
+
+const ERASE_LINE = "\r\u001b[K"
+
+/**
+ * Runs `use` with a meter of a file of `totalBytes`; on a terminal the line is shown as the meter moves and
+ * cleared when `use` ends, however it ends, so what is printed next starts on a clean line.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const track = <A, E, R>(
+  totalBytes: number,
+  use: (meter: Meter) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> =>
+  Effect.flatMap(ProgressTerminal, (terminal) => {
+    if (!terminal.isTTY) return use({ read: () => Effect.void, submissions: () => Effect.void })
+    let read = 0
+    let submissions = 0
+    let shownAt = Number.NEGATIVE_INFINITY
+    const render = Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      if (now - shownAt < intervalMillis) return Effect.void
+      shownAt = now
+      return terminal.write(ERASE_LINE + line(read, totalBytes, submissions))
+    })
+    const meter: Meter = {
+      read: (bytes) =>
+        Effect.suspend(() => {
+          read += bytes
+          return render
+        }),
+      submissions: (count) =>
+        Effect.sync(() => {
+          submissions += count
+        })
+    }
+    const clear = Effect.suspend(() =>
+      shownAt === Number.NEGATIVE_INFINITY ? Effect.void : terminal.write(ERASE_LINE)
+    )
+    return Effect.ensuring(use(meter), clear)
+  })
