@@ -43,19 +43,21 @@ export const files = (
   FileRepository.FileRepository | RateLimiter.RateLimiter
 > =>
   HttpApiBuilder.group(FileDataApi, "files", (handlers) =>
-    Effect.map(RateLimiter.RateLimiter, (limiter) => {
-      const meter = RateLimitHeaders.meters(limiter)
+    Effect.map(Effect.all({ files: FileRepository.FileRepository, limiter: RateLimiter.RateLimiter }), (ports) => {
+      const meter = RateLimitHeaders.meters(ports.limiter)
       return handlers.handleRaw("getFileData", ({ request }) => {
         const { headers, limiter } = meter()
-        return GetFileData.getFileData({
-          clientAddress: ClientAddress.of(
-            request.headers,
-            Option.getOrUndefined(request.remoteAddress),
-            options.trustProxy
-          ),
-          body: RequestBody.readJson(NodeHttpServerRequest.toIncomingMessage(request))
-        }).pipe(
-          Effect.provideService(RateLimiter.RateLimiter, limiter),
+        return GetFileData.run(
+          { files: ports.files, limiter },
+          {
+            clientAddress: ClientAddress.of(
+              request.headers,
+              Option.getOrUndefined(request.remoteAddress),
+              options.trustProxy
+            ),
+            body: RequestBody.readJson(NodeHttpServerRequest.toIncomingMessage(request))
+          }
+        ).pipe(
           Effect.match({
             onFailure: (failure) =>
               HttpServerResponse.setHeaders(Problem.toResponse(Problem.fromFailure(failure)), headers()),

@@ -55,7 +55,12 @@ const standingItem = ({ remaining, resetMillis, scope }: Standing): string =>
  */
 export interface Meter {
   readonly limiter: RateLimiter.RateLimiter
+  /** Both fields, as header name to value. */
   readonly headers: () => Record<string, string>
+  /** The `RateLimit-Policy` value. */
+  readonly policy: string
+  /** The `RateLimit` value, or `undefined` before the request was counted. */
+  readonly standing: () => string | undefined
 }
 
 /**
@@ -72,22 +77,25 @@ export const meters = (limiter: RateLimiter.RateLimiter): (() => Meter) => {
       limiter: {
         policy: limiter.policy,
         consume: (subject) =>
-          limiter.consume(subject).pipe(
-            Effect.tapBoth({
-              onSuccess: (state) => Effect.sync(() => standings.push(state)),
-              onFailure: (failure) =>
-                Effect.sync(() => {
-                  if (failure._tag === "RateLimited") {
-                    standings.push({ scope: failure.scope, remaining: 0, resetMillis: failure.retryAfterMillis })
-                  }
-                })
-            })
-          )
+          Effect.mapBoth(limiter.consume(subject), {
+            onSuccess: (state) => {
+              standings.push(state)
+              return state
+            },
+            onFailure: (failure) => {
+              if (failure._tag === "RateLimited") {
+                standings.push({ scope: failure.scope, remaining: 0, resetMillis: failure.retryAfterMillis })
+              }
+              return failure
+            }
+          })
       },
       headers: () =>
         standings.length === 0
           ? { "ratelimit-policy": policy }
-          : { "ratelimit-policy": policy, ratelimit: standings.map(standingItem).join(", ") }
+          : { "ratelimit-policy": policy, ratelimit: standings.map(standingItem).join(", ") },
+      policy,
+      standing: () => (standings.length === 0 ? undefined : standings.map(standingItem).join(", "))
     }
   }
 }

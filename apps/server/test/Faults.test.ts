@@ -189,7 +189,7 @@ describe("the server when its SQLite database fails (real processes)", () => {
   }, 60_000)
 })
 
-describe("SIGTERM with large replies in flight (real processes)", () => {
+describe("large replies (real processes)", () => {
   const SUBMISSIONS = 100_000
   const big = {
     users: [{ id: "bulk", apiKeys: [KEY] }],
@@ -288,6 +288,25 @@ describe("SIGTERM with large replies in flight (real processes)", () => {
     expect(parsed.submissions).toHaveLength(SUBMISSIONS)
     expect(parsed.submissions[SUBMISSIONS - 1].content.n).toBe(String(SUBMISSIONS - 1))
   }
+
+  it("a reply read at full speed does not hold up the requests that arrive meanwhile", async () => {
+    const server = await serve(env)
+    const reader = download(server.base, Number.POSITIVE_INFINITY)
+    await reader.headers
+    // Small requests one after another while the big reply (about 40 MiB) is being written: each is
+    // answered between two of its pages, so all of them before its last byte.
+    const answered: Array<number> = []
+    for (let i = 0; i < 5; i++) {
+      const reply = await post(server.base, body)
+      expect(reply.status).toBe(200)
+      await reply.arrayBuffer()
+      answered.push(performance.now())
+    }
+    const whole = await reader.done
+    expectWhole(whole)
+    expect(Math.max(...answered)).toBeLessThan(whole.at)
+    await stop(server)
+  }, 60_000)
 
   it("lets the replies in flight finish whole, refuses new connections meanwhile, then exits 0", async () => {
     const server = await serve(env)

@@ -18,8 +18,9 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
+import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import { ApiKey, FileId, type StoredFile } from "./FileData.js"
+import { ApiKey, ApiKeyText, FileId, type StoredFile } from "./FileData.js"
 import {
   AccessDenied,
   FileNotFound,
@@ -90,6 +91,25 @@ const shallow = (body: unknown): unknown =>
     ? emptied(body)
     : Object.fromEntries(Object.entries(body).map(([key, value]) => [key, emptied(value)]))
 
+// Nearly every request is exactly `{"fileId": "…", "apiKey": "…"}` with non-empty strings: that shape is
+// accepted here without the schema's machinery, which costs more than the rest of the decoding. Anything
+// else, valid or not, goes through the schema; a property test holds the two to the same verdict.
+const commonShape = (body: unknown): GetFileDataRequest | undefined => {
+  if (typeof body !== "object" || body === null || Object.getPrototypeOf(body) !== Object.prototype) return undefined
+  let fields = 0
+  for (const key in body) {
+    if (key !== "fileId" && key !== "apiKey") return undefined
+    fields++
+  }
+  const { apiKey, fileId } = body as Record<string, unknown>
+  return fields === 2 && typeof fileId === "string" && fileId !== "" && typeof apiKey === "string" && apiKey !== ""
+    ? { fileId: FileId.make(fileId, trusted), apiKey: Redacted.make(ApiKeyText.make(apiKey, trusted)) }
+    : undefined
+}
+
+// The fields were checked just above; the brands' own validation would only repeat it.
+const trusted = { disableValidation: true } as const
+
 const escapePointerToken = (token: PropertyKey): string => String(token).replaceAll("~", "~0").replaceAll("/", "~1")
 
 // The messages are fixed texts: a refused value, which may be a key, is never repeated back.
@@ -111,6 +131,8 @@ const describe = (issue: ParseResult.ArrayFormatterIssue): string => {
  * @category decoding
  */
 export const parseRequest = (body: unknown): Effect.Effect<GetFileDataRequest, InvalidRequest> => {
+  const valid = commonShape(body)
+  if (valid !== undefined) return Effect.succeed(valid)
   const result = decodeRequest(shallow(body))
   if (result._tag === "Right") return Effect.succeed(result.right)
   const issues = ParseResult.ArrayFormatter.formatErrorSync(result.left).map(
@@ -124,18 +146,28 @@ export const parseRequest = (body: unknown): Effect.Effect<GetFileDataRequest, I
 }
 
 /**
- * Runs the operation for one request.
+ * The ports the operation runs on.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Ports {
+  readonly files: FileRepository.FileRepository
+  readonly limiter: RateLimiter.RateLimiter
+}
+
+/**
+ * Runs the operation for one request on the given ports: for transports that hold their ports already
+ * and would otherwise provide them to every request.
  *
  * @since 0.1.0
  * @category use cases
  */
-export const getFileData = (
+export const run = (
+  { files, limiter }: Ports,
   input: GetFileDataInput
-): Effect.Effect<FileDataReply, GetFileDataError, FileRepository.FileRepository | RateLimiter.RateLimiter> =>
+): Effect.Effect<FileDataReply, GetFileDataError> =>
   Effect.gen(function* () {
-    const limiter = yield* RateLimiter.RateLimiter
-    const files = yield* FileRepository.FileRepository
-
     yield* limiter.consume({ scope: "clientAddress", address: input.clientAddress })
     const request = yield* Effect.flatMap(input.body, parseRequest)
     yield* limiter.consume({ scope: "apiKey", apiKey: request.apiKey })
@@ -149,3 +181,16 @@ export const getFileData = (
     const fileId = file.value.id
     return { file: file.value, submissionPage: (after) => files.submissionPage(fileId, after) }
   })
+
+/**
+ * Runs the operation for one request on the ports of the context.
+ *
+ * @since 0.1.0
+ * @category use cases
+ */
+export const getFileData = (
+  input: GetFileDataInput
+): Effect.Effect<FileDataReply, GetFileDataError, FileRepository.FileRepository | RateLimiter.RateLimiter> =>
+  Effect.flatMap(Effect.all({ files: FileRepository.FileRepository, limiter: RateLimiter.RateLimiter }), (ports) =>
+    run(ports, input)
+  )

@@ -60,6 +60,29 @@ describe("timestampFromEpochMillis", () => {
   )
 
   it.prop(
+    "prints exactly what Date#toISOString prints, leap days and century years included",
+    [
+      FastCheck.oneof(
+        FastCheck.integer({ min: MIN, max: MAX }),
+        // Around the days where calendars go wrong: Feb 28/29, Mar 1 and Dec 31 of years near centuries.
+        FastCheck.tuple(
+          FastCheck.constantFrom(0, 4, 100, 1600, 1700, 1900, 1970, 2000, 2024, 2100, 2400, 9996, 9999),
+          FastCheck.constantFrom([1, 28], [1, 29], [2, 1], [11, 31], [0, 1]),
+          FastCheck.integer({ min: -1, max: 86_400_000 })
+        ).map(([year, [month = 0, day = 1], offset]) => {
+          const date = new Date(0)
+          date.setUTCFullYear(year, month, day)
+          return Math.min(MAX, Math.max(MIN, date.getTime() + offset))
+        })
+      )
+    ],
+    ([millis]) => {
+      expect(timestampFromEpochMillis(millis)).toBe(new Date(millis).toISOString())
+    },
+    { fastCheck: { numRuns: 5_000 } }
+  )
+
+  it.prop(
     "InstantFromIso reads the same instant written at any whole-minute offset",
     [
       FastCheck.integer({ min: Date.UTC(1, 0, 2), max: Date.UTC(9999, 11, 30) }),

@@ -16,7 +16,6 @@
 
 import { createHash } from "node:crypto"
 import { FileDataError, RateLimiter } from "@filedata/core"
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
@@ -100,7 +99,8 @@ export interface MemoryRateLimiter extends RateLimiter.RateLimiter {
  * @category constructors
  */
 export const make = (policy: RateLimiter.RateLimitPolicy): Effect.Effect<MemoryRateLimiter> =>
-  Effect.sync(() => {
+  // The clock is taken once, with the limiter: looking it up on every request costs more than the counting.
+  Effect.map(Effect.clock, (clock) => {
     const counters = {
       apiKey: makeCounter("apiKey", policy.apiKey),
       clientAddress: makeCounter("clientAddress", policy.clientAddress)
@@ -108,8 +108,11 @@ export const make = (policy: RateLimiter.RateLimitPolicy): Effect.Effect<MemoryR
     return {
       policy,
       consume: (subject) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => counters[subject.scope].consume(keyOf(subject), now)),
-      size: Effect.map(Clock.currentTimeMillis, (now) => counters.apiKey.size(now) + counters.clientAddress.size(now))
+        Effect.suspend(() => counters[subject.scope].consume(keyOf(subject), clock.unsafeCurrentTimeMillis())),
+      size: Effect.sync(() => {
+        const now = clock.unsafeCurrentTimeMillis()
+        return counters.apiKey.size(now) + counters.clientAddress.size(now)
+      })
     }
   })
 

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto"
+import { hash } from "node:crypto"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
 import type { FileData } from "@filedata/core"
@@ -10,7 +10,7 @@ export const unavailable = (cause: unknown): FileDataError.StorageUnavailable =>
   new FileDataError.StorageUnavailable({ cause })
 
 /** @internal */
-export const hashKeyText = (text: string): string => createHash("sha256").update(text, "utf8").digest("hex")
+export const hashKeyText = (text: string): string => hash("sha256", text, "hex")
 
 /** @internal */
 export const hashKey = (apiKey: FileData.ApiKey): string => hashKeyText(Redacted.value(apiKey))

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto"
+import { hash } from "node:crypto"
 import type { FileData } from "@filedata/core"
 import { FileDataError } from "@filedata/core"
 import * as Redacted from "effect/Redacted"
@@ -8,7 +8,7 @@ export const unavailable = (cause: unknown): FileDataError.StorageUnavailable =>
   new FileDataError.StorageUnavailable({ cause })
 
 /** @internal */
-export const hashKeyText = (text: string): string => createHash("sha256").update(text, "utf8").digest("hex")
+export const hashKeyText = (text: string): string => hash("sha256", text, "hex")
 
 /** @internal */
 export const hashKey = (apiKey: FileData.ApiKey): string => hashKeyText(Redacted.value(apiKey))
