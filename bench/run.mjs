@@ -1,6 +1,6 @@
 // `pnpm bench`: seeded datasets, imported with the real CLI, served by the real server and by the raw
 // baseline (bench/baseline.mjs), measured interleaved so machine drift hits both alike.
-// Options: --profiles small,large,huge  --duration 10  --connections 50  --rounds 2
+// Options: --profiles small,large,huge  --duration 10  --connections 50  --rounds 2  --warmup 5 (seconds)
 // small-pg: the small dataset served by filedata on PostgreSQL and Redis (BENCH_DATABASE_URL or TEST_DATABASE_URL,
 // BENCH_REDIS_URL or TEST_REDIS_URL; a fresh database is created and dropped), against the same SQLite baseline.
 // It joins the default profiles when both URLs are set.
@@ -26,6 +26,7 @@ const profiles = option("profiles", databaseUrl && redisUrl ? "small,large,huge,
 const duration = Number(option("duration", "10"))
 const connections = Number(option("connections", "50"))
 const rounds = Number(option("rounds", "2"))
+const warmup = Number(option("warmup", "5"))
 
 const shapes = {
   small: { files: 1000, submissionsPerFile: 20, users: 100, load: true },
@@ -70,14 +71,14 @@ const timed = (args, env) => {
 // Writing 5 to clear_refs resets the peak RSS, so each scenario reports its own peak.
 const resetPeak = (pid) => writeFileSync(`/proc/${pid}/clear_refs`, "5")
 
-const load = (server, bodies) =>
+const load = (server, bodies, seconds = duration) =>
   new Promise((resolve, reject) => {
     let i = 0
     autocannon(
       {
         url: `${server.url}/api/v1/file-data`,
         connections,
-        duration,
+        duration: seconds,
         requests: [
           {
             method: "POST",
@@ -172,6 +173,9 @@ const serve = async (profile, shape, db, serverUrl, fixture) => {
     const bodies = Array.from({ length: shape.files }, (_, f) =>
       JSON.stringify({ fileId: `file-${f}`, apiKey: `bench-key-${f % shape.users}` })
     )
+    // Both servers get the same load unmeasured first, so the rounds compare code the JIT has compiled,
+    // not the first seconds of a cold start (which cost filedata, with more code to compile, far more).
+    for (const server of servers) if (warmup > 0) await load(server, bodies, warmup)
     const results = { filedata: [], baseline: [] }
     for (let round = 0; round < rounds; round++) {
       for (const server of round % 2 === 0 ? servers : [...servers].reverse()) {

@@ -53,7 +53,7 @@ export const GetFileDataRequest = Schema.Struct({
 export type GetFileDataRequest = typeof GetFileDataRequest.Type
 
 /**
- * What a transport hands to the use case. The body is read lazily so a throttled caller costs nothing.
+ * What a transport hands to the use case. The body is decoded lazily so a throttled caller costs no parsing.
  *
  * @since 0.1.0
  * @category models
