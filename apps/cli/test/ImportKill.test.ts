@@ -7,7 +7,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "@effect/vitest"
 import { build, finish, listening, post, startBuilt } from "../../server/test/utils/Processes.js"
-import { snapshot } from "../../server/test/utils/SqliteFiles.js"
+import { bulkFile, snapshot } from "../../server/test/utils/SqliteFiles.js"
 
 const baseline = {
   users: [{ id: "alice", apiKeys: ["alice-key-5d0e2b"] }],
@@ -29,18 +29,7 @@ const baseline = {
 const SUBMISSIONS = 200_000
 const big = {
   users: [{ id: "bulk", apiKeys: ["bulk-key-81c4aa"] }],
-  files: [
-    {
-      id: "bulk",
-      userId: "bulk",
-      name: "Bulk",
-      creationDate: "2024-01-01T00:00:00.000Z",
-      submissions: Array.from({ length: SUBMISSIONS }, (_, i) => ({
-        createdDate: new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString(),
-        content: { n: String(i), text: "lorem ipsum dolor sit amet ".repeat(4) }
-      }))
-    }
-  ]
+  files: [bulkFile(SUBMISSIONS, 4)]
 }
 
 // The import is writing once its uncommitted pages spill into the WAL beyond this size.

@@ -73,6 +73,7 @@ export const meters = (limiter: RateLimiter.RateLimiter): (() => Meter) => {
   const policy = policyField(limiter.policy)
   return () => {
     const standings: Array<Standing> = []
+    const standing = () => (standings.length === 0 ? undefined : standings.map(standingItem).join(", "))
     return {
       limiter: {
         policy: limiter.policy,
@@ -90,12 +91,14 @@ export const meters = (limiter: RateLimiter.RateLimiter): (() => Meter) => {
             }
           })
       },
-      headers: () =>
-        standings.length === 0
+      headers: () => {
+        const current = standing()
+        return current === undefined
           ? { "ratelimit-policy": policy }
-          : { "ratelimit-policy": policy, ratelimit: standings.map(standingItem).join(", ") },
+          : { "ratelimit-policy": policy, ratelimit: current }
+      },
       policy,
-      standing: () => (standings.length === 0 ? undefined : standings.map(standingItem).join(", "))
+      standing
     }
   }
 }

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "@effect/vitest"
 import { build, finish, listening, post, startBuilt } from "./utils/Processes.js"
-import { backup, connect, remove, restore } from "./utils/SqliteFiles.js"
+import { backup, bulkFile, connect, remove, restore } from "./utils/SqliteFiles.js"
 
 const KEY = "fault-test-key-3f9a1c"
 const body = { fileId: "contact", apiKey: KEY }
@@ -193,19 +193,7 @@ describe("large replies (real processes)", () => {
   const SUBMISSIONS = 100_000
   const big = {
     users: [{ id: "bulk", apiKeys: [KEY] }],
-    files: [
-      { ...fixture.files[0], userId: "bulk" },
-      {
-        id: "bulk",
-        userId: "bulk",
-        name: "Bulk",
-        creationDate: "2024-01-01T00:00:00.000Z",
-        submissions: Array.from({ length: SUBMISSIONS }, (_, i) => ({
-          createdDate: new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString(),
-          content: { n: String(i), text: "lorem ipsum dolor sit amet ".repeat(8) }
-        }))
-      }
-    ]
+    files: [{ ...fixture.files[0], userId: "bulk" }, bulkFile(SUBMISSIONS, 8)]
   }
 
   // One database for every test here: the import takes a few seconds, and stopping the server changes nothing.

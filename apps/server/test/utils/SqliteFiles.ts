@@ -66,3 +66,15 @@ export const snapshot = (filename: string) => {
     db.close()
   }
 }
+
+/** A fixture file `bulk` of user `bulk` with `count` submissions a second apart, each with `words` of filler. */
+export const bulkFile = (count: number, words: number) => ({
+  id: "bulk",
+  userId: "bulk",
+  name: "Bulk",
+  creationDate: "2024-01-01T00:00:00.000Z",
+  submissions: Array.from({ length: count }, (_, i) => ({
+    createdDate: new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString(),
+    content: { n: String(i), text: "lorem ipsum dolor sit amet ".repeat(words) }
+  }))
+})
