@@ -106,19 +106,26 @@ export const make = (): ((app: HttpApp.Default) => HttpApp.Default) => {
     )
   }
 
+  // Made once, not per request: see GetFileData.run on generator functions made per call.
+  const answer = Effect.fnUntraced(function* (
+    app: HttpApp.Default,
+    request: HttpServerRequest.HttpServerRequest,
+    id: string
+  ) {
+    const started = yield* Clock.currentTimeMillis
+    // The router forgives a trailing slash and letter case; the contract's paths are exact.
+    const response = methods.has(pathOf(request.url))
+      ? yield* Effect.catchAllCause(app, (cause) =>
+          Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : fallback(request, cause)
+        )
+      : Problem.toResponse(Problem.make(404, "not_found", "No resource at this path"))
+    yield* logRequest(request.method, request.url, response.status, started)
+    return HttpServerResponse.setHeaders(response, { ...securityHeaders, "x-request-id": id })
+  })
+
   return (app) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const id = requestId(request.headers["x-request-id"])
-      return Effect.gen(function* () {
-        const started = yield* Clock.currentTimeMillis
-        // The router forgives a trailing slash and letter case; the contract's paths are exact.
-        const response = methods.has(pathOf(request.url))
-          ? yield* Effect.catchAllCause(app, (cause) =>
-              Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : fallback(request, cause)
-            )
-          : Problem.toResponse(Problem.make(404, "not_found", "No resource at this path"))
-        yield* logRequest(request.method, request.url, response.status, started)
-        return HttpServerResponse.setHeaders(response, { ...securityHeaders, "x-request-id": id })
-      }).pipe(Effect.annotateLogs("requestId", id))
+      return answer(app, request, id).pipe(Effect.annotateLogs("requestId", id))
     })
 }

@@ -85,18 +85,22 @@ const step = (
  * @since 0.1.0
  * @category encoding
  */
-export const writeTo = <E, R>(
+export const writeTo: <E, R>(
   reply: FileDataReply,
   write: (piece: string, last: boolean) => Effect.Effect<void, E, R>
-): Effect.Effect<void, E | StorageUnavailable, R> =>
-  Effect.gen(function* () {
-    let position: Position | undefined = start
-    while (position !== undefined) {
-      const [piece, next]: readonly [string, Position | undefined] = yield* step(reply, position)
-      yield* write(piece, next === undefined)
-      position = next
-    }
-  })
+) => Effect.Effect<void, E | StorageUnavailable, R> = Effect.fnUntraced(function* <E, R>(
+  reply: FileDataReply,
+  write: (piece: string, last: boolean) => Effect.Effect<void, E, R>
+) {
+  // A generator function made per call would cost a prototype and a hidden class per reply (see
+  // GetFileData.run); this one is made once.
+  let position: Position | undefined = start
+  while (position !== undefined) {
+    const [piece, next]: readonly [string, Position | undefined] = yield* step(reply, position)
+    yield* write(piece, next === undefined)
+    position = next
+  }
+})
 
 /**
  * The whole reply as a stream of text pieces, one per page; pages are read as the stream is pulled.
@@ -115,8 +119,8 @@ export const encode = (reply: FileDataReply): Stream.Stream<string, StorageUnava
  * @since 0.1.0
  * @category encoding
  */
-export const collect = (reply: FileDataReply): Effect.Effect<FileData, StorageUnavailable> =>
-  Effect.gen(function* () {
+export const collect: (reply: FileDataReply) => Effect.Effect<FileData, StorageUnavailable> = Effect.fnUntraced(
+  function* (reply: FileDataReply) {
     const submissions: Array<Submission> = []
     let after: string | undefined
     do {
@@ -125,7 +129,7 @@ export const collect = (reply: FileDataReply): Effect.Effect<FileData, StorageUn
         submissions.push({ createdDate: row.createdDate, content: JSON.parse(row.contentJson) })
       after = page.next
     } while (after !== undefined)
-    return {
+    const data: FileData = {
       name: reply.file.name,
       creationDate: reply.file.creationDate,
       publicAvailability: reply.file.publicAvailability,
@@ -133,4 +137,6 @@ export const collect = (reply: FileDataReply): Effect.Effect<FileData, StorageUn
       VisitCounter: reply.file.VisitCounter,
       submissions
     }
-  })
+    return data
+  }
+)
