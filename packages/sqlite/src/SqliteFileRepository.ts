@@ -13,6 +13,11 @@
  * connection is opened again, its statements prepared again, once the path holds a usable database. The
  * check costs one `stat` per millisecond at most, whatever the request rate.
  *
+ * The reads of one turn of the event loop share one read transaction, ended once the turn's synchronous
+ * work is done: a request's key, file and first page come from one snapshot, and SQLite locks once per
+ * request instead of once per statement. A commit made on another connection during that turn is seen
+ * from the next turn on; the storage layer ends the snapshot around its own writes (`endSnapshot`).
+ *
  * @since 0.1.0
  */
 import { FileData, type FileDataError, type FileRepository } from "@filedata/core"
@@ -63,6 +68,21 @@ const toStoredFile = (row: FileRow): FileData.StoredFile => ({
 })
 
 /**
+ * The port, plus what the storage layer needs to keep its own writes visible to the next read.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SqliteFileRepository extends FileRepository.FileRepository {
+  /**
+   * Ends the snapshot the reads of the current turn of the event loop share (see `make`), so the next
+   * read sees every commit made so far, and a write on another connection of this process never waits
+   * for it.
+   */
+  readonly endSnapshot: () => void
+}
+
+/**
  * Opens a read connection to `filename` (an existing, migrated database) and prepares its statements;
  * the connection follows the file until the scope closes.
  *
@@ -72,7 +92,7 @@ const toStoredFile = (row: FileRow): FileData.StoredFile => ({
 export const make = (options: {
   readonly filename: string
   readonly pageSize: number
-}): Effect.Effect<FileRepository.FileRepository, FileDataError.StorageUnavailable, Scope.Scope> =>
+}): Effect.Effect<SqliteFileRepository, FileDataError.StorageUnavailable, Scope.Scope> =>
   Effect.gen(function* () {
     const { pageSize } = options
     if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
@@ -130,6 +150,7 @@ export const make = (options: {
           }
         }),
       // Health checks look at the path now, however recently a request did.
-      ping: Effect.asVoid(connection.readChecked((statements) => statements.ping.get()))
+      ping: Effect.asVoid(connection.readChecked((statements) => statements.ping.get())),
+      endSnapshot: connection.endSnapshot
     }
   })

@@ -229,6 +229,9 @@ describe("SqliteFileRepository under faults", () => {
       switching.close()
       const files = yield* SqliteFileRepository.make({ filename, pageSize: 10 })
       expect(yield* everyRead(files)).toEqual(healthy)
+      // The locker stands for another process. Here it shares the reader's thread, so it takes its lock in a
+      // later turn of the event loop, once the reads of this one have let their shared lock go.
+      yield* Effect.sleep(0)
 
       const locker = new Database(filename)
       locker.exec("BEGIN EXCLUSIVE; INSERT INTO users (id) VALUES ('u9')")

@@ -3,6 +3,7 @@ import { dirname, join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { FileRepository, OperatorStore } from "@filedata/core"
 import { SqliteStorage } from "@filedata/sqlite"
+import Database from "better-sqlite3"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
@@ -22,6 +23,8 @@ const readSubmissions = (id: string) =>
   Effect.flatMap(FileRepository.FileRepository, (files) =>
     Stream.runCollect(FileRepository.submissions(files, fileId(id)))
   ).pipe(Effect.map(Chunk.toReadonlyArray))
+
+const nextTurn = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
 
 // SHA-256 of the UTF-8 text, computed independently of the adapter.
 const SHA256 = {
@@ -234,6 +237,35 @@ describe("SqliteFileRepository", () => {
       expect(plan.map((row) => row.detail)).toEqual([
         "SEARCH submissions USING INDEX submissions_file_created_seq (file_id=? AND created_date>?)"
       ])
+    })
+  )
+
+  it.scoped("the reads of one turn of the event loop share a snapshot that ends with the turn", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDatabase
+      yield* Effect.gen(function* () {
+        const files = yield* FileRepository.FileRepository
+        yield* importDocument({
+          users: [{ id: "u1", apiKeys: ["key-one"] }],
+          files: [file({ id: "f1", userId: "u1" })]
+        })
+        const other = new Database(filename)
+        yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
+
+        // Another connection commits between two reads of the same turn: the second read still agrees with
+        // the first, as a request's key, file and pages must.
+        expect(yield* files.findKeyOwner(apiKey("key-one"))).toEqual(Option.some("u1"))
+        other.exec("UPDATE api_keys SET revoked_at = 1; UPDATE files SET name = 'renamed'")
+        expect(yield* files.findKeyOwner(apiKey("key-one"))).toEqual(Option.some("u1"))
+        expect(Option.map(yield* files.findFile(fileId("f1")), (found) => found.name)).toEqual(Option.some("File f1"))
+
+        // The next turn reads the commit, and no snapshot is left open: a checkpoint can take the whole WAL.
+        yield* nextTurn
+        expect(yield* files.findKeyOwner(apiKey("key-one"))).toEqual(Option.none())
+        expect(Option.map(yield* files.findFile(fileId("f1")), (found) => found.name)).toEqual(Option.some("renamed"))
+        yield* nextTurn
+        expect(other.pragma("wal_checkpoint(TRUNCATE)")).toEqual([{ busy: 0, log: 0, checkpointed: 0 }])
+      }).pipe(withStorage(filename))
     })
   )
 })

@@ -27,6 +27,8 @@ type State<S> = { readonly _tag: "Open"; readonly connection: Opened<S> } | Lost
 
 interface Opened<S> {
   readonly db: Database.Database
+  readonly begin: Database.Statement
+  readonly commit: Database.Statement
   readonly statements: S
   readonly dev: number
   readonly ino: number
@@ -46,6 +48,8 @@ export interface ReadConnection<S> {
   readonly read: <A>(read: (statements: S) => A) => Effect.Effect<A, FileDataError.StorageUnavailable>
   /** The same after checking the path now. */
   readonly readChecked: <A>(read: (statements: S) => A) => Effect.Effect<A, FileDataError.StorageUnavailable>
+  /** Ends the current turn's read snapshot now, so the next read sees every commit made so far. */
+  readonly endSnapshot: () => void
 }
 
 /**
@@ -75,7 +79,9 @@ export const make = <S>(options: {
         db = new Database(filename, { readonly: true, fileMustExist: true })
         db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MILLIS}`)
         const { dev, ino, size, ctimeMs } = stats
-        return { db, statements: prepare(db), dev, ino, size, ctimeMs }
+        const begin = db.prepare("BEGIN")
+        const commit = db.prepare("COMMIT")
+        return { db, begin, commit, statements: prepare(db), dev, ino, size, ctimeMs }
       } catch (cause) {
         db?.close()
         return cause instanceof Error ? cause : new Error(String(cause))
@@ -142,6 +148,32 @@ export const make = <S>(options: {
       return next
     }
 
+    // The reads of one turn of the event loop share one read transaction, ended on the microtask queue once
+    // the turn's synchronous work is done. A request's key, file and first page then come from one snapshot
+    // of the database, and SQLite takes its locks once per request instead of once per statement (measured:
+    // the three statements of a small reply cost 34 µs one by one, 24 µs in one transaction). In WAL mode a
+    // reader never blocks writers, and this one holds its snapshot only until the turn ends.
+    let transaction: Opened<S> | undefined
+    const endTransaction = () => {
+      const connection = transaction
+      transaction = undefined
+      if (connection === undefined || !connection.db.open || !connection.db.inTransaction) return
+      try {
+        connection.commit.run()
+      } catch (cause) {
+        if (state._tag === "Open" && state.connection === connection) {
+          drop(connection, cause instanceof Error ? cause : new Error(String(cause)), performance.now())
+        }
+      }
+    }
+    const inTransaction = (connection: Opened<S>) => {
+      if (transaction === connection) return
+      if (transaction !== undefined) endTransaction()
+      connection.begin.run()
+      transaction = connection
+      queueMicrotask(endTransaction)
+    }
+
     const refused = (cause: Error, wasOpen: boolean) => {
       const failure = Effect.fail(unavailable(cause))
       // One warning when the database goes away, not one per refused request.
@@ -164,6 +196,7 @@ export const make = <S>(options: {
           if (connection instanceof Error) return refused(connection, wasOpen)
           let value: A
           try {
+            inTransaction(connection)
             value = read(connection.statements)
           } catch (cause) {
             const error = cause instanceof Error ? cause : new Error(String(cause))
@@ -182,5 +215,5 @@ export const make = <S>(options: {
       })
     )
 
-    return { read: run(false), readChecked: run(true) }
+    return { read: run(false), readChecked: run(true), endSnapshot: endTransaction }
   })
