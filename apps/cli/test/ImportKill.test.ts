@@ -5,8 +5,8 @@
 import { existsSync, mkdtempSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { beforeAll, describe, expect, it } from "@effect/vitest"
-import { build, finish, listening, post, startBuilt } from "../../server/test/utils/Processes.js"
+import { afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
+import { build, finish, killLeftovers, listening, post, startBuilt } from "../../server/test/utils/Processes.js"
 import { bulkFile, snapshot } from "../../server/test/utils/SqliteFiles.js"
 
 const baseline = {
@@ -36,6 +36,8 @@ const big = {
 const WRITING_WAL_BYTES = 1024 * 1024
 
 const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis))
+
+afterEach(killLeftovers)
 
 describe("an import killed with SIGKILL halfway (real processes)", () => {
   beforeAll(build, 180_000)

@@ -4,8 +4,8 @@
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { describe, expect, it } from "@effect/vitest"
-import { finish, listening, post, start } from "./utils/Processes.js"
+import { afterEach, describe, expect, it } from "@effect/vitest"
+import { finish, killLeftovers, listening, post, start } from "./utils/Processes.js"
 
 const good = {
   users: [{ id: "user-1", apiKeys: ["a-plaintext-api-key"] }],
@@ -30,6 +30,8 @@ const badInLastEntry = {
     { id: "file-3", userId: "user-2", name: "Broken", creationDate: "yesterday" }
   ]
 }
+
+afterEach(killLeftovers)
 
 describe("the contract's commands", () => {
   const dir = mkdtempSync(join(tmpdir(), "filedata-contract-"))

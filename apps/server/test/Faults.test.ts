@@ -8,8 +8,8 @@ import { Agent, request as httpRequest } from "node:http"
 import { connect as tcpConnect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { beforeAll, describe, expect, it } from "@effect/vitest"
-import { build, finish, listening, post, startBuilt } from "./utils/Processes.js"
+import { afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
+import { build, finish, killLeftovers, listening, post, startBuilt } from "./utils/Processes.js"
 import { backup, bulkFile, connect, remove, restore } from "./utils/SqliteFiles.js"
 
 const KEY = "fault-test-key-3f9a1c"
@@ -99,6 +99,8 @@ const expectServing = async (base: string) => {
     await sleep(25)
   }
 }
+
+afterEach(killLeftovers)
 
 describe("the server when its SQLite database fails (real processes)", () => {
   beforeAll(build, 180_000)

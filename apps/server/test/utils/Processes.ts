@@ -4,13 +4,30 @@ import { fileURLToPath } from "node:url"
 
 export const root = fileURLToPath(new URL("../../../..", import.meta.url))
 
+// Every process a test started, so a test that fails halfway does not leave a server running behind it.
+const started = new Set<ChildProcess>()
+
+const tracked = (child: ChildProcess): ChildProcess => {
+  started.add(child)
+  child.once("exit", () => started.delete(child))
+  return child
+}
+
+/** Kills whatever a test left running; call it from `afterEach`. */
+export const killLeftovers = (): void => {
+  for (const child of started) child.kill("SIGKILL")
+  started.clear()
+}
+
 /** `node scripts/run.mjs ARGS`, as `pnpm start` / `pnpm filedata ARGS` run it. */
 export const start = (args: ReadonlyArray<string>, env: Record<string, string>): ChildProcess =>
-  spawn(process.execPath, ["scripts/run.mjs", ...args], {
-    cwd: root,
-    env: { ...process.env, LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
+  tracked(
+    spawn(process.execPath, ["scripts/run.mjs", ...args], {
+      cwd: root,
+      env: { ...process.env, LOG_LEVEL: "warn", ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+  )
 
 /** Everything a process printed, and its exit code. */
 export const finish = (child: ChildProcess) =>
@@ -58,8 +75,10 @@ export const startBuilt = (
   args: ReadonlyArray<string>,
   env: Record<string, string>
 ): ChildProcess =>
-  spawn(process.execPath, [`apps/${app}/dist/main.js`, ...args], {
-    cwd: root,
-    env: { ...process.env, LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
+  tracked(
+    spawn(process.execPath, [`apps/${app}/dist/main.js`, ...args], {
+      cwd: root,
+      env: { ...process.env, LOG_LEVEL: "warn", ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+  )
