@@ -164,8 +164,8 @@ export const make = (options: {
             answer(body),
             // The status is read once the reply is written, not when the request came in.
             Effect.suspend(() =>
-              Middleware.logRequest("POST", request.url ?? fileDataPath, response.statusCode, started)
-            ).pipe(Effect.annotateLogs("requestId", requestId))
+              Middleware.logRequest("POST", request.url ?? fileDataPath, response.statusCode, started, requestId)
+            )
           )
         )
       )

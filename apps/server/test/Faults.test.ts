@@ -189,6 +189,22 @@ describe("the server when its SQLite database fails (real processes)", () => {
     await expectServing(server.base)
     await stop(server)
   }, 60_000)
+
+  it("goes on serving when whatever reads its log output goes away (EPIPE), and still stops cleanly", async () => {
+    const { env } = await database(fixture)
+    const server = await serve({ ...env, LOG_LEVEL: "info" })
+    await expectServing(server.base)
+    // A log shipper restarting, `| head`: every request's log line now meets a closed pipe.
+    server.child.stdout?.destroy()
+    for (let i = 0; i < 5; i++) {
+      await expectServing(server.base)
+      await sleep(100)
+    }
+    expect(server.child.exitCode).toBeNull()
+    server.child.kill("SIGTERM")
+    const exit = await server.closed
+    expect(exit.code, exit.stderr).toBe(0)
+  }, 60_000)
 })
 
 describe("large replies (real processes)", () => {
