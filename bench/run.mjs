@@ -191,6 +191,11 @@ const serve = async (profile, shape, db, serverUrl, fixture) => {
       }
     }
     const mean = (list, pick) => list.reduce((sum, item) => sum + pick(item), 0) / list.length
+    // The rounds' own ratios show how far machine drift moves the figure the table averages.
+    const perRound = results.filedata.map((r, i) =>
+      (r.requests.average / results.baseline[i].requests.average).toFixed(2)
+    )
+    console.error(`${profile} requests/s ratio per round: ${perRound.join(", ")}`)
     row(
       profile,
       "requests/s",
