@@ -49,16 +49,24 @@ const upToDate = () => {
 
 if (!upToDate()) {
   const began = new Date()
-  rmSync(stamp, { force: true })
+  try {
+    rmSync(stamp, { force: true })
+  } catch {
+    // Nothing to remove, or nothing that could have been written: the build decides alone.
+  }
   const tsc = createRequire(join(root, "package.json")).resolve("typescript/bin/tsc")
   const build = spawnSync(process.execPath, [tsc, "-b", join(root, "tsconfig.build.json")], { stdio: "inherit" })
   if (build.status !== 0) {
     console.error("The build failed; see the errors above.")
     process.exit(1)
   }
-  mkdirSync(dirname(stamp), { recursive: true })
-  writeFileSync(stamp, "")
-  utimesSync(stamp, began, began)
+  try {
+    mkdirSync(dirname(stamp), { recursive: true })
+    writeFileSync(stamp, "")
+    utimesSync(stamp, began, began)
+  } catch {
+    // Where node_modules cannot be written, every start simply runs tsc -b again.
+  }
 }
 
 if (entry !== undefined) {
