@@ -87,6 +87,17 @@ const expectRefused = (files: FileRepository.FileRepository) =>
 const recovered = (files: FileRepository.FileRepository) =>
   Effect.timed(everyRead(files).pipe(Effect.retry(Schedule.spaced("20 millis").pipe(Schedule.upTo("5 seconds")))))
 
+/** Backs the database up, lets `damage` break it, expects every read refused, restores it, expects recovery. */
+const refusedUntilRestored = (filename: string, files: FileRepository.FileRepository, damage: () => void) =>
+  Effect.gen(function* () {
+    const saved = `${filename}.backup`
+    backup(filename, saved)
+    damage()
+    yield* expectRefused(files)
+    restore(saved, filename)
+    expect((yield* recovered(files))[1]).toEqual(healthy)
+  })
+
 describe("SqliteFileRepository under faults", () => {
   it.scopedLive("a deleted database is refused at once, and read again once a backup is restored", () =>
     Effect.gen(function* () {
@@ -142,14 +153,11 @@ describe("SqliteFileRepository under faults", () => {
     Effect.gen(function* () {
       const filename = yield* tempDatabase
       const files = yield* storage(filename)
-      const saved = `${filename}.backup`
-      backup(filename, saved)
-      const empty = `${filename}.empty`
-      new Database(empty).close()
-      restore(empty, filename)
-      yield* expectRefused(files)
-      restore(saved, filename)
-      expect((yield* recovered(files))[1]).toEqual(healthy)
+      yield* refusedUntilRestored(filename, files, () => {
+        const empty = `${filename}.empty`
+        new Database(empty).close()
+        restore(empty, filename)
+      })
     })
   )
 
@@ -158,18 +166,15 @@ describe("SqliteFileRepository under faults", () => {
       const filename = yield* tempDatabase
       const files = yield* storage(filename)
       expect(yield* everyRead(files)).toEqual(healthy)
-      const saved = `${filename}.backup`
-      backup(filename, saved)
-      // Pages still in the WAL would be read from there, whatever the main file holds; after a checkpoint
-      // every page comes from the main file, as it does once writers are done.
-      const checkpoint = new Database(filename)
-      checkpoint.pragma("wal_checkpoint(TRUNCATE)")
-      checkpoint.close()
-      // Same file, new bytes: an open WAL connection would keep answering from its page cache.
-      writeFileSync(filename, Buffer.alloc(4096, "garbage "))
-      yield* expectRefused(files)
-      restore(saved, filename)
-      expect((yield* recovered(files))[1]).toEqual(healthy)
+      yield* refusedUntilRestored(filename, files, () => {
+        // Pages still in the WAL would be read from there, whatever the main file holds; after a checkpoint
+        // every page comes from the main file, as it does once writers are done.
+        const checkpoint = new Database(filename)
+        checkpoint.pragma("wal_checkpoint(TRUNCATE)")
+        checkpoint.close()
+        // Same file, new bytes: an open WAL connection would keep answering from its page cache.
+        writeFileSync(filename, Buffer.alloc(4096, "garbage "))
+      })
     })
   )
 
@@ -177,13 +182,10 @@ describe("SqliteFileRepository under faults", () => {
     Effect.gen(function* () {
       const filename = yield* tempDatabase
       const files = yield* storage(filename)
-      const saved = `${filename}.backup`
-      backup(filename, saved)
-      remove(filename)
-      mkdirSync(filename)
-      yield* expectRefused(files)
-      restore(saved, filename)
-      expect((yield* recovered(files))[1]).toEqual(healthy)
+      yield* refusedUntilRestored(filename, files, () => {
+        remove(filename)
+        mkdirSync(filename)
+      })
     })
   )
 
