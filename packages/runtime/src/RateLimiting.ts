@@ -5,10 +5,10 @@
  */
 import type { RateLimiter } from "@filedata/core"
 import { MemoryRateLimiter } from "@filedata/rate-limiter-memory"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { FiledataConfig } from "./FiledataConfig.js"
+import { loadedLayer } from "./internal/loadedLayer.js"
 
 /**
  * The limiter for a configuration: in Redis when `REDIS_URL` is set, so every instance shares the counts,
@@ -20,13 +20,10 @@ import type { FiledataConfig } from "./FiledataConfig.js"
 export const layer = (config: FiledataConfig): Layer.Layer<RateLimiter.RateLimiter> =>
   Option.match(config.redisUrl, {
     onNone: () => MemoryRateLimiter.layer(config.rateLimit),
-    // Loaded only when configured: the Redis client is a tenth of the server's start-up for nothing otherwise.
     onSome: (url) =>
-      Layer.unwrapEffect(
-        Effect.map(
-          Effect.promise(() => import("@filedata/rate-limiter-redis")),
-          ({ RedisRateLimiter }) =>
-            RedisRateLimiter.layer({ url, policy: config.rateLimit, failureMode: config.rateLimitFailureMode })
-        )
+      loadedLayer(
+        () => import("@filedata/rate-limiter-redis"),
+        ({ RedisRateLimiter }) =>
+          RedisRateLimiter.layer({ url, policy: config.rateLimit, failureMode: config.rateLimitFailureMode })
       )
   })

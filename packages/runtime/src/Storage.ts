@@ -5,9 +5,9 @@
  */
 import type { FileDataError, FileRepository, OperatorStore } from "@filedata/core"
 import { SqliteStorage } from "@filedata/sqlite"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import type { DatabaseLocation, FiledataConfig } from "./FiledataConfig.js"
+import { loadedLayer } from "./internal/loadedLayer.js"
 
 /**
  * The repository and the operator store of the configured database: SQLite for `file:` URLs, PostgreSQL,
@@ -24,17 +24,14 @@ export const layer = (
     case "Sqlite":
       return SqliteStorage.layer({ filename: database.filename })
     case "Postgres":
-      // Loaded only when configured, like the Redis limiter: the PostgreSQL client slows every start otherwise.
-      return Layer.unwrapEffect(
-        Effect.map(
-          Effect.promise(() => import("@filedata/postgres")),
-          ({ PgStorage }) =>
-            PgStorage.layer({
-              url: database.url,
-              poolMax: pool?.max,
-              statementTimeoutMillis: pool?.statementTimeoutMillis
-            })
-        )
+      return loadedLayer(
+        () => import("@filedata/postgres"),
+        ({ PgStorage }) =>
+          PgStorage.layer({
+            url: database.url,
+            poolMax: pool?.max,
+            statementTimeoutMillis: pool?.statementTimeoutMillis
+          })
       )
   }
 }
