@@ -17,7 +17,7 @@ const fileById = db.prepare(
 const PAGE = 1000
 const page = db
   .prepare(
-    `SELECT created_date, seq, content FROM submissions WHERE file_id = ? AND created_date >= ?
+    `SELECT created_date, seq, entry FROM submissions WHERE file_id = ? AND created_date >= ?
        AND (created_date > ? OR (created_date = ? AND seq > ?)) ORDER BY created_date, seq LIMIT ${PAGE}`
   )
   .raw(true)
@@ -53,8 +53,9 @@ const handle = async (req, res) => {
   let after = [Number.MIN_SAFE_INTEGER, 0]
   for (;;) {
     const rows = page.all(body.fileId, after[0], after[0], after[0], after[1])
-    for (const [createdDate, , content] of rows) {
-      out += `${first ? "" : ","}{"createdDate":"${new Date(createdDate).toISOString()}","content":${content}}`
+    // The schema keeps each submission as the reply writes it (docs/architecture.md), so it is read as is.
+    for (const [, , entry] of rows) {
+      out += first ? entry : `,${entry}`
       first = false
     }
     if (rows.length < PAGE) break

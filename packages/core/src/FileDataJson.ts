@@ -6,7 +6,14 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import type { FileData, StoredFile, StoredSubmission, Submission } from "./FileData.js"
+import {
+  type FileData,
+  type StoredFile,
+  type StoredSubmission,
+  type Submission,
+  type Timestamp,
+  timestampFromEpochMillis
+} from "./FileData.js"
 import type { StorageUnavailable } from "./FileDataError.js"
 import type { FileDataReply } from "./GetFileData.js"
 
@@ -30,7 +37,8 @@ export const head = (file: StoredFile): string =>
 export const tail = "]}"
 
 /**
- * One submission. Timestamps are already in reply form and content is stored JSON, so nothing is escaped.
+ * One submission as the reply writes it: the text storage keeps for it (see `FileRepository.SubmissionPage`).
+ * The timestamp is already in reply form and content is stored JSON, so nothing is escaped.
  *
  * @since 0.1.0
  * @category encoding
@@ -39,17 +47,30 @@ export const submission = (row: StoredSubmission): string =>
   `{"createdDate":"${row.createdDate}","content":${row.contentJson}}`
 
 /**
- * The submissions of one page, comma-separated, as they stand inside the array.
+ * {@link submission} of a submission as imported and stored: instant in epoch milliseconds, content as text.
  *
  * @since 0.1.0
  * @category encoding
  */
-export const rows = (page: ReadonlyArray<StoredSubmission>): string => {
-  let out = ""
-  for (const row of page) {
-    out += out === "" ? submission(row) : "," + submission(row)
+export const submissionFromEpochMillis = (createdDateMillis: number, contentJson: string): string =>
+  submission({ createdDate: timestampFromEpochMillis(createdDateMillis), contentJson })
+
+const CONTENT_KEY = '","content":'
+const DATE_START = '{"createdDate":"'.length
+
+/**
+ * The parts of a text written by {@link submission}, for callers that want them apart; the content stays text.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const parseSubmission = (entry: string): StoredSubmission => {
+  // A timestamp holds no quote, so the first `","content":` ends it.
+  const at = entry.indexOf(CONTENT_KEY, DATE_START)
+  return {
+    createdDate: entry.slice(DATE_START, at) as Timestamp,
+    contentJson: entry.slice(at + CONTENT_KEY.length, -1)
   }
-  return out
 }
 
 // Where the writing stands between pages: the position to read from, whether the head is still to come,
@@ -68,13 +89,13 @@ const step = (
   position: Position
 ): Effect.Effect<readonly [piece: string, next: Position | undefined], StorageUnavailable> =>
   Effect.map(reply.submissionPage(position.after), (page) => {
-    const written = page.rows.length === 0 ? "" : (position.empty ? "" : ",") + rows(page.rows)
+    const written = page.entries.length === 0 ? "" : (position.empty ? "" : ",") + page.entries.join(",")
     const piece = (position.first ? head(reply.file) : "") + written + (page.next === undefined ? tail : "")
     return [
       piece,
       page.next === undefined
         ? undefined
-        : { after: page.next, first: false, empty: position.empty && page.rows.length === 0 }
+        : { after: page.next, first: false, empty: position.empty && page.entries.length === 0 }
     ] as const
   })
 
@@ -125,8 +146,8 @@ export const collect: (reply: FileDataReply) => Effect.Effect<FileData, StorageU
     let after: string | undefined
     do {
       const page = yield* reply.submissionPage(after)
-      for (const row of page.rows)
-        submissions.push({ createdDate: row.createdDate, content: JSON.parse(row.contentJson) })
+      // An entry is the submission as the reply writes it, so it parses to the reply's object.
+      for (const entry of page.entries) submissions.push(JSON.parse(entry) as Submission)
       after = page.next
     } while (after !== undefined)
     const data: FileData = {

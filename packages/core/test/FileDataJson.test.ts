@@ -70,7 +70,7 @@ const replyOf = (file: StoredFile, pages: ReadonlyArray<Chunk.Chunk<StoredSubmis
     Effect.sync(() => {
       const i = after === undefined ? 0 : Number(after)
       return {
-        rows: Chunk.toReadonlyArray(pages[i] ?? Chunk.empty()),
+        entries: Chunk.toReadonlyArray(pages[i] ?? Chunk.empty()).map(FileDataJson.submission),
         next: i + 1 < pages.length ? String(i + 1) : undefined
       }
     })
@@ -133,6 +133,10 @@ describe("FileDataJson", () => {
     SubmissionCounter: 3,
     VisitCounter: 0
   }
+
+  it.prop("parseSubmission gives back the parts of what submission wrote", [storedSubmission], ([row]) => {
+    expect(FileDataJson.parseSubmission(FileDataJson.submission(row))).toEqual(row)
+  })
 
   it.effect("keeps __proto__ in content as an own key", () =>
     Effect.gen(function* () {

@@ -6,6 +6,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { type StoredSubmission, timestampFromEpochMillis } from "../src/FileData.js"
 import { AccessDenied, FileNotFound, InvalidRequest, Issue, RateLimited } from "../src/FileDataError.js"
+import * as FileDataJson from "../src/FileDataJson.js"
 import * as GetFileData from "../src/GetFileData.js"
 import * as Journal from "./utils/Journal.js"
 import * as TestFileRepository from "./utils/TestFileRepository.js"
@@ -34,7 +35,7 @@ const collectSubmissions = (reply: GetFileData.FileDataReply) =>
     let after: string | undefined
     do {
       const page = yield* reply.submissionPage(after)
-      rows.push(...page.rows)
+      rows.push(...page.entries.map(FileDataJson.parseSubmission))
       after = page.next
     } while (after !== undefined)
     return rows as ReadonlyArray<StoredSubmission>

@@ -5,7 +5,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { FileRepository } from "@filedata/core"
-import { FileData } from "@filedata/core"
+import { FileData, FileDataJson } from "@filedata/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { epochMillis, hashKey, instant, storable, unavailable } from "./internal/storage.js"
@@ -29,10 +29,13 @@ interface FileRow {
   readonly visit_counter: string
 }
 
+// entry is the submission as the reply writes it; content comes only for a row without one, which an older
+// release imported during a rolling deploy (see PgMigrations), and is then rendered here as the import would.
 interface SubmissionRow {
   readonly seq: string
   readonly created_date: string
-  readonly content: string
+  readonly entry: string | null
+  readonly content: string | null
 }
 
 // seq stays the driver's text: it is only sent back as a parameter, and PostgreSQL compares it as int8.
@@ -79,7 +82,8 @@ export const makeWith = (options: {
     // PostgreSQL answers from the index (file_id, created_date, seq) in order, so no page sorts and the
     // last page of a million rows costs what the first does.
     const page = (fileId: FileData.FileId, after: Option.Option<Cursor>) =>
-      sql<SubmissionRow>`SELECT seq, ${epochMillis(sql, "created_date")} AS created_date, content
+      sql<SubmissionRow>`SELECT seq, ${epochMillis(sql, "created_date")} AS created_date, entry,
+        CASE WHEN entry IS NULL THEN content END AS content
         FROM submissions
         WHERE file_id = ${fileId}${Option.match(after, {
           onNone: () => sql``,
@@ -109,11 +113,9 @@ export const makeWith = (options: {
           ? Effect.map(page(fileId, Option.map(Option.fromNullable(after), fromPosition)), (rows) => {
               const last = rows[rows.length - 1]
               return {
-                rows: rows.map(
-                  (row): FileData.StoredSubmission => ({
-                    createdDate: FileData.timestampFromEpochMillis(Number(row.created_date)),
-                    contentJson: row.content
-                  })
+                entries: rows.map(
+                  (row) =>
+                    row.entry ?? FileDataJson.submissionFromEpochMillis(Number(row.created_date), row.content as string)
                 ),
                 next:
                   rows.length < pageSize || last === undefined
@@ -121,7 +123,7 @@ export const makeWith = (options: {
                     : toPosition({ createdDate: Number(last.created_date), seq: last.seq })
               }
             })
-          : Effect.succeed({ rows: [], next: undefined }),
+          : Effect.succeed({ entries: [], next: undefined }),
       ping: sql`SELECT 1`.pipe(Effect.asVoid, Effect.mapError(unavailable))
     }
   })

@@ -6,7 +6,9 @@
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
+import { FileDataJson } from "@filedata/core"
 import * as Effect from "effect/Effect"
+import { epochMillis } from "./internal/storage.js"
 
 const createTables = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -44,6 +46,41 @@ const createTables = Effect.gen(function* () {
   yield* sql`CREATE INDEX submissions_file_created_seq ON submissions (file_id, created_date, seq)`
 })
 
+// Rows converted per step below, so a table of a million submissions converts in bounded memory.
+const CONVERT_BATCH = 5000
+
+// entry is a submission as the reply writes it, rendered once at import instead of on every read
+// (docs/performance.md). Existing rows are rendered here by the core's own function rather than in SQL, so
+// stored and newly imported entries cannot differ by a character. seq and created_date are left as they
+// are, so reply order and tie order do not change.
+// content stays and entry is nullable: in a rolling deploy older instances still read and write content
+// (docs/operations.md), and rows an older release imports meanwhile have no entry. A later release
+// backfills those, then sets entry NOT NULL and drops content.
+const submissionEntries = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE submissions ADD COLUMN entry text`
+  // seq stays the driver's text, as on reads: it only goes back as an int8 parameter.
+  let last = "0"
+  for (;;) {
+    const rows = yield* sql<{
+      readonly seq: string
+      readonly created_date: string
+      readonly content: string
+    }>`SELECT seq, ${epochMillis(sql, "created_date")} AS created_date, content FROM submissions
+      WHERE seq > ${last}::int8 ORDER BY seq LIMIT ${CONVERT_BATCH}`
+    const end = rows[rows.length - 1]
+    if (end === undefined) break
+    // One statement per step: the batch travels as two array parameters, as the import stages submissions.
+    yield* sql`UPDATE submissions SET entry = u.entry
+      FROM unnest(
+        ${rows.map((row) => row.seq)}::int8[],
+        ${rows.map((row) => FileDataJson.submissionFromEpochMillis(Number(row.created_date), row.content))}::text[]
+      ) AS u (seq, entry)
+      WHERE submissions.seq = u.seq`
+    last = end.seq
+  }
+})
+
 /**
  * Every migration, by `<id>_<name>`; entries are only ever appended.
  *
@@ -51,7 +88,8 @@ const createTables = Effect.gen(function* () {
  * @category migrations
  */
 export const loader: Migrator.Loader = Migrator.fromRecord({
-  "1_create_tables": createTables
+  "1_create_tables": createTables,
+  "2_submission_entries": submissionEntries
 })
 
 const table = "effect_sql_migrations"

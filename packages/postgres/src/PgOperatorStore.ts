@@ -6,7 +6,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
-import { FileData, Fixture, OperatorStore } from "@filedata/core"
+import { FileData, FileDataJson, Fixture, OperatorStore } from "@filedata/core"
 import * as Arr from "effect/Array"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -87,8 +87,8 @@ export const make: Effect.Effect<OperatorStore.OperatorStore, never, SqlClient.S
   const issue = (path: ReadonlyArray<PropertyKey>, detail: string) =>
     new Fixture.FixtureIssue({ path: Fixture.jsonPath(path), detail })
 
-  // PostgreSQL text cannot hold U+0000; refused by path like any other entry it cannot store. Content is
-  // JSON text, where the character is always escaped.
+  // PostgreSQL text cannot hold U+0000; refused by path like any other entry it cannot store. A stored
+  // submission is a timestamp and content as JSON text, where the character is always escaped.
   const unstorable = (fixture: Fixture.FixtureOutline): Array<Fixture.FixtureIssue> => {
     const check = (path: ReadonlyArray<PropertyKey>, text: string) =>
       storable(text) ? [] : [issue(path, "must not contain the character U+0000")]
@@ -121,13 +121,18 @@ export const make: Effect.Effect<OperatorStore.OperatorStore, never, SqlClient.S
 
   // Submissions wait in a temporary table until the whole fixture is read and checked: a file's id may come
   // after its submissions and its user after the file, and rows referring to them cannot be written before.
-  // A batch travels as three array parameters, which PostgreSQL takes far faster than thousands of scalars.
+  // A batch travels as four array parameters, which PostgreSQL takes far faster than thousands of scalars.
+  // Each submission is staged also rendered as the reply writes it, so no read formats it; content is still
+  // written for older instances, which read only it during a rolling deploy (see PgMigrations).
   const stage = (submissions: ReadonlyArray<Fixture.FileSubmission>): Effect.Effect<void, SqlError> =>
-    sql`INSERT INTO import_submissions (file_index, created_millis, content)
+    sql`INSERT INTO import_submissions (file_index, created_millis, content, entry)
       SELECT * FROM unnest(
         ${submissions.map((submission) => submission.file)}::int4[],
         ${submissions.map((submission) => submission.createdDate)}::int8[],
-        ${submissions.map((submission) => submission.contentJson)}::text[]
+        ${submissions.map((submission) => submission.contentJson)}::text[],
+        ${submissions.map((submission) =>
+          FileDataJson.submissionFromEpochMillis(submission.createdDate, submission.contentJson)
+        )}::text[]
       )`
 
   const write = (fixture: Fixture.FixtureOutline, now: number): Effect.Effect<number, SqlError> =>
@@ -159,10 +164,10 @@ export const make: Effect.Effect<OperatorStore.OperatorStore, never, SqlClient.S
       )
       // In staging order, which is document order, so seq breaks createdDate ties the way the fixture lists them.
       // Milliseconds become a timestamptz as `instant` makes them: whole seconds, exact as float8, plus the rest.
-      yield* sql`INSERT INTO submissions (file_id, created_date, content)
+      yield* sql`INSERT INTO submissions (file_id, created_date, content, entry)
         SELECT f.id,
           to_timestamp(div(s.created_millis, 1000)::float8) + mod(s.created_millis, 1000)::int * interval '1 millisecond',
-          s.content
+          s.content, s.entry
         FROM import_submissions AS s JOIN import_files AS f USING (file_index)
         ORDER BY s.seq`
       return apiKeys.length
@@ -183,7 +188,8 @@ export const make: Effect.Effect<OperatorStore.OperatorStore, never, SqlClient.S
               seq bigserial,
               file_index int4 NOT NULL,
               created_millis int8 NOT NULL,
-              content text NOT NULL
+              content text NOT NULL,
+              entry text NOT NULL
             ) ON COMMIT DROP`
             const fixture = yield* Fixture.collect(source, stage)
             const issues = yield* problems(fixture)

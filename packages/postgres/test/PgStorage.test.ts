@@ -33,6 +33,11 @@ const failureTag = <A, E>(exit: Exit.Exit<A, E>) => {
 const migrations = (schema: string) =>
   admin((sql) => sql`SELECT migration_id, name FROM ${sql(schema)}.effect_sql_migrations ORDER BY migration_id`)
 
+const allMigrations = [
+  { migration_id: 1, name: "create_tables" },
+  { migration_id: 2, name: "submission_entries" }
+]
+
 // SHA-256 of the UTF-8 text, computed independently of the adapter.
 const SHA256_KEY_ONE = "9b346041bc9a49574eb2665b2ad2a0a3f9f9cce4e42f5d1f26deb8a256b5966a"
 
@@ -66,7 +71,7 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
         store.userExists(FileData.UserId.make("u1"))
       ).pipe(open(schema))
       expect(exists).toBe(true)
-      expect(yield* migrations(schema)).toEqual([{ migration_id: 1, name: "create_tables" }])
+      expect(yield* migrations(schema)).toEqual(allMigrations)
     })
   )
 
@@ -80,7 +85,7 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
           ),
           { concurrency: "unbounded" }
         )
-        expect(yield* migrations(schema)).toEqual([{ migration_id: 1, name: "create_tables" }])
+        expect(yield* migrations(schema)).toEqual(allMigrations)
       }
     })
   )
@@ -122,7 +127,7 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
     }).pipe(Effect.scoped)
   )
 
-  it.scoped("stores content as text, instants as timestamptz and only the SHA-256 of keys", () =>
+  it.scoped("stores content and entry as text, instants as timestamptz and only the SHA-256 of keys", () =>
     Effect.gen(function* () {
       const schema = yield* tempSchema
       yield* importDocument({
@@ -161,15 +166,22 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
         "submissions.seq bigint",
         "submissions.file_id text",
         "submissions.created_date timestamp with time zone",
-        "submissions.content text"
+        "submissions.content text",
+        "submissions.entry text"
       ])
       const stored = yield* admin(
-        (sql) => sql<{ content: string; created: string; key_hash: string }>`
-          SELECT s.content, to_char(s.created_date AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS created, k.key_hash
+        (sql) => sql<{ content: string; entry: string; created: string; key_hash: string }>`
+          SELECT s.content, s.entry, to_char(s.created_date AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS created, k.key_hash
           FROM ${sql(schema)}.submissions s, ${sql(schema)}.api_keys k`
       )
+      // content too, which older instances read during a rolling deploy.
       expect(stored).toEqual([
-        { content: '{"b":"1","a":"2","b2":"3"}', created: "2024-01-02 00:00:00.123000", key_hash: SHA256_KEY_ONE }
+        {
+          content: '{"b":"1","a":"2","b2":"3"}',
+          entry: '{"createdDate":"2024-01-02T00:00:00.123Z","content":{"b":"1","a":"2","b2":"3"}}',
+          created: "2024-01-02 00:00:00.123000",
+          key_hash: SHA256_KEY_ONE
+        }
       ])
     })
   )
@@ -183,7 +195,9 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
         sql.withTransaction(
           Effect.gen(function* () {
             yield* sql`SET LOCAL enable_seqscan = off`
-            return yield* sql<{ "QUERY PLAN": string }>`EXPLAIN SELECT seq, created_date, content
+            return yield* sql<{
+              "QUERY PLAN": string
+            }>`EXPLAIN SELECT seq, created_date, entry, CASE WHEN entry IS NULL THEN content END
               FROM ${sql(schema)}.submissions
               WHERE file_id = 'f1' AND (created_date, seq) > (now(), 5::int8)
               ORDER BY created_date, seq LIMIT 1000`

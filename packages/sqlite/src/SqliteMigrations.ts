@@ -6,6 +6,8 @@
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
+import { FileDataJson } from "@filedata/core"
+import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 
 const createTables = Effect.gen(function* () {
@@ -45,6 +47,49 @@ const createTables = Effect.gen(function* () {
   yield* sql`CREATE INDEX submissions_file_created_seq ON submissions (file_id, created_date, seq)`
 })
 
+// Rows filled per step below, so a database of a million submissions converts in bounded memory.
+const BACKFILL_BATCH = 5000
+// Rows per multi-row insert: two bound variables each, far below SQLite's limit of 32766.
+const INSERT_BATCH = 1000
+
+// Each submission is also kept as the reply writes it (`FileDataJson.submission`), rendered once here and at
+// import instead of on every read (docs/performance.md). Expand only, as a release must be during a rolling
+// deploy (docs/operations.md): instances of the previous release still read and write `content` and know
+// nothing of `entry`, so `content` stays and `entry` may be NULL for rows such an instance imports meanwhile
+// (the reader renders those itself). A later release fills what is left, then drops `content`.
+const submissionEntries = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE submissions ADD COLUMN entry TEXT`
+  // The rendered entries of a step wait in a temporary table and go in with one UPDATE, so a step is a few
+  // statements rather than one per row.
+  yield* sql`CREATE TEMP TABLE entry_backfill (seq INTEGER PRIMARY KEY, entry TEXT NOT NULL)`
+  let last = 0
+  for (;;) {
+    const rows = yield* sql<{ readonly seq: number; readonly created_date: number; readonly content: string }>`
+      SELECT seq, created_date, content FROM submissions WHERE seq > ${last} ORDER BY seq LIMIT ${BACKFILL_BATCH}`
+    if (rows.length === 0) break
+    yield* Effect.forEach(
+      Arr.chunksOf(rows, INSERT_BATCH),
+      (batch) =>
+        sql`INSERT INTO temp.entry_backfill ${sql.insert(
+          batch.map((row) => ({
+            seq: row.seq,
+            entry: FileDataJson.submissionFromEpochMillis(row.created_date, row.content)
+          }))
+        )}`,
+      { discard: true }
+    )
+    const first = last
+    last = (rows[rows.length - 1] as (typeof rows)[number]).seq
+    // The seq range keeps SQLite from scanning the whole table for each step (EXPLAIN QUERY PLAN: a search
+    // of the step's rows by rowid, where a join on seq alone scans every submission).
+    yield* sql`UPDATE submissions SET entry = b.entry FROM temp.entry_backfill AS b
+      WHERE submissions.seq = b.seq AND submissions.seq > ${first} AND submissions.seq <= ${last}`
+    yield* sql`DELETE FROM temp.entry_backfill`
+  }
+  yield* sql`DROP TABLE temp.entry_backfill`
+})
+
 /**
  * Every migration, by `<id>_<name>`; entries are only ever appended.
  *
@@ -52,7 +97,8 @@ const createTables = Effect.gen(function* () {
  * @category migrations
  */
 export const loader: Migrator.Loader = Migrator.fromRecord({
-  "1_create_tables": createTables
+  "1_create_tables": createTables,
+  "2_submission_entries": submissionEntries
 })
 
 // The sqlite-node migrator only adds schema dumps through the sqlite3 binary, which is not used here

@@ -5,7 +5,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { FileData, Fixture, OperatorStore } from "@filedata/core"
+import { FileData, FileDataJson, Fixture, OperatorStore } from "@filedata/core"
 import * as Arr from "effect/Array"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -90,7 +90,8 @@ export const make: Effect.Effect<OperatorStore.OperatorStore, never, SqlClient.S
       submissions.map((submission) => ({
         file_index: submission.file,
         created_date: submission.createdDate,
-        content: submission.contentJson
+        content: submission.contentJson,
+        entry: FileDataJson.submissionFromEpochMillis(submission.createdDate, submission.contentJson)
       }))
     )
 
@@ -122,8 +123,10 @@ export const make: Effect.Effect<OperatorStore.OperatorStore, never, SqlClient.S
         fixture.files.map((file, index) => ({ file_index: index, id: file.id }))
       )
       // In staging order, which is document order, so seq breaks createdDate ties the way the fixture lists them.
-      yield* sql`INSERT INTO submissions (file_id, created_date, content)
-        SELECT (SELECT id FROM import_files AS f WHERE f.file_index = s.file_index), s.created_date, s.content
+      // `content` too, while instances of the previous release may still read it (SqliteMigrations).
+      yield* sql`INSERT INTO submissions (file_id, created_date, content, entry)
+        SELECT (SELECT id FROM import_files AS f WHERE f.file_index = s.file_index), s.created_date, s.content,
+          s.entry
         FROM import_submissions AS s ORDER BY s.rowid`
       return apiKeys.length
     })
@@ -138,7 +141,8 @@ export const make: Effect.Effect<OperatorStore.OperatorStore, never, SqlClient.S
             yield* sql`CREATE TEMP TABLE import_submissions (
               file_index INTEGER NOT NULL,
               created_date INTEGER NOT NULL,
-              content TEXT NOT NULL
+              content TEXT NOT NULL,
+              entry TEXT NOT NULL
             )`
             const fixture = yield* Fixture.collect(source, stage)
             // Checked inside the transaction, so no other writer can take an id between check and write.

@@ -70,7 +70,7 @@ const everyRead = (files: FileRepository.FileRepository) =>
     const owner = yield* files.findKeyOwner(apiKey("k1"))
     const found = yield* files.findFile(fileId("f1"))
     const page = yield* files.submissionPage(fileId("f1"), undefined)
-    return { owner, found: Option.isSome(found), rows: page.rows.length }
+    return { owner, found: Option.isSome(found), rows: page.entries.length }
   })
 
 const healthy = { owner: Option.some("u1"), found: true, rows: 1 }

@@ -141,8 +141,12 @@ describe("SqliteFileRepository", () => {
         return yield* readSubmissions("f1")
       }).pipe(withStorage(filename))
       expect(submissions).toEqual([{ createdDate: "2024-01-02T09:30:00.000Z", contentJson: text }])
-      const stored = yield* inspect(filename, (sql) => sql<{ content: string }>`SELECT content FROM submissions`)
-      expect(stored).toEqual([{ content: text }])
+      // Kept as the reply writes it, the content text inside unchanged.
+      const stored = yield* inspect(
+        filename,
+        (sql) => sql<{ content: string; entry: string }>`SELECT content, entry FROM submissions`
+      )
+      expect(stored).toEqual([{ content: text, entry: `{"createdDate":"2024-01-02T09:30:00.000Z","content":${text}}` }])
     })
   )
 
@@ -225,17 +229,24 @@ describe("SqliteFileRepository", () => {
     Effect.gen(function* () {
       const filename = yield* tempDatabase
       yield* Effect.void.pipe(withStorage(filename))
-      // The same statement SqliteFileRepository sends for every page.
-      const plan = yield* inspect(
-        filename,
-        (sql) => sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT seq, created_date, content FROM submissions
-          WHERE file_id = ${"f1"} AND created_date >= ${0}
-            AND (created_date > ${0} OR (created_date = ${0} AND seq > ${0}))
-          ORDER BY created_date, seq
-          LIMIT ${1000}`
+      // The same statements SqliteFileRepository sends for a page and for where a full page ends.
+      const plans = yield* inspect(filename, (sql) =>
+        Effect.all([
+          sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT entry FROM submissions
+            WHERE file_id = ${"f1"} AND created_date >= ${0}
+              AND (created_date > ${0} OR (created_date = ${0} AND seq > ${0}))
+            ORDER BY created_date, seq
+            LIMIT ${1000}`,
+          sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT created_date, seq FROM submissions
+            WHERE file_id = ${"f1"} AND created_date >= ${0}
+              AND (created_date > ${0} OR (created_date = ${0} AND seq > ${0}))
+            ORDER BY created_date, seq
+            LIMIT 1 OFFSET ${999}`
+        ])
       )
-      expect(plan.map((row) => row.detail)).toEqual([
-        "SEARCH submissions USING INDEX submissions_file_created_seq (file_id=? AND created_date>?)"
+      expect(plans.map((plan) => plan.map((row) => row.detail))).toEqual([
+        ["SEARCH submissions USING INDEX submissions_file_created_seq (file_id=? AND created_date>?)"],
+        ["SEARCH submissions USING COVERING INDEX submissions_file_created_seq (file_id=? AND created_date>?)"]
       ])
     })
   )

@@ -7,6 +7,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { FileId, StoredFile, StoredSubmission, Timestamp, UserId } from "../../src/FileData.js"
+import * as FileDataJson from "../../src/FileDataJson.js"
 import * as FileRepository from "../../src/FileRepository.js"
 import type { Journal } from "./Journal.js"
 
@@ -103,7 +104,10 @@ export const make = (spec: RepositorySpec, journal: Journal = []): TestFileRepos
         const all = rows.get(fileId) ?? []
         const from = after === undefined ? 0 : Number(after)
         const to = from + (spec.pageSize ?? 2)
-        return { rows: all.slice(from, to), next: to < all.length ? String(to) : undefined }
+        return {
+          entries: all.slice(from, to).map(FileDataJson.submission),
+          next: to < all.length ? String(to) : undefined
+        }
       }),
     ping: Effect.sync(() => {
       journal.push("ping")

@@ -1,0 +1,229 @@
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { describe, expect, it } from "@effect/vitest"
+import { FileData, FileDataJson, FileRepository, Fixture, OperatorStore } from "@filedata/core"
+import { PgMigrations, PgStorage } from "@filedata/postgres"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import { tempSchema, testDatabaseUrl, urlForSchema } from "./utils.js"
+
+// A client of its own confined to the schema, outside the adapter.
+const inSchema = <A, E>(schema: string, f: (sql: SqlClient.SqlClient) => Effect.Effect<A, E, SqlClient.SqlClient>) =>
+  Effect.flatMap(SqlClient.SqlClient, f).pipe(
+    Effect.provide(PgClient.layer({ url: urlForSchema(schema), maxConnections: 1 })),
+    Effect.orDie
+  )
+
+// Besides the bulk rows: an instant before 1970 and the last of year 9999, content text that is not in
+// canonical form, and rows whose seq order is not their date order.
+const odd = [
+  { seq: 30_001, file: "f1", createdDate: "1969-12-31T23:59:59.999Z", content: '{ "b" : "1", "a" : "" }' },
+  { seq: 30_003, file: "f1", createdDate: "9999-12-31T23:59:59.999Z", content: '{"s":"\\u0000 \u2028"}' },
+  { seq: 30_005, file: "f2", createdDate: "2024-01-01T00:00:00.000Z", content: "{}" }
+]
+
+// A database as the first release left it: only the first migration, submissions with their content column.
+const migratedToFirst = (schema: string) =>
+  inSchema(schema, (sql) =>
+    Effect.gen(function* () {
+      const first = Effect.map(PgMigrations.loader, (all) => all.filter(([id]) => id === 1))
+      yield* Migrator.make({})({ loader: first })
+      yield* sql`INSERT INTO users (id) VALUES ('u1')`
+      yield* sql`INSERT INTO files (id, user_id, name, creation_date, public_availability, submission_counter, visit_counter)
+        VALUES ('f1', 'u1', 'F', now(), true, 0, 0), ('f2', 'u1', 'G', now(), true, 0, 0)`
+      // More rows than two conversion steps read, ties on created_date, and seq values with gaps.
+      yield* sql`INSERT INTO submissions (seq, file_id, created_date, content)
+        SELECT i * 2 + 1, CASE WHEN i % 3 = 0 THEN 'f2' ELSE 'f1' END,
+          timestamptz '2024-01-01 00:00:00+00' + (i / 4) * interval '1 millisecond',
+          format('{"i":"%s"}', i)
+        FROM generate_series(0, 10002) AS i`
+      for (const row of odd) {
+        yield* sql`INSERT INTO submissions (seq, file_id, created_date, content)
+          VALUES (${row.seq}::int8, ${row.file}, ${row.createdDate}::timestamptz, ${row.content})`
+      }
+      // Where bigserial would stand had it numbered these rows itself.
+      yield* sql`SELECT setval(pg_get_serial_sequence('submissions', 'seq'), (SELECT max(seq) FROM submissions))`
+    })
+  )
+
+// int8 arrives as text.
+interface Row {
+  readonly seq: string
+  readonly file_id: string
+  readonly created_date: string
+}
+
+const rendered = (row: Row & { readonly content: string }): string =>
+  FileDataJson.submission({
+    createdDate: FileData.timestampFromEpochMillis(Number(row.created_date)),
+    contentJson: row.content
+  })
+
+const replyOrder = (a: Row, b: Row): number =>
+  Number(a.created_date) - Number(b.created_date) || Number(a.seq) - Number(b.seq)
+
+describe.skipIf(testDatabaseUrl === undefined)("PgMigrations on PostgreSQL (TEST_DATABASE_URL)", () => {
+  it.scoped("a database of the first release gets each submission stored as the reply writes it", () =>
+    Effect.gen(function* () {
+      const schema = yield* tempSchema
+      yield* migratedToFirst(schema)
+      const before = yield* inSchema(
+        schema,
+        (sql) => sql<Row & { readonly content: string }>`
+          SELECT seq, file_id, (extract(epoch from created_date) * 1000)::int8 AS created_date, content
+          FROM submissions ORDER BY seq`
+      )
+
+      const { read, added } = yield* Effect.gen(function* () {
+        const files = yield* FileRepository.FileRepository
+        const read = yield* Effect.all(
+          ["f1", "f2"].map((id) =>
+            Stream.runCollect(FileRepository.submissions(files, FileData.FileId.make(id))).pipe(
+              Effect.map(Chunk.toReadonlyArray)
+            )
+          )
+        )
+        // An import into the converted table goes on after the rows already there.
+        const store = yield* OperatorStore.OperatorStore
+        yield* store.importFixture(
+          yield* Effect.orDie(
+            Fixture.decode({
+              files: [
+                {
+                  id: "f3",
+                  userId: "u1",
+                  name: "H",
+                  creationDate: "2024-01-01T00:00:00.000Z",
+                  submissions: [{ createdDate: "2024-01-01T00:00:00.000Z", content: { n: "1" } }]
+                }
+              ]
+            })
+          )
+        )
+        const added = yield* Stream.runCollect(FileRepository.submissions(files, FileData.FileId.make("f3")))
+        return { read, added: Chunk.toReadonlyArray(added) }
+      }).pipe(Effect.provide(PgStorage.layer({ url: urlForSchema(schema), pageSize: 700, poolMax: 2 })))
+
+      const after = yield* inSchema(
+        schema,
+        (sql) => sql<Row & { readonly content: string; readonly entry: string }>`
+          SELECT seq, file_id, (extract(epoch from created_date) * 1000)::int8 AS created_date, content, entry
+          FROM submissions ORDER BY seq`
+      )
+      expect(before).toHaveLength(10_003 + odd.length)
+      // content is kept as it was, for older instances still running during a rolling deploy.
+      expect(after.slice(0, before.length)).toEqual(before.map((row) => ({ ...row, entry: rendered(row) })))
+      // Written out by hand, so the check does not rest on the function the migration calls alone.
+      expect(after.filter((row) => Number(row.seq) > 30_000 && row.file_id !== "f3").map((row) => row.entry)).toEqual(
+        odd.map((row) => `{"createdDate":"${row.createdDate}","content":${row.content}}`)
+      )
+      expect(Number(after[after.length - 1]?.seq)).toBeGreaterThan(30_005)
+      // The import writes content too, so older instances read what this release imports.
+      expect(after.slice(before.length).map(({ content, entry }) => ({ content, entry }))).toEqual([
+        { content: '{"n":"1"}', entry: '{"createdDate":"2024-01-01T00:00:00.000Z","content":{"n":"1"}}' }
+      ])
+
+      for (const [index, id] of ["f1", "f2"].entries()) {
+        expect(read[index]).toEqual(
+          before
+            .filter((row) => row.file_id === id)
+            .sort(replyOrder)
+            .map((row) => FileDataJson.parseSubmission(rendered(row)))
+        )
+      }
+      expect(added).toEqual([{ createdDate: "2024-01-01T00:00:00.000Z", contentJson: '{"n":"1"}' }])
+
+      const columns = yield* inSchema(
+        schema,
+        (sql) => sql<{ column_name: string; data_type: string; is_nullable: string }>`
+          SELECT column_name, data_type, is_nullable FROM information_schema.columns
+          WHERE table_schema = ${schema} AND table_name = 'submissions' ORDER BY ordinal_position`
+      )
+      expect(columns.map((c) => `${c.column_name} ${c.data_type} ${c.is_nullable}`)).toEqual([
+        "seq bigint NO",
+        "file_id text NO",
+        "created_date timestamp with time zone NO",
+        "content text NO",
+        "entry text YES"
+      ])
+      const recorded = yield* inSchema(
+        schema,
+        (sql) => sql`SELECT migration_id, name FROM effect_sql_migrations ORDER BY migration_id`
+      )
+      expect(recorded).toEqual([
+        { migration_id: 1, name: "create_tables" },
+        { migration_id: 2, name: "submission_entries" }
+      ])
+    })
+  )
+
+  it.scoped("a row an older release imports after the migration, without entry, is read in reply order", () =>
+    Effect.gen(function* () {
+      const schema = yield* tempSchema
+      const file = FileData.FileId.make("f1")
+      const entries = yield* Effect.gen(function* () {
+        const store = yield* OperatorStore.OperatorStore
+        yield* store.importFixture(
+          yield* Effect.orDie(
+            Fixture.decode({
+              users: [{ id: "u1" }],
+              files: [
+                {
+                  id: "f1",
+                  userId: "u1",
+                  name: "F",
+                  creationDate: "2024-01-01T00:00:00.000Z",
+                  submissions: [
+                    { createdDate: "2024-01-01T00:00:01.000Z", content: { a: "1" } },
+                    { createdDate: "2024-01-01T00:00:03.000Z", content: { a: "3" } }
+                  ]
+                }
+              ]
+            })
+          )
+        )
+        // As the previous release's import writes, on the migrated schema: content only.
+        yield* inSchema(schema, (sql) =>
+          Effect.forEach(
+            [
+              ["2024-01-01T00:00:02.000Z", '{ "b" : "2" }'],
+              ["2024-01-01T00:00:03.000Z", '{"b":"3"}'],
+              ["2023-12-31T23:59:59.999Z", "{}"]
+            ],
+            ([createdDate, content]) =>
+              sql`INSERT INTO submissions (file_id, created_date, content)
+                VALUES ('f1', ${createdDate}::timestamptz, ${content})`,
+            { discard: true }
+          )
+        )
+        // Pages of two, so rows with and without entry share pages and positions fall on both kinds.
+        const files = yield* FileRepository.FileRepository
+        const entries: Array<string> = []
+        let after: string | undefined
+        do {
+          const page = yield* Effect.orDie(files.submissionPage(file, after))
+          entries.push(...page.entries)
+          after = page.next
+        } while (after !== undefined)
+        return entries
+      }).pipe(Effect.provide(PgStorage.layer({ url: urlForSchema(schema), pageSize: 2, poolMax: 2 })))
+
+      // Tied rows in insertion order: the older release's row came after the imported one.
+      expect(entries).toEqual([
+        '{"createdDate":"2023-12-31T23:59:59.999Z","content":{}}',
+        '{"createdDate":"2024-01-01T00:00:01.000Z","content":{"a":"1"}}',
+        '{"createdDate":"2024-01-01T00:00:02.000Z","content":{ "b" : "2" }}',
+        '{"createdDate":"2024-01-01T00:00:03.000Z","content":{"a":"3"}}',
+        '{"createdDate":"2024-01-01T00:00:03.000Z","content":{"b":"3"}}'
+      ])
+      // A read renders such a row without writing it; a later release backfills it.
+      const missing = yield* inSchema(
+        schema,
+        (sql) => sql<{ readonly n: string }>`SELECT count(*) AS n FROM submissions WHERE entry IS NULL`
+      )
+      expect(missing).toEqual([{ n: "3" }])
+    })
+  )
+})
