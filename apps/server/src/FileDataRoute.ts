@@ -21,6 +21,7 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as LogLevel from "effect/LogLevel"
 import * as Runtime from "effect/Runtime"
+import * as RuntimeFlags from "effect/RuntimeFlags"
 import * as ClientAddress from "./ClientAddress.js"
 import { fileDataPath } from "./FileDataApi.js"
 import * as Middleware from "./Middleware.js"
@@ -122,7 +123,9 @@ export const make = (options: {
     // Run synchronously: with in-process adapters (SQLite, the memory limiter) a request needs no wait once
     // its body is in, so it is answered in the same tick, with no scheduling. An adapter that does wait
     // (PostgreSQL, Redis, a slow reader's `drain`) turns the run asynchronous and it finishes on its own.
-    const run = Runtime.runSyncExit(runtime)
+    // Without Effect's runtime metrics: on by default, they update four global metrics (fiber counts and a
+    // lifetime histogram) for every fiber, so for every request, and nothing here reads them.
+    const run = Runtime.runSyncExit(Runtime.disableRuntimeFlag(runtime, RuntimeFlags.RuntimeMetrics))
     // The ports are taken once: providing a metered limiter to every request would copy the context each time.
     const files = Context.get(runtime.context, FileRepository.FileRepository)
     const meter = RateLimitHeaders.meters(Context.get(runtime.context, RateLimiter.RateLimiter))
