@@ -56,10 +56,7 @@ interface Row {
 }
 
 const rendered = (row: Row & { readonly content: string }): string =>
-  FileDataJson.submission({
-    createdDate: FileData.timestampFromEpochMillis(Number(row.created_date)),
-    contentJson: row.content
-  })
+  FileDataJson.submissionFromEpochMillis(Number(row.created_date), row.content)
 
 const replyOrder = (a: Row, b: Row): number =>
   Number(a.created_date) - Number(b.created_date) || Number(a.seq) - Number(b.seq)
