@@ -187,4 +187,30 @@ describe("FileDataJson", () => {
       expect(reads).toBe(1)
     })
   )
+
+  it.effect("a long page is written in pieces of about maxPieceLength; a longer submission gets one of its own", () =>
+    Effect.gen(function* () {
+      const sized = (n: number, length: number): StoredSubmission => ({
+        createdDate: timestampFromEpochMillis(n),
+        contentJson: JSON.stringify({ n: String(n), pad: "x".repeat(length) })
+      })
+      const rows = [
+        ...Array.from({ length: 900 }, (_, n) => sized(n, 200)),
+        sized(900, 3 * FileDataJson.maxPieceLength),
+        ...Array.from({ length: 300 }, (_, n) => sized(901 + n, 200))
+      ]
+      const reply = replyOf(file, paged(rows, [1000]))
+      const written: Array<readonly [string, boolean]> = []
+      yield* FileDataJson.writeTo(reply, (piece, last) => Effect.sync(() => written.push([piece, last])))
+
+      expect(JSON.parse(written.map(([piece]) => piece).join("")).submissions).toEqual(
+        rows.map((row) => ({ createdDate: row.createdDate, content: JSON.parse(row.contentJson) }))
+      )
+      expect(written.map(([, last]) => last)).toEqual(written.map((_, i) => i === written.length - 1))
+      const long = written.filter(([piece]) => piece.length > FileDataJson.maxPieceLength + FileDataJson.tail.length)
+      expect(long).toHaveLength(1)
+      expect(long[0]?.[0]).toBe(`,${FileDataJson.submission(rows[900] as StoredSubmission)}`)
+      expect(written.length).toBeGreaterThan(5)
+    })
+  )
 })
