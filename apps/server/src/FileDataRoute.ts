@@ -5,9 +5,9 @@
  * what the operation itself costs. This route keeps every rule where it was: the core use case decides,
  * `RequestBody`, `ClientAddress`, `Problem` and `FileDataJson` are the same modules the HttpApi handler
  * uses, and the HttpApi definition stays the contract (routing of every other request, OpenAPI, clients).
- * What it drops is per-request machinery: it runs the use case on a runtime built once, writes a one-page
- * reply in a single `end`, and streams larger replies page by page, waiting for `drain` when the client
- * reads slowly and stopping the reads when the client goes away. See docs/performance.md.
+ * What it drops is per-request machinery: it runs the use case on a runtime built once, writes a reply
+ * that fits one piece in a single `end`, and streams larger replies piece by piece, waiting for `drain`
+ * when the client reads slowly and stopping the reads when the client goes away. See docs/performance.md.
  *
  * @since 0.1.0
  */
