@@ -85,8 +85,8 @@ interface Position {
 const start: Position = { after: undefined, first: true, empty: true }
 
 /**
- * About how long, in UTF-16 code units, the pieces a page is written in may grow; a piece holds at least one
- * submission, so a longer submission makes a longer piece.
+ * About how long, in UTF-16 code units, the pieces a page is written in may grow; a submission is never
+ * split, so a longer one makes a longer piece.
  *
  * @since 0.1.0
  * @category constants

@@ -17,9 +17,9 @@ import * as FileDataJson from "./FileDataJson.js"
  * the last one). The position is the adapter's own, opaque text.
  *
  * Each entry is the submission as the reply writes it (`FileDataJson.submission`): storage keeps that text,
- * rendered once when the submission is imported, so a read formats nothing. Measured on the small bench
- * profile, formatting each row's timestamp and building its text on every read cost a fifth of a request;
- * see docs/performance.md.
+ * rendered once when the submission is imported, so a read formats nothing. Measured on SQLite, a 20-row
+ * page took 40 µs with each row's timestamp formatted and text built on every read, 16.5 µs as stored
+ * entries; see docs/performance.md.
  *
  * @since 0.1.0
  * @category models
