@@ -13,10 +13,11 @@
  * connection is opened again, its statements prepared again, once the path holds a usable database. The
  * check costs one `stat` per millisecond at most, whatever the request rate.
  *
- * The reads of one turn of the event loop share one read transaction, ended once the turn's synchronous
- * work is done: a request's key, file and first page come from one snapshot, and SQLite locks once per
- * request instead of once per statement. A commit made on another connection during that turn is seen
- * from the next turn on; the storage layer ends the snapshot around its own writes (`endSnapshot`).
+ * Reads share one read transaction for up to a millisecond, so SQLite takes and releases its locks about
+ * once per millisecond instead of once per statement; the reads of one turn of the event loop always share
+ * one, so a request's key, file and first page come from one snapshot. A commit made on another connection
+ * is seen by the first turn that starts a millisecond after the snapshot began; the storage layer ends the
+ * snapshot around its own writes (`endSnapshot`), so those are seen at once.
  *
  * @since 0.1.0
  */

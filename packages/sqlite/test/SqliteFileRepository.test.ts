@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { FileRepository, OperatorStore } from "@filedata/core"
-import { SqliteStorage } from "@filedata/sqlite"
+import { SqliteFileRepository, SqliteStorage } from "@filedata/sqlite"
 import Database from "better-sqlite3"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -25,6 +25,8 @@ const readSubmissions = (id: string) =>
   ).pipe(Effect.map(Chunk.toReadonlyArray))
 
 const nextTurn = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+// Real time, past the millisecond a snapshot may be shared for (the connection's timer is a Node timer).
+const later = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 5)))
 
 // SHA-256 of the UTF-8 text, computed independently of the adapter.
 const SHA256 = {
@@ -251,7 +253,7 @@ describe("SqliteFileRepository", () => {
     })
   )
 
-  it.scoped("the reads of one turn of the event loop share a snapshot that ends with the turn", () =>
+  it.scoped("the reads of one turn share a snapshot, which ends within a millisecond or so", () =>
     Effect.gen(function* () {
       const filename = yield* tempDatabase
       yield* Effect.gen(function* () {
@@ -270,12 +272,25 @@ describe("SqliteFileRepository", () => {
         expect(yield* files.findKeyOwner(apiKey("key-one"))).toEqual(Option.some("u1"))
         expect(Option.map(yield* files.findFile(fileId("f1")), (found) => found.name)).toEqual(Option.some("File f1"))
 
-        // The next turn reads the commit, and no snapshot is left open: a checkpoint can take the whole WAL.
-        yield* nextTurn
+        // A turn that starts once the snapshot is a millisecond old reads the commit.
+        yield* later
         expect(yield* files.findKeyOwner(apiKey("key-one"))).toEqual(Option.none())
         expect(Option.map(yield* files.findFile(fileId("f1")), (found) => found.name)).toEqual(Option.some("renamed"))
+
+        // A snapshot nobody renews is ended by its timer: an idle server holds none, so a checkpoint can take
+        // the whole WAL.
         yield* nextTurn
+        expect(other.pragma("wal_checkpoint(TRUNCATE)")).not.toEqual([{ busy: 0, log: 0, checkpointed: 0 }])
+        yield* later
         expect(other.pragma("wal_checkpoint(TRUNCATE)")).toEqual([{ busy: 0, log: 0, checkpointed: 0 }])
+
+        // What the storage layer calls around its own writes ends the snapshot at once, within the turn.
+        const reader = yield* SqliteFileRepository.make({ filename, pageSize: 10 })
+        expect(yield* reader.findKeyOwner(apiKey("key-one"))).toEqual(Option.none())
+        other.exec("UPDATE api_keys SET revoked_at = NULL")
+        expect(yield* reader.findKeyOwner(apiKey("key-one"))).toEqual(Option.none())
+        reader.endSnapshot()
+        expect(yield* reader.findKeyOwner(apiKey("key-one"))).toEqual(Option.some("u1"))
       }).pipe(withStorage(filename))
     })
   )
