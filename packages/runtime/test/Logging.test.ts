@@ -1,0 +1,104 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Logging } from "@filedata/runtime"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as FastCheck from "effect/FastCheck"
+import * as FiberId from "effect/FiberId"
+import * as FiberRefs from "effect/FiberRefs"
+import * as HashMap from "effect/HashMap"
+import * as List from "effect/List"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as LogSpan from "effect/LogSpan"
+
+const options = (overrides: Partial<Logger.Logger.Options<unknown>>): Logger.Logger.Options<unknown> => ({
+  fiberId: FiberId.make(42, 0),
+  logLevel: LogLevel.Info,
+  message: "request",
+  cause: Cause.empty,
+  context: FiberRefs.empty(),
+  spans: List.empty(),
+  annotations: HashMap.empty(),
+  date: new Date(Date.UTC(2026, 10, 23, 12, 0, 0, 7)),
+  ...overrides
+})
+
+const plain = FastCheck.oneof(
+  FastCheck.string({ unit: "binary" }),
+  FastCheck.double({ noNaN: true, noDefaultInfinity: true }),
+  FastCheck.integer(),
+  FastCheck.boolean()
+)
+
+describe("Logging.plainLine", () => {
+  it.effect("formats the lines Effect.logInfo makes", () =>
+    Effect.gen(function* () {
+      const made: Array<Logger.Logger.Options<unknown>> = []
+      yield* Effect.logInfo("request").pipe(
+        Effect.annotateLogs({ method: "POST", status: 200 }),
+        Effect.provide(
+          Logger.replace(
+            Logger.defaultLogger,
+            Logger.make((line) => made.push(line))
+          )
+        )
+      )
+      expect(made).toHaveLength(1)
+      for (const line of made) {
+        expect(Logging.plainLine(line)).toBeDefined()
+        expect(Logging.plainLine(line)).toEqual(Logger.jsonLogger.log(line))
+      }
+    })
+  )
+
+  it.prop(
+    "writes what Logger.jsonLogger writes for plain messages and annotations",
+    {
+      // As Effect.log* passes it (its arguments as an array), and as a bare value.
+      message: FastCheck.oneof(
+        FastCheck.string({ unit: "binary" }).map((text) => [text]),
+        plain
+      ),
+      annotations: FastCheck.array(FastCheck.tuple(FastCheck.string(), plain), { maxLength: 8 }),
+      spans: FastCheck.array(FastCheck.tuple(FastCheck.string(), FastCheck.nat(10_000)), { maxLength: 3 }),
+      millis: FastCheck.integer({ min: 0, max: 253_402_300_799_999 }),
+      level: FastCheck.constantFrom(LogLevel.Debug, LogLevel.Info, LogLevel.Warning, LogLevel.Error)
+    },
+    ({ message, annotations, spans, millis, level }) => {
+      const line = options({
+        message,
+        logLevel: level,
+        annotations: HashMap.fromIterable(annotations),
+        spans: List.fromIterable(spans.map(([label, age]) => LogSpan.make(label, millis - age))),
+        date: new Date(millis)
+      })
+      expect(Logging.plainLine(line)).toEqual(Logger.jsonLogger.log(line))
+    },
+    { fastCheck: { numRuns: 500 } }
+  )
+
+  it("leaves every other line to Logger.jsonLogger", () => {
+    const others = [
+      options({ message: { nested: true } }),
+      options({ message: ["request", "more"] }),
+      options({ message: [{ nested: true }] }),
+      options({ cause: Cause.fail("boom") }),
+      options({ annotations: HashMap.make(["reason", { code: 1 }]) }),
+      options({ annotations: HashMap.make(["ratio", Number.NaN]) }),
+      options({ annotations: HashMap.make(["big", 1n]) })
+    ]
+    for (const line of others) expect(Logging.plainLine(line)).toBeUndefined()
+    // The request line's shape.
+    const request = options({
+      annotations: HashMap.make(["method", "POST"], ["status", 200], ["requestId", "r-1"])
+    })
+    expect(JSON.parse(Logging.plainLine(request) ?? "")).toEqual({
+      message: "request",
+      logLevel: "INFO",
+      timestamp: "2026-11-23T12:00:00.007Z",
+      annotations: { method: "POST", status: 200, requestId: "r-1" },
+      spans: {},
+      fiberId: "#42"
+    })
+  })
+})
