@@ -165,7 +165,7 @@ const serve = async (profile, shape, db, serverUrl, fixture) => {
   }
   const servers = [
     // What `pnpm start` runs (the build check included), so start-up is measured as the contract starts it.
-    await start("filedata", ["scripts/run.mjs", "server"], env),
+    await start("filedata", ["scripts/run.mjs", "server"], env, join(work, `${profile}-filedata.log`)),
     await start("baseline", ["bench/baseline.mjs", db, "0"], {})
   ]
   row(profile, "start-up to listening", servers[0].startupMs, servers[1].startupMs, "ms", "lower")

@@ -2,7 +2,7 @@
 
 import { spawn, spawnSync } from "node:child_process"
 import { once } from "node:events"
-import { readFileSync } from "node:fs"
+import { openSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -17,14 +17,32 @@ export const build = () => {
   if (result.status !== 0) process.exit(1)
 }
 
-// Starts a Node script and resolves once it prints its listening line.
-export const start = async (name, args, env) => {
+// Starts a Node script and resolves once it prints its listening line. With `output`, its standard output
+// goes to that file instead of a pipe to this process: at LOG_LEVEL=info filedata writes a line per request,
+// and this process, which also generates the load, would otherwise spend its time reading them.
+export const start = async (name, args, env, output) => {
   const began = performance.now()
   const child = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "inherit"]
+    stdio: ["ignore", output === undefined ? "pipe" : openSync(output, "w"), "inherit"]
   })
+  if (output !== undefined) {
+    const url = await new Promise((resolve, reject) => {
+      const poll = setInterval(() => {
+        const match = /listening on (http:\/\/\S+)/.exec(readFileSync(output, "utf8").slice(0, 4096))
+        if (match) {
+          clearInterval(poll)
+          resolve(match[1].replace("0.0.0.0", "127.0.0.1"))
+        }
+      }, 2)
+      child.on("exit", (code) => {
+        clearInterval(poll)
+        reject(new Error(`${name} exited with ${code}: ${readFileSync(output, "utf8").slice(0, 4096)}`))
+      })
+    })
+    return { name, child, url, startupMs: performance.now() - began }
+  }
   let text = ""
   const url = await new Promise((resolve, reject) => {
     const onData = (chunk) => {
