@@ -2,7 +2,7 @@
 
 import { spawn, spawnSync } from "node:child_process"
 import { once } from "node:events"
-import { openSync, readFileSync } from "node:fs"
+import { closeSync, openSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -22,11 +22,14 @@ export const build = () => {
 // and this process, which also generates the load, would otherwise spend its time reading them.
 export const start = async (name, args, env, output) => {
   const began = performance.now()
+  const fd = output === undefined ? undefined : openSync(output, "w")
   const child = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, ...env },
-    stdio: ["ignore", output === undefined ? "pipe" : openSync(output, "w"), "inherit"]
+    stdio: ["ignore", fd ?? "pipe", "inherit"]
   })
+  // The child has its own copy of the descriptor.
+  if (fd !== undefined) closeSync(fd)
   if (output !== undefined) {
     const url = await new Promise((resolve, reject) => {
       const poll = setInterval(() => {
