@@ -61,12 +61,13 @@ const headersOf = (
 
 type Headers = (contentType: string) => Record<string, string | number>
 
-const write = (response: ServerResponse, headers: Headers) => {
-  // Made once per reply, outside the function that receives each piece: a closure made in that function
-  // shares its scope and so holds the piece, and the fiber's resumption kept these closures reachable across
-  // young collections. Measured on the first huge reply of a fresh server: with the wait made per piece,
-  // nearly every piece was promoted to the old generation (184 MB), made once 2 MB (docs/performance.md).
-  const drained = Effect.async<void, ClientGone>((resume) => {
+// Waits until the response drains, or fails once the client is gone. Made by this function, outside the one
+// that receives each piece: a closure made in that function shares its scope and so holds the piece, and the
+// fiber's resumption kept these closures reachable across young collections. Measured on the first huge reply
+// of a fresh server: with the wait made beside the piece, nearly every piece was promoted to the old
+// generation (184 MB); made here, 2 MB (docs/performance.md).
+const drainOf = (response: ServerResponse): Effect.Effect<void, ClientGone> =>
+  Effect.async<void, ClientGone>((resume) => {
     let turn: NodeJS.Immediate | undefined
     // A reader as fast as the loopback drains within the same tick ("drain" comes on the next-tick
     // queue), so a big reply would hold the event loop from its first page to its last. Going on from
@@ -87,6 +88,10 @@ const write = (response: ServerResponse, headers: Headers) => {
       response.off("close", onClose)
     })
   })
+
+const write = (response: ServerResponse, headers: Headers) => {
+  // Made once, when a reply first has to wait: a reply of one piece never does.
+  let drained: Effect.Effect<void, ClientGone> | undefined
   return (piece: string, last: boolean): Effect.Effect<void, ClientGone> =>
     Effect.suspend(() => {
       if (response.destroyed) return Effect.fail(new ClientGone())
@@ -99,7 +104,9 @@ const write = (response: ServerResponse, headers: Headers) => {
         response.end(piece)
         return Effect.void
       }
-      return response.write(piece) ? Effect.void : drained
+      if (response.write(piece)) return Effect.void
+      drained ??= drainOf(response)
+      return drained
     })
 }
 

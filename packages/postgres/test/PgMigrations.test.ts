@@ -2,12 +2,12 @@ import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
-import { FileData, FileDataJson, FileRepository, Fixture, OperatorStore } from "@filedata/core"
+import { FileData, FileDataJson, FileRepository } from "@filedata/core"
 import { PgMigrations, PgStorage } from "@filedata/postgres"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { tempSchema, testDatabaseUrl, urlForSchema } from "./utils.js"
+import { importDocument, tempSchema, testDatabaseUrl, urlForSchema } from "./utils.js"
 
 // A client of its own confined to the schema, outside the adapter.
 const inSchema = <A, E>(schema: string, f: (sql: SqlClient.SqlClient) => Effect.Effect<A, E, SqlClient.SqlClient>) =>
@@ -83,22 +83,17 @@ describe.skipIf(testDatabaseUrl === undefined)("PgMigrations on PostgreSQL (TEST
           )
         )
         // An import into the converted table goes on after the rows already there.
-        const store = yield* OperatorStore.OperatorStore
-        yield* store.importFixture(
-          yield* Effect.orDie(
-            Fixture.decode({
-              files: [
-                {
-                  id: "f3",
-                  userId: "u1",
-                  name: "H",
-                  creationDate: "2024-01-01T00:00:00.000Z",
-                  submissions: [{ createdDate: "2024-01-01T00:00:00.000Z", content: { n: "1" } }]
-                }
-              ]
-            })
-          )
-        )
+        yield* importDocument({
+          files: [
+            {
+              id: "f3",
+              userId: "u1",
+              name: "H",
+              creationDate: "2024-01-01T00:00:00.000Z",
+              submissions: [{ createdDate: "2024-01-01T00:00:00.000Z", content: { n: "1" } }]
+            }
+          ]
+        })
         const added = yield* Stream.runCollect(FileRepository.submissions(files, FileData.FileId.make("f3")))
         return { read, added: Chunk.toReadonlyArray(added) }
       }).pipe(Effect.provide(PgStorage.layer({ url: urlForSchema(schema), pageSize: 700, poolMax: 2 })))
@@ -161,26 +156,21 @@ describe.skipIf(testDatabaseUrl === undefined)("PgMigrations on PostgreSQL (TEST
       const schema = yield* tempSchema
       const file = FileData.FileId.make("f1")
       const entries = yield* Effect.gen(function* () {
-        const store = yield* OperatorStore.OperatorStore
-        yield* store.importFixture(
-          yield* Effect.orDie(
-            Fixture.decode({
-              users: [{ id: "u1" }],
-              files: [
-                {
-                  id: "f1",
-                  userId: "u1",
-                  name: "F",
-                  creationDate: "2024-01-01T00:00:00.000Z",
-                  submissions: [
-                    { createdDate: "2024-01-01T00:00:01.000Z", content: { a: "1" } },
-                    { createdDate: "2024-01-01T00:00:03.000Z", content: { a: "3" } }
-                  ]
-                }
+        yield* importDocument({
+          users: [{ id: "u1" }],
+          files: [
+            {
+              id: "f1",
+              userId: "u1",
+              name: "F",
+              creationDate: "2024-01-01T00:00:00.000Z",
+              submissions: [
+                { createdDate: "2024-01-01T00:00:01.000Z", content: { a: "1" } },
+                { createdDate: "2024-01-01T00:00:03.000Z", content: { a: "3" } }
               ]
-            })
-          )
-        )
+            }
+          ]
+        })
         // As the previous release's import writes, on the migrated schema: content only.
         yield* inSchema(schema, (sql) =>
           Effect.forEach(

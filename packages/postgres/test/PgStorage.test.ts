@@ -9,16 +9,10 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { admin, tempSchema, testDatabaseUrl, urlForSchema } from "./utils.js"
+import { admin, importDocument, tempSchema, testDatabaseUrl, urlForSchema } from "./utils.js"
 
 const open = (schema: string, options: Partial<PgStorage.PgStorageOptions> = {}) =>
   Effect.provide(PgStorage.layer({ url: urlForSchema(schema), ...options }))
-
-const importDocument = (document: unknown) =>
-  Effect.gen(function* () {
-    const store = yield* OperatorStore.OperatorStore
-    return yield* store.importFixture(yield* Effect.orDie(Fixture.decode(document)))
-  })
 
 const fileId = (id: string): FileData.FileId => FileData.FileId.make(id)
 

@@ -1,5 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
+import { Fixture, OperatorStore } from "@filedata/core"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 
@@ -36,3 +37,10 @@ export const tempSchema = Effect.acquireRelease(
   }),
   (schema) => admin((sql) => sql`DROP SCHEMA ${sql(schema)} CASCADE`)
 )
+
+/** Imports a fixture document through the adapter's operator store. */
+export const importDocument = (document: unknown) =>
+  Effect.gen(function* () {
+    const store = yield* OperatorStore.OperatorStore
+    return yield* store.importFixture(yield* Effect.orDie(Fixture.decode(document)))
+  })
