@@ -149,7 +149,7 @@ export const make = (options: {
       const { limiter } = metered
       const headers: Headers = (contentType) => headersOf(requestId, metered, contentType)
       return (body: Effect.Effect<unknown, FileDataError.InvalidRequest>) =>
-        GetFileData.run(
+        GetFileData.runWith(
           { files, limiter },
           { clientAddress: ClientAddress.of(request.headers, request.socket.remoteAddress, options.trustProxy), body }
         ).pipe(

@@ -47,7 +47,7 @@ export const files = (
       const meter = RateLimitHeaders.meters(ports.limiter)
       return handlers.handleRaw("getFileData", ({ request }) => {
         const { headers, limiter } = meter()
-        return GetFileData.run(
+        return GetFileData.runWith(
           { files: ports.files, limiter },
           {
             clientAddress: ClientAddress.of(

@@ -126,7 +126,7 @@ export const make = (): ((app: HttpApp.Default) => HttpApp.Default) => {
     )
   }
 
-  // Made once, not per request: see GetFileData.run on generator functions made per call.
+  // Made once, not per request: see GetFileData.runWith on generator functions made per call.
   const answer = Effect.fnUntraced(function* (
     app: HttpApp.Default,
     request: HttpServerRequest.HttpServerRequest,

@@ -7,16 +7,10 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import {
-  type FileData,
-  type StoredFile,
-  type StoredSubmission,
-  type Submission,
-  type Timestamp,
-  timestampFromEpochMillis
-} from "./FileData.js"
+import type { StoredFile } from "./FileData.js"
 import type { StorageUnavailable } from "./FileDataError.js"
-import type { FileDataReply } from "./GetFileData.js"
+import type { FileDataReply } from "./FileDataReply.js"
+import type { SubmissionEntry } from "./SubmissionEntry.js"
 
 /**
  * Everything before the first submission; field order follows the specification.
@@ -36,43 +30,6 @@ export const head = (file: StoredFile): string =>
  * @category encoding
  */
 export const tail = "]}"
-
-/**
- * One submission as the reply writes it: the text storage keeps for it (see `FileRepository.SubmissionPage`).
- * The timestamp is already in reply form and content is stored JSON, so nothing is escaped.
- *
- * @since 0.1.0
- * @category encoding
- */
-export const submission = (row: StoredSubmission): string =>
-  `{"createdDate":"${row.createdDate}","content":${row.contentJson}}`
-
-/**
- * {@link submission} of a submission as imported and stored: instant in epoch milliseconds, content as text.
- *
- * @since 0.1.0
- * @category encoding
- */
-export const submissionFromEpochMillis = (createdDateMillis: number, contentJson: string): string =>
-  submission({ createdDate: timestampFromEpochMillis(createdDateMillis), contentJson })
-
-const CONTENT_KEY = '","content":'
-const DATE_START = '{"createdDate":"'.length
-
-/**
- * The parts of a text written by {@link submission}, for callers that want them apart; the content stays text.
- *
- * @since 0.1.0
- * @category decoding
- */
-export const parseSubmission = (entry: string): StoredSubmission => {
-  // A timestamp holds no quote, so the first `","content":` ends it.
-  const at = entry.indexOf(CONTENT_KEY, DATE_START)
-  return {
-    createdDate: entry.slice(DATE_START, at) as Timestamp,
-    contentJson: entry.slice(at + CONTENT_KEY.length, -1)
-  }
-}
 
 // Where the writing stands between pages: the position to read from, whether the head is still to come,
 // and whether any submission was written (for the comma).
@@ -97,11 +54,11 @@ export const maxPieceLength = 64 * 1024
 // a string as a large object (a page of 1,000 entries is about 230 KB). Measured on a huge reply through the
 // HTTP route: about 1.0 s to the last byte instead of 2.0 s with one string per page, and 18 instead of
 // 30 MiB above a fresh server's idle (docs/performance.md, items 16 and 17).
-const pieces = (entries: ReadonlyArray<string>, before: string, after: string): Array<string> => {
+const pieces = (entries: ReadonlyArray<SubmissionEntry>, before: string, after: string): Array<string> => {
   const out: Array<string> = []
   let piece = before
   for (let i = 0; i < entries.length; i++) {
-    const entry = entries[i] as string
+    const entry = entries[i] as SubmissionEntry
     if (piece.length > 0 && piece.length + entry.length >= maxPieceLength) {
       out.push(piece)
       piece = ""
@@ -145,7 +102,7 @@ export const writeTo: <E, R>(
   write: (piece: string, last: boolean) => Effect.Effect<void, E, R>
 ) {
   // A generator function made per call would cost a prototype and a hidden class per reply (see
-  // GetFileData.run); this one is made once.
+  // GetFileData.runWith); this one is made once.
   let position: Position | undefined = start
   while (position !== undefined) {
     const [pieces, next]: readonly [ReadonlyArray<string>, Position | undefined] = yield* step(reply, position)
@@ -170,31 +127,3 @@ export const encode = (reply: FileDataReply): Stream.Stream<string, StorageUnava
       ([pieces, next]) => [Chunk.unsafeFromArray(pieces), Option.fromNullable(next)] as const
     )
   )
-
-/**
- * The whole reply as a value, for embedders that want objects rather than text. Holds it all in memory.
- *
- * @since 0.1.0
- * @category encoding
- */
-export const collect: (reply: FileDataReply) => Effect.Effect<FileData, StorageUnavailable> = Effect.fnUntraced(
-  function* (reply: FileDataReply) {
-    const submissions: Array<Submission> = []
-    let after: string | undefined
-    do {
-      const page = yield* reply.submissionPage(after)
-      // An entry is the submission as the reply writes it, so it parses to the reply's object.
-      for (const entry of page.entries) submissions.push(JSON.parse(entry) as Submission)
-      after = page.next
-    } while (after !== undefined)
-    const data: FileData = {
-      name: reply.file.name,
-      creationDate: reply.file.creationDate,
-      publicAvailability: reply.file.publicAvailability,
-      SubmissionCounter: reply.file.SubmissionCounter,
-      VisitCounter: reply.file.VisitCounter,
-      submissions
-    }
-    return data
-  }
-)

@@ -10,22 +10,17 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type { ApiKey, FileId, StoredFile, StoredSubmission, UserId } from "./FileData.js"
 import type { StorageUnavailable } from "./FileDataError.js"
-import * as FileDataJson from "./FileDataJson.js"
+import * as SubmissionEntry from "./SubmissionEntry.js"
 
 /**
- * A bounded run of a file's submissions in reply order, and where the next run starts (`undefined` after
- * the last one). The position is the adapter's own, opaque text.
- *
- * Each entry is the submission as the reply writes it (`FileDataJson.submission`): storage keeps that text,
- * rendered once when the submission is imported, so a read formats nothing. Measured on SQLite, a 20-row
- * page took 40 µs with each row's timestamp formatted and text built on every read, 16.5 µs as stored
- * entries; see docs/performance.md.
+ * A bounded run of a file's submissions in reply order, each as the reply writes it (`SubmissionEntry`), and
+ * where the next run starts (`undefined` after the last one). The position is the adapter's own, opaque text.
  *
  * @since 0.1.0
  * @category models
  */
 export interface SubmissionPage {
-  readonly entries: ReadonlyArray<string>
+  readonly entries: ReadonlyArray<SubmissionEntry.SubmissionEntry>
   readonly next: string | undefined
 }
 
@@ -75,6 +70,6 @@ export const submissions = (
     Effect.map(
       repository.submissionPage(fileId, after),
       (page) =>
-        [Chunk.unsafeFromArray(page.entries.map(FileDataJson.parseSubmission)), Option.fromNullable(page.next)] as const
+        [Chunk.unsafeFromArray(page.entries.map(SubmissionEntry.parse)), Option.fromNullable(page.next)] as const
     )
   )

@@ -20,15 +20,9 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import { ApiKey, ApiKeyText, FileId, type StoredFile } from "./FileData.js"
-import {
-  AccessDenied,
-  FileNotFound,
-  type GetFileDataError,
-  InvalidRequest,
-  Issue,
-  type StorageUnavailable
-} from "./FileDataError.js"
+import { ApiKey, ApiKeyText, FileId } from "./FileData.js"
+import { AccessDenied, FileNotFound, type GetFileDataError, InvalidRequest, Issue } from "./FileDataError.js"
+import type { FileDataReply } from "./FileDataReply.js"
 import * as FileRepository from "./FileRepository.js"
 import * as RateLimiter from "./RateLimiter.js"
 
@@ -62,19 +56,6 @@ export interface GetFileDataInput {
   readonly clientAddress: string
   /** The parsed JSON body, or the transport's reason it has none. */
   readonly body: Effect.Effect<unknown, InvalidRequest>
-}
-
-/**
- * A successful answer: the file, and a reader of its submissions page by page in reply order.
- *
- * @since 0.1.0
- * @category models
- */
-export interface FileDataReply {
-  readonly file: StoredFile
-  readonly submissionPage: (
-    after: string | undefined
-  ) => Effect.Effect<FileRepository.SubmissionPage, StorageUnavailable>
 }
 
 const decodeRequest = Schema.decodeUnknownEither(GetFileDataRequest)
@@ -163,7 +144,7 @@ export interface Ports {
  * @since 0.1.0
  * @category use cases
  */
-export const run: (ports: Ports, input: GetFileDataInput) => Effect.Effect<FileDataReply, GetFileDataError> =
+export const runWith: (ports: Ports, input: GetFileDataInput) => Effect.Effect<FileDataReply, GetFileDataError> =
   // One generator function for every call, not one per call: V8 gives each new generator function its own
   // prototype and hidden class, which costs microseconds and keeps every request's objects alive into the
   // old generation. Measured on the small bench profile: docs/performance.md.
@@ -192,9 +173,9 @@ export const run: (ports: Ports, input: GetFileDataInput) => Effect.Effect<FileD
  * @since 0.1.0
  * @category use cases
  */
-export const getFileData = (
+export const run = (
   input: GetFileDataInput
 ): Effect.Effect<FileDataReply, GetFileDataError, FileRepository.FileRepository | RateLimiter.RateLimiter> =>
   Effect.flatMap(Effect.all({ files: FileRepository.FileRepository, limiter: RateLimiter.RateLimiter }), (ports) =>
-    run(ports, input)
+    runWith(ports, input)
   )

@@ -13,6 +13,10 @@ export * as FileDataJson from "./FileDataJson.js"
 /**
  * @since 0.1.0
  */
+export * as FileDataReply from "./FileDataReply.js"
+/**
+ * @since 0.1.0
+ */
 export * as FileRepository from "./FileRepository.js"
 /**
  * @since 0.1.0
@@ -34,3 +38,7 @@ export * as OperatorStore from "./OperatorStore.js"
  * @since 0.1.0
  */
 export * as RateLimiter from "./RateLimiter.js"
+/**
+ * @since 0.1.0
+ */
+export * as SubmissionEntry from "./SubmissionEntry.js"

@@ -11,7 +11,8 @@ import {
   type UserId
 } from "../src/FileData.js"
 import * as FileDataJson from "../src/FileDataJson.js"
-import type { FileDataReply } from "../src/GetFileData.js"
+import * as FileDataReply from "../src/FileDataReply.js"
+import * as SubmissionEntry from "../src/SubmissionEntry.js"
 
 const FIELDS = ["name", "creationDate", "publicAvailability", "SubmissionCounter", "VisitCounter", "submissions"]
 
@@ -63,20 +64,23 @@ const paged = (rows: ReadonlyArray<StoredSubmission>, sizes: ReadonlyArray<numbe
   return pages
 }
 
-const replyOf = (file: StoredFile, pages: ReadonlyArray<Chunk.Chunk<StoredSubmission>>): FileDataReply => ({
+const replyOf = (
+  file: StoredFile,
+  pages: ReadonlyArray<Chunk.Chunk<StoredSubmission>>
+): FileDataReply.FileDataReply => ({
   file,
   // Page by page, empty pages kept, as a paging adapter may return them.
   submissionPage: (after) =>
     Effect.sync(() => {
       const i = after === undefined ? 0 : Number(after)
       return {
-        entries: Chunk.toReadonlyArray(pages[i] ?? Chunk.empty()).map(FileDataJson.submission),
+        entries: Chunk.toReadonlyArray(pages[i] ?? Chunk.empty()).map(SubmissionEntry.fromStored),
         next: i + 1 < pages.length ? String(i + 1) : undefined
       }
     })
 })
 
-const encodeToPieces = (reply: FileDataReply) =>
+const encodeToPieces = (reply: FileDataReply.FileDataReply) =>
   Stream.runCollect(FileDataJson.encode(reply)).pipe(Effect.map(Chunk.toReadonlyArray))
 
 describe("FileDataJson", () => {
@@ -114,7 +118,7 @@ describe("FileDataJson", () => {
         // page by page and a one-page reply is a single write.
         expect(pieces).toHaveLength(pages.length)
 
-        const collected = yield* FileDataJson.collect(replyOf(file, pages))
+        const collected = yield* FileDataReply.toFileData(replyOf(file, pages))
         expect(Object.keys(collected)).toEqual(FIELDS)
         expect(collected).toEqual(parsed)
         collected.submissions.forEach((submission, i) => {
@@ -134,9 +138,24 @@ describe("FileDataJson", () => {
     VisitCounter: 0
   }
 
-  it.prop("parseSubmission gives back the parts of what submission wrote", [storedSubmission], ([row]) => {
-    expect(FileDataJson.parseSubmission(FileDataJson.submission(row))).toEqual(row)
+  it.prop("SubmissionEntry.parse gives back the parts of what fromStored wrote", [storedSubmission], ([row]) => {
+    expect(SubmissionEntry.parse(SubmissionEntry.fromStored(row))).toEqual(row)
   })
+
+  it.prop(
+    "SubmissionEntry.fromColumns keeps a stored entry and renders a row without one as render does",
+    [instant, contentJson],
+    ([millis, content]) => {
+      const rendered = SubmissionEntry.render(millis, content)
+      expect(JSON.parse(rendered)).toEqual({
+        createdDate: timestampFromEpochMillis(millis),
+        content: JSON.parse(content)
+      })
+      expect(SubmissionEntry.fromColumns(null, millis, content)).toBe(rendered)
+      expect(SubmissionEntry.fromColumns(undefined, millis, content)).toBe(rendered)
+      expect(SubmissionEntry.fromColumns("stored text", millis, content)).toBe("stored text")
+    }
+  )
 
   it.effect("keeps __proto__ in content as an own key", () =>
     Effect.gen(function* () {
@@ -150,7 +169,7 @@ describe("FileDataJson", () => {
       expect(Object.getOwnPropertyDescriptor(content, "__proto__")?.value).toBe("x")
       expect(Object.keys(content)).toEqual(["__proto__", "a"])
 
-      const collected = yield* FileDataJson.collect(replyOf(file, [Chunk.of(row)]))
+      const collected = yield* FileDataReply.toFileData(replyOf(file, [Chunk.of(row)]))
       const collectedContent = collected.submissions[0]?.content ?? {}
       expect(Object.hasOwn(collectedContent, "__proto__")).toBe(true)
       expect(Object.keys(collectedContent)).toEqual(["__proto__", "a"])
@@ -164,7 +183,7 @@ describe("FileDataJson", () => {
         '{"name":"Say \\"hi\\"","creationDate":"2024-01-01T00:00:00.000Z","publicAvailability":false,' +
           '"SubmissionCounter":3,"VisitCounter":0,"submissions":[]}'
       )
-      const collected = yield* FileDataJson.collect(replyOf(file, []))
+      const collected = yield* FileDataReply.toFileData(replyOf(file, []))
       expect(collected.submissions).toEqual([])
     })
   )
@@ -174,7 +193,7 @@ describe("FileDataJson", () => {
       const row = { createdDate: timestampFromEpochMillis(0), contentJson: "{}" } as StoredSubmission
       const base = replyOf(file, [Chunk.of(row), Chunk.of(row), Chunk.of(row), Chunk.of(row)])
       let reads = 0
-      const reply: FileDataReply = {
+      const reply: FileDataReply.FileDataReply = {
         ...base,
         submissionPage: (after) =>
           Effect.zipLeft(
@@ -209,7 +228,7 @@ describe("FileDataJson", () => {
       expect(written.map(([, last]) => last)).toEqual(written.map((_, i) => i === written.length - 1))
       const long = written.filter(([piece]) => piece.length > FileDataJson.maxPieceLength + FileDataJson.tail.length)
       expect(long).toHaveLength(1)
-      expect(long[0]?.[0]).toBe(`,${FileDataJson.submission(rows[900] as StoredSubmission)}`)
+      expect(long[0]?.[0]).toBe(`,${SubmissionEntry.fromStored(rows[900] as StoredSubmission)}`)
       expect(written.length).toBeGreaterThan(5)
     })
   )

@@ -6,8 +6,9 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { type StoredSubmission, timestampFromEpochMillis } from "../src/FileData.js"
 import { AccessDenied, FileNotFound, InvalidRequest, Issue, RateLimited } from "../src/FileDataError.js"
-import * as FileDataJson from "../src/FileDataJson.js"
+import type * as FileDataReply from "../src/FileDataReply.js"
 import * as GetFileData from "../src/GetFileData.js"
+import * as SubmissionEntry from "../src/SubmissionEntry.js"
 import * as Journal from "./utils/Journal.js"
 import * as TestFileRepository from "./utils/TestFileRepository.js"
 import * as TestRateLimiter from "./utils/TestRateLimiter.js"
@@ -27,15 +28,15 @@ const run = (
   request: GetFileData.GetFileDataInput,
   repository: TestFileRepository.TestFileRepository,
   limiter: TestRateLimiter.TestRateLimiter = TestRateLimiter.make()
-) => GetFileData.getFileData(request).pipe(Effect.provide(Layer.merge(repository.layer, limiter.layer)))
+) => GetFileData.run(request).pipe(Effect.provide(Layer.merge(repository.layer, limiter.layer)))
 
-const collectSubmissions = (reply: GetFileData.FileDataReply) =>
+const collectSubmissions = (reply: FileDataReply.FileDataReply) =>
   Effect.gen(function* () {
     const rows: Array<StoredSubmission> = []
     let after: string | undefined
     do {
       const page = yield* reply.submissionPage(after)
-      rows.push(...page.entries.map(FileDataJson.parseSubmission))
+      rows.push(...page.entries.map(SubmissionEntry.parse))
       after = page.next
     } while (after !== undefined)
     return rows as ReadonlyArray<StoredSubmission>

@@ -5,7 +5,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { FileRepository } from "@filedata/core"
-import { FileData, FileDataJson } from "@filedata/core"
+import { FileData, SubmissionEntry } from "@filedata/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { epochMillis, hashKey, instant, storable, unavailable } from "./internal/storage.js"
@@ -113,9 +113,8 @@ export const makeWith = (options: {
           ? Effect.map(page(fileId, Option.map(Option.fromNullable(after), fromPosition)), (rows) => {
               const last = rows[rows.length - 1]
               return {
-                entries: rows.map(
-                  (row) =>
-                    row.entry ?? FileDataJson.submissionFromEpochMillis(Number(row.created_date), row.content as string)
+                entries: rows.map((row) =>
+                  SubmissionEntry.fromColumns(row.entry, Number(row.created_date), row.content as string)
                 ),
                 next:
                   rows.length < pageSize || last === undefined

@@ -6,7 +6,7 @@
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { FileDataJson } from "@filedata/core"
+import { SubmissionEntry } from "@filedata/core"
 import * as Effect from "effect/Effect"
 import { epochMillis } from "./internal/storage.js"
 
@@ -74,7 +74,7 @@ const submissionEntries = Effect.gen(function* () {
     yield* sql`UPDATE submissions SET entry = u.entry
       FROM unnest(
         ${rows.map((row) => row.seq)}::int8[],
-        ${rows.map((row) => FileDataJson.submissionFromEpochMillis(Number(row.created_date), row.content))}::text[]
+        ${rows.map((row) => SubmissionEntry.render(Number(row.created_date), row.content))}::text[]
       ) AS u (seq, entry)
       WHERE submissions.seq = u.seq`
     last = end.seq

@@ -6,7 +6,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
-import { FileData, FileDataJson, Fixture, OperatorStore } from "@filedata/core"
+import { FileData, Fixture, OperatorStore, SubmissionEntry } from "@filedata/core"
 import * as Arr from "effect/Array"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -131,7 +131,7 @@ export const make: Effect.Effect<OperatorStore.OperatorStore, never, SqlClient.S
         ${submissions.map((submission) => submission.createdDate)}::int8[],
         ${submissions.map((submission) => submission.contentJson)}::text[],
         ${submissions.map((submission) =>
-          FileDataJson.submissionFromEpochMillis(submission.createdDate, submission.contentJson)
+          SubmissionEntry.render(submission.createdDate, submission.contentJson)
         )}::text[]
       )`
 

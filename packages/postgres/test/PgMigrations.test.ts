@@ -2,7 +2,7 @@ import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
-import { FileData, FileDataJson, FileRepository } from "@filedata/core"
+import { FileData, FileRepository, SubmissionEntry } from "@filedata/core"
 import { PgMigrations, PgStorage } from "@filedata/postgres"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -55,8 +55,8 @@ interface Row {
   readonly created_date: string
 }
 
-const rendered = (row: Row & { readonly content: string }): string =>
-  FileDataJson.submissionFromEpochMillis(Number(row.created_date), row.content)
+const rendered = (row: Row & { readonly content: string }): SubmissionEntry.SubmissionEntry =>
+  SubmissionEntry.render(Number(row.created_date), row.content)
 
 const replyOrder = (a: Row, b: Row): number =>
   Number(a.created_date) - Number(b.created_date) || Number(a.seq) - Number(b.seq)
@@ -122,7 +122,7 @@ describe.skipIf(testDatabaseUrl === undefined)("PgMigrations on PostgreSQL (TEST
           before
             .filter((row) => row.file_id === id)
             .sort(replyOrder)
-            .map((row) => FileDataJson.parseSubmission(rendered(row)))
+            .map((row) => SubmissionEntry.parse(rendered(row)))
         )
       }
       expect(added).toEqual([{ createdDate: "2024-01-01T00:00:00.000Z", contentJson: '{"n":"1"}' }])

@@ -21,7 +21,7 @@
  *
  * @since 0.1.0
  */
-import { FileData, type FileDataError, FileDataJson, type FileRepository } from "@filedata/core"
+import { FileData, type FileDataError, type FileRepository, SubmissionEntry } from "@filedata/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
@@ -161,11 +161,8 @@ export const make = (options: {
           const entries = stored.includes(null)
             ? statements.pageParts
                 .all(fileId, createdDate, createdDate, createdDate, seq)
-                .map(
-                  ([entry, createdDate, content]) =>
-                    entry ?? FileDataJson.submissionFromEpochMillis(createdDate, content)
-                )
-            : (stored as Array<string>)
+                .map(([entry, createdDate, content]) => SubmissionEntry.fromColumns(entry, createdDate, content))
+            : (stored as Array<SubmissionEntry.SubmissionEntry>)
           // The statements run in the turn's one read transaction, so they all see the same page.
           const end =
             entries.length < pageSize

@@ -6,7 +6,7 @@
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { FileDataJson } from "@filedata/core"
+import { SubmissionEntry } from "@filedata/core"
 import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 
@@ -52,7 +52,7 @@ const BACKFILL_BATCH = 5000
 // Rows per multi-row insert: two bound variables each, far below SQLite's limit of 32766.
 const INSERT_BATCH = 1000
 
-// Each submission is also kept as the reply writes it (`FileDataJson.submission`), rendered once here and at
+// Each submission is also kept as the reply writes it (`SubmissionEntry`), rendered once here and at
 // import instead of on every read (docs/performance.md). Expand only, as a release must be during a rolling
 // deploy (docs/operations.md): instances of the previous release still read and write `content` and know
 // nothing of `entry`, so `content` stays and `entry` may be NULL for rows such an instance imports meanwhile
@@ -74,7 +74,7 @@ const submissionEntries = Effect.gen(function* () {
         sql`INSERT INTO temp.entry_backfill ${sql.insert(
           batch.map((row) => ({
             seq: row.seq,
-            entry: FileDataJson.submissionFromEpochMillis(row.created_date, row.content)
+            entry: SubmissionEntry.render(row.created_date, row.content)
           }))
         )}`,
       { discard: true }

@@ -5,7 +5,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { FileData, FileDataJson, Fixture, OperatorStore } from "@filedata/core"
+import { FileData, Fixture, OperatorStore, SubmissionEntry } from "@filedata/core"
 import * as Arr from "effect/Array"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -91,7 +91,7 @@ export const make: Effect.Effect<OperatorStore.OperatorStore, never, SqlClient.S
         file_index: submission.file,
         created_date: submission.createdDate,
         content: submission.contentJson,
-        entry: FileDataJson.submissionFromEpochMillis(submission.createdDate, submission.contentJson)
+        entry: SubmissionEntry.render(submission.createdDate, submission.contentJson)
       }))
     )
 

@@ -4,7 +4,7 @@ import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { describe, expect, it } from "@effect/vitest"
-import { FileDataJson, FileRepository } from "@filedata/core"
+import { FileRepository, SubmissionEntry } from "@filedata/core"
 import { SqliteMigrations, SqliteStorage } from "@filedata/sqlite"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -46,7 +46,7 @@ const expectedReplies = (rows: ReadonlyArray<OldRow>) =>
     rows
       .filter((row) => row.file_id === id)
       .sort((a, b) => a.created_date - b.created_date || a.seq - b.seq)
-      .map((row) => FileDataJson.parseSubmission(FileDataJson.submissionFromEpochMillis(row.created_date, row.content)))
+      .map((row) => SubmissionEntry.parse(SubmissionEntry.render(row.created_date, row.content)))
   )
 
 describe("SqliteMigrations", () => {
@@ -70,7 +70,7 @@ describe("SqliteMigrations", () => {
           >`SELECT seq, file_id, created_date, content, entry FROM submissions ORDER BY seq`
       )
       expect(after).toEqual(
-        before.map((row) => ({ ...row, entry: FileDataJson.submissionFromEpochMillis(row.created_date, row.content) }))
+        before.map((row) => ({ ...row, entry: SubmissionEntry.render(row.created_date, row.content) }))
       )
       expect(read).toEqual(expectedReplies(before))
       // Only added: an instance of the first release still finds every column it reads and writes.

@@ -7,8 +7,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { FileId, StoredFile, StoredSubmission, Timestamp, UserId } from "../../src/FileData.js"
-import * as FileDataJson from "../../src/FileDataJson.js"
 import * as FileRepository from "../../src/FileRepository.js"
+import * as SubmissionEntry from "../../src/SubmissionEntry.js"
 import type { Journal } from "./Journal.js"
 
 export interface UserSpec {
@@ -105,7 +105,7 @@ export const make = (spec: RepositorySpec, journal: Journal = []): TestFileRepos
         const from = after === undefined ? 0 : Number(after)
         const to = from + (spec.pageSize ?? 2)
         return {
-          entries: all.slice(from, to).map(FileDataJson.submission),
+          entries: all.slice(from, to).map(SubmissionEntry.fromStored),
           next: to < all.length ? String(to) : undefined
         }
       }),

@@ -1,0 +1,48 @@
+/**
+ * A successful answer of `GetFileData`: the file, and a reader of its submissions page by page in reply order,
+ * so a file of any size is answered in bounded memory. `FileDataJson` writes it as JSON text.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import type { FileData, StoredFile, Submission } from "./FileData.js"
+import type { StorageUnavailable } from "./FileDataError.js"
+import type { SubmissionPage } from "./FileRepository.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface FileDataReply {
+  readonly file: StoredFile
+  /** The page that starts after `after` (`undefined`: the first page). */
+  readonly submissionPage: (after: string | undefined) => Effect.Effect<SubmissionPage, StorageUnavailable>
+}
+
+/**
+ * The whole reply as a value, for embedders that want objects rather than text. Holds it all in memory.
+ *
+ * @since 0.1.0
+ * @category destructors
+ */
+export const toFileData: (reply: FileDataReply) => Effect.Effect<FileData, StorageUnavailable> = Effect.fnUntraced(
+  function* (reply: FileDataReply) {
+    const submissions: Array<Submission> = []
+    let after: string | undefined
+    do {
+      const page = yield* reply.submissionPage(after)
+      // An entry is the submission as the reply writes it, so it parses to the reply's object.
+      for (const entry of page.entries) submissions.push(JSON.parse(entry) as Submission)
+      after = page.next
+    } while (after !== undefined)
+    const data: FileData = {
+      name: reply.file.name,
+      creationDate: reply.file.creationDate,
+      publicAvailability: reply.file.publicAvailability,
+      SubmissionCounter: reply.file.SubmissionCounter,
+      VisitCounter: reply.file.VisitCounter,
+      submissions
+    }
+    return data
+  }
+)
