@@ -8,15 +8,16 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { FileDataJson, FileRepository, GetFileData, RateLimiter } from "@filedata/core"
+import { FileRepository, GetFileData, RateLimiter } from "@filedata/core"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Stream from "effect/Stream"
 import * as ClientAddress from "./ClientAddress.js"
 import { FileDataApi } from "./FileDataApi.js"
+import * as Middleware from "./Middleware.js"
 import * as Problem from "./Problem.js"
 import * as RateLimitHeaders from "./RateLimitHeaders.js"
+import * as Reply from "./Reply.js"
 import * as RequestBody from "./RequestBody.js"
 
 /**
@@ -30,7 +31,8 @@ export interface Options {
 /**
  * The file-data operation as an HttpApi handler. The Node server answers this path on its hot route
  * (`FileDataRoute`) before the router; this handler serves the same API wherever it is mounted on a
- * platform server alone, with the same body rules, core call and problems.
+ * platform server alone, with the same body rules and core call, and writes its reply on the Node response
+ * through `Reply` as the hot route does, so both send the same header fields and bytes.
  *
  * @since 0.1.0
  * @category layers
@@ -45,30 +47,27 @@ export const files = (
   HttpApiBuilder.group(FileDataApi, "files", (handlers) =>
     Effect.map(Effect.all({ files: FileRepository.FileRepository, limiter: RateLimiter.RateLimiter }), (ports) => {
       const meter = RateLimitHeaders.meters(ports.limiter)
-      return handlers.handleRaw("getFileData", ({ request }) => {
-        const { headers, limiter } = meter()
-        return GetFileData.runWith(
-          { files: ports.files, limiter },
-          {
-            clientAddress: ClientAddress.of(
-              request.headers,
-              Option.getOrUndefined(request.remoteAddress),
-              options.trustProxy
-            ),
-            body: RequestBody.readJson(NodeHttpServerRequest.toIncomingMessage(request))
+      return handlers.handleRaw("getFileData", ({ request }) =>
+        Effect.flatMap(Middleware.CurrentRequestId, (assigned) => {
+          const response = NodeHttpServerRequest.toServerResponse(request)
+          const frame: Reply.Frame = {
+            requestId: assigned ?? Middleware.requestId(request.headers["x-request-id"]),
+            meter: meter()
           }
-        ).pipe(
-          Effect.match({
-            onFailure: (failure) =>
-              HttpServerResponse.setHeaders(Problem.toResponse(Problem.fromFailure(failure)), headers()),
-            onSuccess: (reply) =>
-              HttpServerResponse.stream(Stream.encodeText(FileDataJson.encode(reply)), {
-                contentType: "application/json",
-                headers: { "cache-control": "no-store", ...headers() }
-              })
-          })
-        )
-      })
+          const outcome = GetFileData.runWith(
+            { files: ports.files, limiter: frame.meter.limiter },
+            {
+              clientAddress: ClientAddress.of(
+                request.headers,
+                Option.getOrUndefined(request.remoteAddress),
+                options.trustProxy
+              ),
+              body: RequestBody.readJson(NodeHttpServerRequest.toIncomingMessage(request))
+            }
+          )
+          return Effect.map(Reply.send(response, frame, outcome), () => Reply.written(response))
+        })
+      )
     })
   )
 
@@ -87,7 +86,7 @@ export const system: Layer.Layer<
     Effect.flatMap(FileRepository.FileRepository, (files) => files.ping).pipe(
       Effect.match({
         onFailure: (failure) => Problem.toResponse(Problem.fromFailure(failure)),
-        onSuccess: () => HttpServerResponse.unsafeJson({ status: "ok" }, { headers: { "cache-control": "no-store" } })
+        onSuccess: () => HttpServerResponse.unsafeJson({ status: "ok" })
       })
     )
   )

@@ -1,6 +1,8 @@
 /**
- * What wraps every request: a request id, one log line, the security headers, and problem replies for
- * unknown paths (404), known paths with another method (405) and anything unexpected (500).
+ * What wraps every request the platform serves: a request id, one log line, the header fields every reply
+ * carries (`Reply.commonHeaders`), and problem replies for unknown paths (404), known paths with another
+ * method (405) and anything unexpected (500). The hot route writes the same id and log line through the
+ * same functions.
  *
  * @since 0.1.0
  */
@@ -12,12 +14,14 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import { FileDataApi } from "./FileDataApi.js"
 import * as Problem from "./Problem.js"
+import * as Reply from "./Reply.js"
 
 /**
  * Paths served outside the API definition.
@@ -56,15 +60,16 @@ export const requestId = (incoming: string | ReadonlyArray<string> | undefined):
   typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID()
 
 /**
- * Headers every reply carries.
+ * The id the middleware gave the request being served, for a handler that writes its reply itself;
+ * `undefined` outside this middleware.
  *
  * @since 0.1.0
- * @category constants
+ * @category tags
  */
-export const securityHeaders = {
-  "x-content-type-options": "nosniff",
-  "cache-control": "no-store"
-} as const
+export class CurrentRequestId extends Context.Reference<CurrentRequestId>()(
+  "@filedata/server/Middleware/CurrentRequestId",
+  { defaultValue: (): string | undefined => undefined }
+) {}
 
 /**
  * The one log line of a request.
@@ -111,19 +116,10 @@ export const make = (): ((app: HttpApp.Default) => HttpApp.Default) => {
     if (Option.isSome(failure) && (failure.value as { _tag?: string })._tag === "RouteNotFound") {
       const allowed = methods.get(pathOf(request.url))
       return Effect.succeed(
-        Problem.toResponse(
-          allowed === undefined
-            ? Problem.make(404, "not_found", "No resource at this path")
-            : Problem.make(405, "method_not_allowed", `Use ${allowed.join(", ")} on this path`, {
-                headers: { allow: allowed.join(", ") }
-              })
-        )
+        Problem.toResponse(allowed === undefined ? Problem.notFound : Problem.methodNotAllowed(allowed))
       )
     }
-    return Effect.as(
-      Effect.logError("unhandled failure", cause),
-      Problem.toResponse(Problem.make(500, "internal_error", "The request could not be completed"))
-    )
+    return Effect.as(Reply.logUnexpected(cause), Problem.toResponse(Problem.internalError))
   }
 
   // Made once, not per request: see GetFileData.runWith on generator functions made per call.
@@ -135,12 +131,12 @@ export const make = (): ((app: HttpApp.Default) => HttpApp.Default) => {
     const started = yield* Clock.currentTimeMillis
     // The router forgives a trailing slash and letter case; the contract's paths are exact.
     const response = methods.has(pathOf(request.url))
-      ? yield* Effect.catchAllCause(app, (cause) =>
+      ? yield* Effect.catchAllCause(Effect.provideService(app, CurrentRequestId, id), (cause) =>
           Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : fallback(request, cause)
         )
-      : Problem.toResponse(Problem.make(404, "not_found", "No resource at this path"))
+      : Problem.toResponse(Problem.notFound)
     yield* logRequest(request.method, request.url, response.status, started, id)
-    return HttpServerResponse.setHeaders(response, { ...securityHeaders, "x-request-id": id })
+    return HttpServerResponse.setHeaders(response, Reply.commonHeaders(id))
   })
 
   return (app) =>

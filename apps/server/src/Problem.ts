@@ -69,6 +69,31 @@ export const make = (
 })
 
 /**
+ * 500: anything the service did not expect; the cause goes to the log, never to the client.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const internalError: Problem = make(500, "internal_error", "The request could not be completed")
+
+/**
+ * 404: no resource at the path.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const notFound: Problem = make(404, "not_found", "No resource at this path")
+
+/**
+ * 405: the path is known, the method is not; `allowed` are the methods that are.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const methodNotAllowed = (allowed: ReadonlyArray<string>): Problem =>
+  make(405, "method_not_allowed", `Use ${allowed.join(", ")} on this path`, { headers: { allow: allowed.join(", ") } })
+
+/**
  * The problem as a platform response.
  *
  * @since 0.1.0

@@ -48,15 +48,14 @@ const standingItem = ({ remaining, resetMillis, scope }: Standing): string =>
   `${policyNames[scope]};r=${Math.max(0, remaining)};t=${seconds(resetMillis)}`
 
 /**
- * One request's view of the limiter: run the use case on `limiter`, then read `headers` for its reply.
+ * One request's view of the limiter: run the use case on `limiter`, then read `policy` and `standing` for
+ * its reply's fields (`Reply.headers`).
  *
  * @since 0.1.0
  * @category models
  */
 export interface Meter {
   readonly limiter: RateLimiter.RateLimiter
-  /** Both fields, as header name to value. */
-  readonly headers: () => Record<string, string>
   /** The `RateLimit-Policy` value. */
   readonly policy: string
   /** The `RateLimit` value, or `undefined` before the request was counted. */
@@ -90,12 +89,6 @@ export const meters = (limiter: RateLimiter.RateLimiter): (() => Meter) => {
               return failure
             }
           })
-      },
-      headers: () => {
-        const current = standing()
-        return current === undefined
-          ? { "ratelimit-policy": policy }
-          : { "ratelimit-policy": policy, ratelimit: current }
       },
       policy,
       standing

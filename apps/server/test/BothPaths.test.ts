@@ -1,0 +1,313 @@
+// The file-data operation has two implementations of its transport: the hot route of the Node server
+// (`FileDataRoute`) and the HttpApi handler (`Handlers.files`) that serves the API wherever it is mounted on a
+// platform server alone. Every case below is sent to both, checked against the contract on each, and the two
+// replies must be the same: status, header fields, body byte for byte.
+import { createServer } from "node:http"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { expect, layer } from "@effect/vitest"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Server from "../src/Server.js"
+import * as TestServer from "./utils/TestServer.js"
+
+const submissions = Array.from({ length: 2_000 }, (_, i) => ({
+  createdDate: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString(),
+  content: { email: `sender-${i}@example.com`, message: `message ${i} `.repeat(8) }
+}))
+
+// One key per case that counts against its quota, so that no case sees another's counts.
+const keys = ["owner", "empty", "foreign", "missing", "many", "limited"] as const
+
+const fixture = {
+  users: [
+    { id: "alice", apiKeys: keys.map((key) => `alice-${key}`) },
+    { id: "bob", apiKeys: ["bob-key"] }
+  ],
+  files: [
+    {
+      id: "contact",
+      userId: "alice",
+      name: 'Contact "form" ✓',
+      creationDate: "2024-01-01T00:00:00.000Z",
+      publicAvailability: true,
+      VisitCounter: 10,
+      submissions: [
+        { createdDate: "2024-01-03T00:00:00.000Z", content: { email: "c@example.com" } },
+        { createdDate: "2024-01-02T09:30:00.000Z", content: { z: "1", a: "2" } }
+      ]
+    },
+    { id: "empty", userId: "alice", name: "Empty", creationDate: "2024-02-01T00:00:00.000Z" },
+    { id: "bobs", userId: "bob", name: "Bob's", creationDate: "2024-03-01T00:00:00.000Z" },
+    { id: "many", userId: "alice", name: "Many", creationDate: "2024-01-01T00:00:00.000Z", submissions }
+  ]
+}
+
+const policy = {
+  apiKey: { limit: 3, windowMillis: 60_000 },
+  clientAddress: { limit: 1_000_000, windowMillis: 60_000 }
+}
+
+// The rate-limit fields count down to a reset in seconds; a clock that stands still makes them the same on
+// both servers whenever the requests come.
+const now = Date.UTC(2026, 0, 1)
+const stillClock: Clock.Clock = {
+  [Clock.ClockTypeId]: Clock.ClockTypeId,
+  unsafeCurrentTimeMillis: () => now,
+  unsafeCurrentTimeNanos: () => BigInt(now) * 1_000_000n,
+  currentTimeMillis: Effect.succeed(now),
+  currentTimeNanos: Effect.succeed(BigInt(now) * 1_000_000n),
+  sleep: (duration) => Clock.make().sleep(duration)
+}
+
+const ports = () => TestServer.ports({ fixture, policy }).pipe(Layer.provide(Layer.setClock(stillClock)))
+
+class Bases extends Context.Tag("BothPaths.test/Bases")<
+  Bases,
+  { readonly "hot route": string; readonly "HttpApi handler": string }
+>() {}
+
+const hot = Server.layer({ port: 0, host: "127.0.0.1", trustProxy: false, http: TestServer.httpLimits }).pipe(
+  Layer.provide(ports())
+)
+
+const platformOnly = HttpApiBuilder.serve().pipe(
+  Layer.provide(Server.routesLayer({ trustProxy: false })),
+  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+  Layer.provide(ports())
+)
+
+// The platform's router is one layer value, shared within a layer graph: each server gets a graph of its own,
+// or both would register the same routes on one router.
+const isolated = <A, E>(self: Layer.Layer<A, E>): Layer.Layer<A, E> => Layer.scopedContext(Layer.build(self))
+
+const bases = Layer.effect(
+  Bases,
+  Effect.gen(function* () {
+    const { port } = yield* Server.Address
+    const platform = (yield* HttpServer.HttpServer).address
+    if (platform._tag !== "TcpAddress") throw new Error("the platform server listens on TCP")
+    return {
+      "hot route": `http://127.0.0.1:${port}`,
+      "HttpApi handler": `http://127.0.0.1:${platform.port}`
+    }
+  })
+).pipe(Layer.provide(Layer.merge(isolated(hot), isolated(platformOnly))))
+
+interface Answer {
+  readonly status: number
+  readonly headers: Record<string, string>
+  readonly bytes: Buffer
+  readonly json: any
+}
+
+const send = (base: string, path: string, init: RequestInit): Promise<Answer> =>
+  fetch(`${base}${path}`, init).then(async (response) => {
+    const bytes = Buffer.from(await response.arrayBuffer())
+    let json: unknown
+    try {
+      json = JSON.parse(bytes.toString("utf8"))
+    } catch {
+      json = undefined
+    }
+    // The date is the only field that may differ between two replies a second apart.
+    const headers: Record<string, string> = {}
+    response.headers.forEach((value, name) => {
+      if (name !== "date") headers[name] = value
+    })
+    return { status: response.status, headers, bytes, json }
+  })
+
+/** The same request to both paths, one after the other; each answer checked by `check`, then the two compared. */
+const both = (id: string, path: string, init: RequestInit, check: (answer: Answer) => void) =>
+  Effect.flatMap(Bases, (urls) =>
+    Effect.promise(async () => {
+      const headers = { ...(init.headers as Record<string, string>), "x-request-id": `case-${id}` }
+      const answers: Array<Answer> = []
+      for (const [path_, base] of Object.entries(urls)) {
+        const answer = await send(base, path, { ...init, headers })
+        try {
+          check(answer)
+        } catch (error) {
+          throw new Error(`${path_}: ${(error as Error).message}`)
+        }
+        answers.push(answer)
+      }
+      const [hotRoute, handler] = answers as [Answer, Answer]
+      expect(handler.status).toBe(hotRoute.status)
+      expect(handler.headers).toEqual(hotRoute.headers)
+      expect(handler.bytes.equals(hotRoute.bytes)).toBe(true)
+      return hotRoute
+    })
+  )
+
+const post = (body: unknown, headers: Record<string, string> = { "content-type": "application/json" }) => ({
+  method: "POST",
+  headers,
+  body: typeof body === "string" ? body : JSON.stringify(body)
+})
+
+const expectFields = (answer: Answer, contentType: string) => {
+  expect(answer.headers["content-type"]).toBe(contentType)
+  expect(answer.headers["x-content-type-options"]).toBe("nosniff")
+  expect(answer.headers["cache-control"]).toBe("no-store")
+  expect(answer.headers["x-request-id"]).toMatch(/^case-/)
+  expect(answer.headers["ratelimit-policy"]).toBe('"api-key";q=3;w=60, "client-address";q=1000000;w=60')
+  expect(answer.headers.ratelimit).toMatch(/^"client-address";r=\d+;t=60(, "api-key";r=\d;t=60)?$/)
+}
+
+const expectProblem = (status: number, code: string) => (answer: Answer) => {
+  expect(answer.status).toBe(status)
+  expectFields(answer, "application/problem+json")
+  expect(answer.json).toMatchObject({ status, code, type: `urn:filedata:problem:${code}` })
+  expect(typeof answer.json.title).toBe("string")
+  expect(typeof answer.json.detail).toBe("string")
+  expect(answer.bytes.toString()).not.toContain("alice-")
+}
+
+const api = "/api/v1/file-data"
+
+interface Case {
+  readonly name: string
+  readonly path?: string
+  readonly init: RequestInit
+  readonly check: (answer: Answer) => void
+}
+
+const cases: ReadonlyArray<Case> = [
+  {
+    name: "200: the owner gets the six fields, submissions ascending",
+    init: post({ fileId: "contact", apiKey: "alice-owner" }),
+    check: (answer) => {
+      expect(answer.status).toBe(200)
+      expectFields(answer, "application/json")
+      expect(answer.headers["content-length"]).toBe(String(answer.bytes.length))
+      expect(answer.json).toEqual({
+        name: 'Contact "form" ✓',
+        creationDate: "2024-01-01T00:00:00.000Z",
+        publicAvailability: true,
+        SubmissionCounter: 2,
+        VisitCounter: 10,
+        submissions: [
+          { createdDate: "2024-01-02T09:30:00.000Z", content: { z: "1", a: "2" } },
+          { createdDate: "2024-01-03T00:00:00.000Z", content: { email: "c@example.com" } }
+        ]
+      })
+    }
+  },
+  {
+    name: "200: a file without submissions",
+    init: post({ fileId: "empty", apiKey: "alice-empty" }),
+    check: (answer) => {
+      expect(answer.status).toBe(200)
+      expect(answer.json).toMatchObject({ name: "Empty", SubmissionCounter: 0, submissions: [] })
+    }
+  },
+  {
+    name: "200: a reply of many pieces is streamed",
+    init: post({ fileId: "many", apiKey: "alice-many" }),
+    check: (answer) => {
+      expect(answer.status).toBe(200)
+      expectFields(answer, "application/json")
+      expect(answer.headers["transfer-encoding"]).toBe("chunked")
+      expect(answer.json.submissions).toHaveLength(submissions.length)
+      expect(answer.json.submissions.at(-1)).toEqual(submissions.at(-1))
+    }
+  },
+  {
+    name: "403: a key that matches no key",
+    init: post({ fileId: "contact", apiKey: "nobody" }),
+    check: expectProblem(403, "access_denied")
+  },
+  {
+    name: "403: a valid key for another user's file",
+    init: post({ fileId: "bobs", apiKey: "alice-foreign" }),
+    check: expectProblem(403, "access_denied")
+  },
+  {
+    name: "404: a valid key and no file with that id",
+    init: post({ fileId: "no-such-file", apiKey: "alice-missing" }),
+    check: expectProblem(404, "file_not_found")
+  },
+  {
+    name: "422: malformed JSON",
+    init: post('{"fileId": '),
+    check: expectProblem(422, "validation_failed")
+  },
+  {
+    name: "422: an unknown field",
+    init: post({ fileId: "contact", apiKey: "alice-owner", extra: true }),
+    check: (answer) => {
+      expectProblem(422, "validation_failed")(answer)
+      expect(answer.json.errors).toEqual([expect.objectContaining({ pointer: "/extra" })])
+    }
+  },
+  {
+    name: "422: a field missing",
+    init: post({ fileId: "contact" }),
+    check: (answer) => {
+      expectProblem(422, "validation_failed")(answer)
+      expect(answer.json.errors).toEqual([expect.objectContaining({ pointer: "/apiKey" })])
+    }
+  },
+  {
+    name: "422: Content-Type text/plain",
+    init: post({ fileId: "contact", apiKey: "alice-owner" }, { "content-type": "text/plain" }),
+    check: expectProblem(422, "unsupported_media_type")
+  },
+  {
+    name: "422: no Content-Type",
+    init: { method: "POST", body: new Blob([JSON.stringify({ fileId: "contact", apiKey: "alice-owner" })]) },
+    check: expectProblem(422, "unsupported_media_type")
+  },
+  {
+    name: "422: a body over 64 KiB, and the connection closed",
+    init: post({ fileId: "contact", apiKey: "alice-owner", pad: "x".repeat(70_000) }),
+    check: (answer) => {
+      expectProblem(422, "payload_too_large")(answer)
+      expect(answer.headers.connection).toBe("close")
+    }
+  },
+  {
+    name: "404: any other path",
+    path: "/api/v1/other",
+    init: { method: "GET" },
+    check: (answer) => {
+      expect(answer.status).toBe(404)
+      expect(answer.json).toMatchObject({ code: "not_found" })
+      expect(answer.headers["x-request-id"]).toMatch(/^case-/)
+    }
+  },
+  {
+    name: "405: the operation's path with another method",
+    path: api,
+    init: { method: "GET" },
+    check: (answer) => {
+      expect(answer.status).toBe(405)
+      expect(answer.json).toMatchObject({ code: "method_not_allowed" })
+      expect(answer.headers.allow).toBe("POST")
+    }
+  }
+]
+
+layer(bases, { excludeTestServices: true })("the hot route and the HttpApi handler", (it) => {
+  cases.forEach(({ check, init, name, path }, index) => {
+    it.effect(name, () => both(String(index), path ?? api, init, check))
+  })
+
+  it.effect("422: past the key's quota, with Retry-After", () =>
+    Effect.gen(function* () {
+      const body = post({ fileId: "contact", apiKey: "alice-limited" })
+      for (let i = 0; i < policy.apiKey.limit; i++) {
+        yield* both(`limited-${i}`, api, body, (answer) => expect(answer.status).toBe(200))
+      }
+      const refused = yield* both("limited", api, body, expectProblem(422, "rate_limited"))
+      expect(refused.headers["retry-after"]).toBe("60")
+      expect(refused.headers.ratelimit).toMatch(/"api-key";r=0;t=60$/)
+      expect(refused.json.retryAfter).toBe(60)
+    })
+  )
+})
