@@ -5,7 +5,7 @@
  */
 import * as ValidationError from "@effect/cli/ValidationError"
 import { FileDataError, Fixture } from "@filedata/core"
-import { FiledataConfig } from "@filedata/runtime"
+import { ServiceConfig } from "@filedata/runtime"
 import * as Cause from "effect/Cause"
 import * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
@@ -101,7 +101,7 @@ const issueLines = (error: Fixture.FixtureInvalid): ReadonlyArray<string> => {
 const errorLines = (error: unknown): ReadonlyArray<string> => {
   // @effect/cli prints its own errors with the usage that goes with them, and `Reported` ones are printed.
   if (ValidationError.isValidationError(error) || error instanceof Reported) return []
-  if (ConfigError.isConfigError(error)) return [FiledataConfig.formatError(error)]
+  if (ConfigError.isConfigError(error)) return [ServiceConfig.formatError(error)]
   if (error instanceof Fixture.FixtureInvalid) return issueLines(error)
   if (error instanceof FileDataError.StorageUnavailable) {
     const cause = messageOf(error.cause)

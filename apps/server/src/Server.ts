@@ -12,7 +12,7 @@ import * as HttpApiSwagger from "@effect/platform/HttpApiSwagger"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { FileRepository, RateLimiter } from "@filedata/core"
-import type { FiledataConfig } from "@filedata/runtime"
+import type { ServiceConfig } from "@filedata/runtime"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -39,7 +39,7 @@ export interface Options {
  * @since 0.1.0
  * @category models
  */
-export type HttpLimits = FiledataConfig.HttpLimits
+export type HttpLimits = ServiceConfig.HttpLimits
 
 /**
  * Where the server listens, once it does.

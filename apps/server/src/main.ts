@@ -5,7 +5,7 @@
  */
 
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { FiledataConfig, Logging, RateLimiting, Storage } from "@filedata/runtime"
+import { Logging, RateLimiting, ServiceConfig, Storage } from "@filedata/runtime"
 import * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -14,7 +14,7 @@ import * as Server from "./Server.js"
 
 // Start-up failures end the process with one readable line, not a cause dump.
 const describe = (error: unknown): string => {
-  if (ConfigError.isConfigError(error)) return FiledataConfig.formatError(error)
+  if (ConfigError.isConfigError(error)) return ServiceConfig.formatError(error)
   const tagged = error as { readonly _tag?: string; readonly cause?: unknown; readonly message?: string }
   const cause = tagged.cause instanceof Error ? `: ${tagged.cause.message}` : ""
   return tagged._tag === "ServeError"
@@ -23,7 +23,7 @@ const describe = (error: unknown): string => {
 }
 
 const main = Effect.gen(function* () {
-  const config = yield* FiledataConfig.config
+  const config = yield* ServiceConfig.config
   return yield* Layer.launch(
     Server.layer(config).pipe(
       Layer.provide([Storage.layer(config.database, config.databasePool), RateLimiting.layer(config)]),

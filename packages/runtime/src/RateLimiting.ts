@@ -7,8 +7,8 @@ import type { RateLimiter } from "@filedata/core"
 import { MemoryRateLimiter } from "@filedata/rate-limiter-memory"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type { FiledataConfig } from "./FiledataConfig.js"
 import { loadedLayer } from "./internal/loadedLayer.js"
+import type { ServiceConfig } from "./ServiceConfig.js"
 
 /**
  * The limiter for a configuration: in Redis when `REDIS_URL` is set, so every instance shares the counts,
@@ -17,7 +17,7 @@ import { loadedLayer } from "./internal/loadedLayer.js"
  * @since 0.1.0
  * @category layers
  */
-export const layer = (config: FiledataConfig): Layer.Layer<RateLimiter.RateLimiter> =>
+export const layer = (config: ServiceConfig): Layer.Layer<RateLimiter.RateLimiter> =>
   Option.match(config.redisUrl, {
     onNone: () => MemoryRateLimiter.layer(config.rateLimit),
     onSome: (url) =>

@@ -6,8 +6,8 @@
 import type { FileDataError, FileRepository, OperatorStore } from "@filedata/core"
 import { SqliteStorage } from "@filedata/sqlite"
 import type * as Layer from "effect/Layer"
-import type { DatabaseLocation, FiledataConfig } from "./FiledataConfig.js"
 import { loadedLayer } from "./internal/loadedLayer.js"
+import type { DatabaseLocation, ServiceConfig } from "./ServiceConfig.js"
 
 /**
  * The repository and the operator store of the configured database: SQLite for `file:` URLs, PostgreSQL,
@@ -18,7 +18,7 @@ import { loadedLayer } from "./internal/loadedLayer.js"
  */
 export const layer = (
   database: DatabaseLocation,
-  pool?: FiledataConfig["databasePool"]
+  pool?: ServiceConfig["databasePool"]
 ): Layer.Layer<FileRepository.FileRepository | OperatorStore.OperatorStore, FileDataError.StorageUnavailable> => {
   switch (database._tag) {
     case "Sqlite":

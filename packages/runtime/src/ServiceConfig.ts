@@ -26,7 +26,7 @@ export type DatabaseLocation =
  * @since 0.1.0
  * @category models
  */
-export interface FiledataConfig {
+export interface ServiceConfig {
   readonly port: number
   readonly host: string
   readonly database: DatabaseLocation
@@ -154,7 +154,7 @@ const redisUrl = Config.option(Config.redacted("REDIS_URL")).pipe(
  * @since 0.1.0
  * @category config
  */
-export const config: Config.Config<FiledataConfig> = Config.all({
+export const config: Config.Config<ServiceConfig> = Config.all({
   port: integer("PORT", 3000, 0, 65535),
   host,
   database,
