@@ -16,7 +16,7 @@ import * as Progress from "./Progress.js"
 const main = Effect.gen(function* () {
   const config = yield* ServiceConfig.config
   // Provided to the tree, storage is opened only once a command runs, so `--help` needs no database.
-  const tree = Commands.command.pipe(Command.provide(Storage.layer(config.database, config.databasePool)))
+  const tree = Commands.command.pipe(Command.provide(Storage.layer(config.storage)))
   yield* Commands.run(tree)(process.argv).pipe(
     Effect.provide(Layer.merge(Logging.layer(config.logLevel), Progress.layerStderr))
   )

@@ -511,7 +511,7 @@ describe("demo", () => {
       const invalid = yield* withDatabase(() => cli("demo"), { PORT: "eighty" })
       expectReported(invalid)
       expect(invalid.stderr).toEqual([
-        'Invalid configuration: PORT must be a whole number from 0 to 65535, got "eighty"'
+        'Invalid configuration: PORT: Expected a whole number from 0 to 65535 but received "eighty"'
       ])
     })
   )

@@ -26,7 +26,7 @@ const main = Effect.gen(function* () {
   const config = yield* ServiceConfig.config
   return yield* Layer.launch(
     Server.layer(config).pipe(
-      Layer.provide([Storage.layer(config.database, config.databasePool), RateLimiting.layer(config)]),
+      Layer.provide([Storage.layer(config.storage), RateLimiting.layer(config.rateLimiting)]),
       Layer.provide(Logging.layer(config.logLevel))
     )
   )
