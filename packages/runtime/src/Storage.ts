@@ -3,13 +3,14 @@
  *
  * @since 0.1.0
  */
-import type { FileDataError, FileRepository, OperatorStore } from "@filedata/core"
+import type { FileRepository, OperatorStore } from "@filedata/core"
 import { SqliteStorage } from "@filedata/sqlite"
 import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { loadedLayer } from "./internal/loadedLayer.js"
 import * as ServiceConfig from "./ServiceConfig.js"
+import { DependencyUnavailable } from "./StartupFailure.js"
 
 const adapter = ({ database, pool }: ServiceConfig.StorageOptions) => {
   switch (database._tag) {
@@ -30,15 +31,25 @@ const adapter = ({ database, pool }: ServiceConfig.StorageOptions) => {
 
 /**
  * The repository and the operator store of the configured database: SQLite for `file:` URLs, PostgreSQL for
- * `postgres://` ones.
+ * `postgres://` ones. The layer opens and migrates the database when it is built, and fails with the address
+ * and the driver's reason when it cannot.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layer = (
   options: ServiceConfig.StorageOptions
-): Layer.Layer<FileRepository.FileRepository | OperatorStore.OperatorStore, FileDataError.StorageUnavailable> =>
-  adapter(options)
+): Layer.Layer<FileRepository.FileRepository | OperatorStore.OperatorStore, DependencyUnavailable> =>
+  Layer.mapError(
+    adapter(options),
+    (cause) =>
+      new DependencyUnavailable({
+        dependency: "the database",
+        variable: "DATABASE_URL",
+        address: ServiceConfig.databaseAddress(options.database),
+        cause
+      })
+  )
 
 /**
  * {@link layer} on the `DATABASE_*` variables.
@@ -48,5 +59,5 @@ export const layer = (
  */
 export const layerConfig: Layer.Layer<
   FileRepository.FileRepository | OperatorStore.OperatorStore,
-  FileDataError.StorageUnavailable | ConfigError.ConfigError
+  DependencyUnavailable | ConfigError.ConfigError
 > = Layer.unwrapEffect(Effect.map(ServiceConfig.storage, layer))

@@ -13,4 +13,8 @@ export * as ServiceConfig from "./ServiceConfig.js"
 /**
  * @since 0.1.0
  */
+export * as StartupFailure from "./StartupFailure.js"
+/**
+ * @since 0.1.0
+ */
 export * as Storage from "./Storage.js"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ServiceConfig } from "@filedata/runtime"
+import { ServiceConfig, StartupFailure } from "@filedata/runtime"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as LogLevel from "effect/LogLevel"
@@ -10,7 +10,7 @@ const read = (env: Record<string, string>) =>
   ServiceConfig.config.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
 
 /** The line a start with `env` prints. */
-const refusal = (env: Record<string, string>) => Effect.map(Effect.flip(read(env)), ServiceConfig.formatError)
+const refusal = (env: Record<string, string>) => Effect.map(Effect.flip(read(env)), StartupFailure.describe)
 
 describe("ServiceConfig, valid", () => {
   it.effect("without any variable, every default", () =>
