@@ -108,7 +108,8 @@ describe.runIf(hasTestRedis)("RedisRateLimiter, against TEST_REDIS_URL", () => {
 
   it.scopedLive("sends one command per check, the script, which runs its steps inside Redis", () =>
     Effect.gen(function* () {
-      const limiter = yield* limiterOn(url, { failureMode: "closed", policy: policy(3) })
+      const keyPrefix = `filedata-test:${randomUUID()}:`
+      const limiter = yield* limiterOn(url, { failureMode: "closed", policy: policy(3), keyPrefix })
       const events: Array<{ readonly args: ReadonlyArray<string>; readonly source: string }> = []
       const monitor = yield* Effect.acquireRelease(
         Effect.flatMap(redisClient(url), (client) => Effect.promise(() => client.monitor())),
@@ -119,7 +120,10 @@ describe.runIf(hasTestRedis)("RedisRateLimiter, against TEST_REDIS_URL", () => {
       })
       for (let i = 0; i < 4; i++) yield* Effect.either(limiter.consume(apiKey(`k-${i % 2}`)))
       yield* Effect.sleep("200 millis")
-      const scripts = events.filter((event) => /^eval(sha)?$/i.test(event.args[0] ?? ""))
+      // Other suites may share this Redis: only scripts on this limiter's keys are its own.
+      const scripts = events.filter(
+        (event) => /^eval(sha)?$/i.test(event.args[0] ?? "") && event.args.some((arg) => arg.startsWith(keyPrefix))
+      )
       expect(scripts).toHaveLength(4)
       const limiterConnection = scripts[0]?.source
       expect(events.filter((event) => event.source === limiterConnection)).toHaveLength(4)
