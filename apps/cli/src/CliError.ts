@@ -5,7 +5,7 @@
  */
 import * as ValidationError from "@effect/cli/ValidationError"
 import { FileDataError, Fixture } from "@filedata/core"
-import { FiledataConfig } from "@filedata/runtime"
+import { StartupFailure } from "@filedata/runtime"
 import * as Cause from "effect/Cause"
 import * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
@@ -73,20 +73,6 @@ export class Reported extends Schema.TaggedError<Reported>()("Reported", {}) {
  */
 export const MAX_ISSUE_LINES = 20
 
-// Adapters wrap driver errors (e.g. an SqlError around the SQLite error), and the inner message is the useful one.
-const messageOf = (value: unknown): string => {
-  if (value instanceof Error) {
-    const own = value.message === "" ? value.name : value.message
-    const inner = value.cause === undefined ? "" : messageOf(value.cause)
-    return inner === "" || own.includes(inner) ? own : `${own}: ${inner}`
-  }
-  if (typeof value === "string") return value
-  if (typeof value === "object" && value !== null && "message" in value && typeof value.message === "string") {
-    return value.message
-  }
-  return value === undefined ? "" : String(value)
-}
-
 const issueLines = (error: Fixture.FixtureInvalid): ReadonlyArray<string> => {
   const shown = error.issues.slice(0, MAX_ISSUE_LINES).map((issue) => `${issue.path}: ${issue.detail}`)
   const total = error.issues.length + error.omitted
@@ -101,14 +87,17 @@ const issueLines = (error: Fixture.FixtureInvalid): ReadonlyArray<string> => {
 const errorLines = (error: unknown): ReadonlyArray<string> => {
   // @effect/cli prints its own errors with the usage that goes with them, and `Reported` ones are printed.
   if (ValidationError.isValidationError(error) || error instanceof Reported) return []
-  if (ConfigError.isConfigError(error)) return [FiledataConfig.formatError(error)]
+  // The same line as the server's when the configuration is wrong or the database cannot be opened.
+  if (ConfigError.isConfigError(error) || error instanceof StartupFailure.DependencyUnavailable) {
+    return [StartupFailure.describe(error)]
+  }
   if (error instanceof Fixture.FixtureInvalid) return issueLines(error)
   if (error instanceof FileDataError.StorageUnavailable) {
-    const cause = messageOf(error.cause)
+    const cause = StartupFailure.causeMessage(error.cause)
     return [cause === "" ? "storage is not available" : `storage is not available: ${cause}`]
   }
-  if (error instanceof Error) return [messageOf(error)]
-  return [`unexpected error: ${messageOf(error)}`]
+  if (error instanceof Error) return [StartupFailure.causeMessage(error)]
+  return [`unexpected error: ${StartupFailure.causeMessage(error)}`]
 }
 
 /**
@@ -122,7 +111,7 @@ export const lines = (cause: Cause.Cause<unknown>): ReadonlyArray<string> =>
     onSome: errorLines,
     onNone: () =>
       Option.match(Cause.dieOption(cause), {
-        onSome: (defect) => [`unexpected error: ${messageOf(defect)}`],
+        onSome: (defect) => [`unexpected error: ${StartupFailure.causeMessage(defect)}`],
         onNone: () => []
       })
   })

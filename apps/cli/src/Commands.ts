@@ -11,7 +11,7 @@ import type * as PlatformError from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { FileData, type FileDataError, type Fixture, FixtureReader, OperatorStore } from "@filedata/core"
-import { FiledataConfig } from "@filedata/runtime"
+import { ServiceConfig } from "@filedata/runtime"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
@@ -140,7 +140,7 @@ const curlLine = (host: string, port: string, apiKey: FileData.ApiKey): string =
 const demoCommand = Command.make("demo", {}, () =>
   Effect.gen(function* () {
     const store = yield* OperatorStore.OperatorStore
-    const config = yield* FiledataConfig.config
+    const config = yield* ServiceConfig.config
     const apiKey = yield* ApiKeyGenerator.generate
     if (yield* store.userExists(DemoFixture.userId)) {
       const info = yield* store.createKey(DemoFixture.userId, apiKey)

@@ -6,7 +6,7 @@
 import * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { FiledataConfig, Logging, Storage } from "@filedata/runtime"
+import { Logging, ServiceConfig, Storage } from "@filedata/runtime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as CliError from "./CliError.js"
@@ -14,9 +14,9 @@ import * as Commands from "./Commands.js"
 import * as Progress from "./Progress.js"
 
 const main = Effect.gen(function* () {
-  const config = yield* FiledataConfig.config
+  const config = yield* ServiceConfig.config
   // Provided to the tree, storage is opened only once a command runs, so `--help` needs no database.
-  const tree = Commands.command.pipe(Command.provide(Storage.layer(config.database, config.databasePool)))
+  const tree = Commands.command.pipe(Command.provide(Storage.layer(config.storage)))
   yield* Commands.run(tree)(process.argv).pipe(
     Effect.provide(Layer.merge(Logging.layer(config.logLevel), Progress.layerStderr))
   )

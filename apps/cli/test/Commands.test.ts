@@ -511,7 +511,7 @@ describe("demo", () => {
       const invalid = yield* withDatabase(() => cli("demo"), { PORT: "eighty" })
       expectReported(invalid)
       expect(invalid.stderr).toEqual([
-        'Invalid configuration: PORT must be a whole number from 0 to 65535, got "eighty"'
+        'Invalid configuration: PORT: Expected a whole number from 0 to 65535 but received "eighty"'
       ])
     })
   )
@@ -526,7 +526,8 @@ describe("storage", () => {
         const run = yield* cliWith(Commands.command.pipe(Command.provide(sqlite(dir))))("key", "list")
         expectReported(run)
         expect(run.stderr).toHaveLength(1)
-        expect(run.stderr[0]).toMatch(/^storage is not available: \S/)
+        expect(run.stderr[0]).toMatch(/^Cannot start: the database at DATABASE_URL=file:\S+ is not available: \S/)
+        expect(run.stderr[0]).toContain(dir)
       })
     ).pipe(Effect.provide(NodeContext.layer), Effect.withConfigProvider(ConfigProvider.fromMap(new Map())))
   )

@@ -32,7 +32,7 @@ export const writeFixture = (dir: string, name: string, content: unknown): strin
 }
 
 /** The SQLite layer the runtime selects for a `file:` URL, on a file of its own. */
-export const sqlite = (filename: string) => Storage.layer({ _tag: "Sqlite", filename })
+export const sqlite = (filename: string) => Storage.layer({ database: { _tag: "Sqlite", filename } })
 
 /**
  * Runs `body` with a real SQLite database in a temp directory, NodeContext and a configuration read only

@@ -12,7 +12,7 @@ import * as HttpApiSwagger from "@effect/platform/HttpApiSwagger"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { FileRepository, RateLimiter } from "@filedata/core"
-import type { FiledataConfig } from "@filedata/runtime"
+import type { ServiceConfig } from "@filedata/runtime"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -39,7 +39,7 @@ export interface Options {
  * @since 0.1.0
  * @category models
  */
-export type HttpLimits = FiledataConfig.HttpLimits
+export type HttpLimits = ServiceConfig.HttpLimits
 
 /**
  * Where the server listens, once it does.
@@ -75,9 +75,6 @@ export const routesLayer = (
     Layer.provideMerge(HttpApiBuilder.Middleware.layer)
   )
 
-// In-flight requests get this long to finish after a stop signal before their connections are cut.
-const DRAIN_MILLIS = 10_000
-
 // While draining, a kept-alive connection whose reply has finished is closed this soon after. Node closes only
 // the connections idle when the drain starts; one whose reply ends later would stay open until the
 // keep-alive timeout and hold the exit that long.
@@ -96,7 +93,7 @@ const listen = (server: Server, options: Options) =>
     () =>
       Effect.async<void>((resume) => {
         const idle = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MILLIS).unref()
-        const cut = setTimeout(() => server.closeAllConnections(), DRAIN_MILLIS).unref()
+        const cut = setTimeout(() => server.closeAllConnections(), options.http.drainTimeoutMillis).unref()
         server.close(() => {
           clearInterval(idle)
           clearTimeout(cut)

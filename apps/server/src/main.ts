@@ -4,32 +4,28 @@
  * @since 0.1.0
  */
 
+import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { FiledataConfig, Logging, RateLimiting, Storage } from "@filedata/runtime"
-import * as ConfigError from "effect/ConfigError"
+import { Logging, RateLimiting, ServiceConfig, StartupFailure, Storage } from "@filedata/runtime"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Server from "./Server.js"
 
 // Start-up failures end the process with one readable line, not a cause dump.
-const describe = (error: unknown): string => {
-  if (ConfigError.isConfigError(error)) return FiledataConfig.formatError(error)
-  const tagged = error as { readonly _tag?: string; readonly cause?: unknown; readonly message?: string }
-  const cause = tagged.cause instanceof Error ? `: ${tagged.cause.message}` : ""
-  return tagged._tag === "ServeError"
-    ? `Cannot listen${cause}`
-    : `Cannot start: ${tagged.message ?? String(error)}${cause}`
-}
+const describe = (error: unknown, config?: ServiceConfig.ServiceConfig): string =>
+  error instanceof HttpServerError.ServeError && config !== undefined
+    ? `Cannot start: cannot listen on HOST=${config.host} PORT=${config.port}: ${StartupFailure.causeMessage(error.cause)}`
+    : StartupFailure.describe(error)
 
 const main = Effect.gen(function* () {
-  const config = yield* FiledataConfig.config
+  const config = yield* Effect.tapError(ServiceConfig.config, (error) => Console.error(describe(error)))
   return yield* Layer.launch(
     Server.layer(config).pipe(
-      Layer.provide([Storage.layer(config.database, config.databasePool), RateLimiting.layer(config)]),
+      Layer.provide([Storage.layer(config.storage), RateLimiting.layer(config.rateLimiting)]),
       Layer.provide(Logging.layer(config.logLevel))
     )
-  )
-}).pipe(Effect.tapError((error) => Console.error(describe(error))))
+  ).pipe(Effect.tapError((error) => Console.error(describe(error, config))))
+})
 
 NodeRuntime.runMain(main, { disableErrorReporting: true, disablePrettyLogger: true })

@@ -5,10 +5,11 @@
  * request. One Lua script per check counts on the server, atomically and in one round trip, so instances
  * racing on one subject can never admit more than the limit between them.
  *
- * The limiter sits on every request's path, so it never waits for Redis: there is no offline queue (a check
- * while the connection is down fails at once), each check has a short timeout, and an unreachable store is
- * the configured failure mode's decision (admit with a warning, or `RateLimiterUnavailable`), never a defect.
- * The client keeps reconnecting in the background, so the limiter recovers by itself when Redis returns.
+ * Redis must answer when the limiter is built. After that the limiter sits on every request's path, so it
+ * never waits for Redis: there is no offline queue (a check while the connection is down fails at once), each
+ * check has a short timeout, and an unreachable store is the configured failure mode's decision (admit with a
+ * warning, or `RateLimiterUnavailable`), never a defect. The client keeps reconnecting in the background, so
+ * the limiter recovers by itself when Redis returns.
  *
  * @since 0.1.0
  */
@@ -62,8 +63,8 @@ return {count, ttl}`
 const WARNING_INTERVAL_MILLIS = 10_000
 
 // Requests never wait on a connection (there is no offline queue), so these only bound how long a dead
-// connect attempt or a silent socket holds up reconnecting; they are roomier than a check's timeout so a
-// TLS handshake to a distant Redis still completes.
+// connect attempt or a silent socket holds up reconnecting, and how long the start waits for the first
+// connection; they are roomier than a check's timeout so a TLS handshake to a distant Redis still completes.
 const reconnectAfterMillis = (timeoutMillis: number): number => Math.max(4 * timeoutMillis, 1_000)
 
 interface ScriptedRedis extends Redis {
@@ -114,28 +115,47 @@ const connect = (url: Redacted.Redacted<string>, timeoutMillis: number) =>
       )
   )
 
-// Waits, briefly, for the first connection so that checks right after start are counted; a Redis that is
-// down must not hold up the start, so the first error or the connect timeout ends the wait as well.
-const firstConnection = (client: Redis, timeoutMillis: number): Effect.Effect<void> => {
-  let settle = () => {}
+// The first connection is awaited: a Redis that cannot be reached at start is a configuration to fix, not an
+// outage to ride out (docs/operations.md#start-up). The client retries meanwhile, so a Redis that is just
+// coming up is waited for until the connect timeout; the last connection error is the reason given.
+const firstConnection = (
+  client: Redis,
+  timeoutMillis: number
+): Effect.Effect<void, FileDataError.RateLimiterUnavailable> => {
+  const waitMillis = reconnectAfterMillis(timeoutMillis)
+  let lastError: Error | undefined
+  const noteError = (error: Error) => {
+    lastError = error
+  }
+  let ready = () => {}
   return Effect.async<void>((resume) => {
-    settle = () => resume(Effect.void)
-    client.once("ready", settle).once("error", settle)
+    if (client.status === "ready") return resume(Effect.void)
+    ready = () => resume(Effect.void)
+    client.once("ready", ready).on("error", noteError)
   }).pipe(
-    Effect.timeout(reconnectAfterMillis(timeoutMillis)),
-    Effect.ignore,
-    Effect.ensuring(Effect.sync(() => client.off("ready", settle).off("error", settle)))
+    Effect.timeoutFail({
+      duration: waitMillis,
+      onTimeout: () =>
+        new FileDataError.RateLimiterUnavailable({
+          cause: lastError ?? new Error(`Redis did not answer within ${waitMillis} ms`)
+        })
+    }),
+    Effect.ensuring(Effect.sync(() => client.off("ready", ready).off("error", noteError)))
   )
 }
 
 /**
  * Connects to Redis and builds a limiter enforcing `policy`; the connection is closed with the scope.
- * Succeeds even when Redis is down: checks then follow the failure mode until it is back.
+ * Fails with `RateLimiterUnavailable`, carrying the client's last connection error, when Redis does not
+ * answer within the connect timeout; once built, an outage only makes checks follow the failure mode until
+ * Redis is back.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: Options): Effect.Effect<RateLimiter.RateLimiter, never, Scope.Scope> =>
+export const make = (
+  options: Options
+): Effect.Effect<RateLimiter.RateLimiter, FileDataError.RateLimiterUnavailable, Scope.Scope> =>
   Effect.gen(function* () {
     const { failureMode, policy } = options
     const prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX
@@ -198,5 +218,5 @@ export const make = (options: Options): Effect.Effect<RateLimiter.RateLimiter, n
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<RateLimiter.RateLimiter> =>
+export const layer = (options: Options): Layer.Layer<RateLimiter.RateLimiter, FileDataError.RateLimiterUnavailable> =>
   Layer.scoped(RateLimiter.RateLimiter, make(options))

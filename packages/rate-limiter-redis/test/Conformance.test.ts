@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { describe, it } from "@effect/vitest"
 import { RateLimiterConformance } from "@filedata/conformance"
+import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import { RedisRateLimiter } from "../src/index.js"
 
@@ -23,7 +24,7 @@ if (url === undefined || url === "") {
         policy,
         failureMode: "closed",
         keyPrefix: `filedata-test:${randomUUID()}:`
-      }),
+      }).pipe(Effect.orDie),
     { clock: "live" }
   )
 }

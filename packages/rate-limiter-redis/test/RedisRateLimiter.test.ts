@@ -60,29 +60,24 @@ const collectLogs = () => {
 // Nothing listens on port 1: connections are refused at once.
 const UNREACHABLE = "redis://127.0.0.1:1"
 
-describe("RedisRateLimiter, Redis unreachable", () => {
-  it.scopedLive("open: builds at once, admits uncounted requests fast, and warns once, not per request", () => {
-    const { lines, logger } = collectLogs()
-    return Effect.gen(function* () {
-      const [built, limiter] = yield* Effect.timed(limiterOn(UNREACHABLE, { failureMode: "open", policy: policy(2) }))
-      expect(Duration.toMillis(built)).toBeLessThan(1_000)
-      for (let i = 0; i < 5; i++) {
-        const [took, state] = yield* Effect.timed(limiter.consume(apiKey("k")))
-        expect(Duration.toMillis(took)).toBeLessThan(1_000)
-        expect(state).toEqual({ scope: "apiKey", limit: 2, windowMillis: 400, remaining: 2, resetMillis: 400 })
-      }
-      const warnings = lines.filter((line) => line.level === "WARN")
-      expect(warnings).toHaveLength(1)
-      expect(String(warnings[0]?.message)).toContain("admitting requests without counting them")
-    }).pipe(Effect.provide(logger))
-  })
-
-  it.scopedLive("closed: refuses with RateLimiterUnavailable fast", () =>
+describe("RedisRateLimiter, Redis unreachable at start", () => {
+  it.scopedLive("fails to build with RateLimiterUnavailable carrying the client's reason", () =>
     Effect.gen(function* () {
-      const limiter = yield* limiterOn(UNREACHABLE, { failureMode: "closed", policy: policy(2) })
-      const [took, error] = yield* Effect.timed(Effect.flip(limiter.consume(clientAddress("10.0.0.1"))))
-      expect(Duration.toMillis(took)).toBeLessThan(1_000)
-      expect(error._tag).toBe("RateLimiterUnavailable")
+      for (const failureMode of ["open", "closed"] as const) {
+        const error = yield* Effect.flip(limiterOn(UNREACHABLE, { failureMode, policy: policy(2) }))
+        expect(error._tag).toBe("RateLimiterUnavailable")
+        expect(error.cause).toBeInstanceOf(Error)
+        expect((error.cause as Error).message).toBe("connect ECONNREFUSED 127.0.0.1:1")
+      }
+    })
+  )
+
+  it.scopedLive("names a host that does not resolve", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(
+        limiterOn("redis://filedata-no-such-host.invalid:6379", { failureMode: "open", policy: policy(2) })
+      )
+      expect((error.cause as Error).message).toMatch(/ENOTFOUND filedata-no-such-host\.invalid/)
     })
   )
 })
@@ -113,7 +108,8 @@ describe.runIf(hasTestRedis)("RedisRateLimiter, against TEST_REDIS_URL", () => {
 
   it.scopedLive("sends one command per check, the script, which runs its steps inside Redis", () =>
     Effect.gen(function* () {
-      const limiter = yield* limiterOn(url, { failureMode: "closed", policy: policy(3) })
+      const keyPrefix = `filedata-test:${randomUUID()}:`
+      const limiter = yield* limiterOn(url, { failureMode: "closed", policy: policy(3), keyPrefix })
       const events: Array<{ readonly args: ReadonlyArray<string>; readonly source: string }> = []
       const monitor = yield* Effect.acquireRelease(
         Effect.flatMap(redisClient(url), (client) => Effect.promise(() => client.monitor())),
@@ -124,7 +120,10 @@ describe.runIf(hasTestRedis)("RedisRateLimiter, against TEST_REDIS_URL", () => {
       })
       for (let i = 0; i < 4; i++) yield* Effect.either(limiter.consume(apiKey(`k-${i % 2}`)))
       yield* Effect.sleep("200 millis")
-      const scripts = events.filter((event) => /^eval(sha)?$/i.test(event.args[0] ?? ""))
+      // Other suites may share this Redis: only scripts on this limiter's keys are its own.
+      const scripts = events.filter(
+        (event) => /^eval(sha)?$/i.test(event.args[0] ?? "") && event.args.some((arg) => arg.startsWith(keyPrefix))
+      )
       expect(scripts).toHaveLength(4)
       const limiterConnection = scripts[0]?.source
       expect(events.filter((event) => event.source === limiterConnection)).toHaveLength(4)
@@ -203,7 +202,49 @@ const startRedisServer = (port: number) =>
       )
   )
 
-describe.runIf(hasRedisServer)("RedisRateLimiter, a Redis that comes and goes", () => {
+describe.runIf(hasRedisServer)("RedisRateLimiter, a Redis that goes away after start", () => {
+  // A limiter built on a Redis of its own, which the test then stops (killed when the returned scope closes).
+  const limiterOnOwnRedis = (failureMode: "open" | "closed", limit = 2) =>
+    Effect.gen(function* () {
+      const port = yield* freePort
+      const server = yield* startRedisServer(port)
+      const limiter = yield* limiterOn(`redis://127.0.0.1:${port}`, { failureMode, policy: policy(limit, 60_000) })
+      return { port, server, limiter }
+    })
+
+  const stop = (server: ChildProcess) =>
+    Effect.zipRight(
+      Effect.sync(() => server.kill("SIGKILL")),
+      exited(server)
+    )
+
+  it.scopedLive("open: admits uncounted requests fast, and warns once, not per request", () => {
+    const { lines, logger } = collectLogs()
+    return Effect.gen(function* () {
+      const { limiter, server } = yield* limiterOnOwnRedis("open")
+      yield* limiter.consume(apiKey("k"))
+      yield* stop(server)
+      for (let i = 0; i < 5; i++) {
+        const [took, state] = yield* Effect.timed(limiter.consume(apiKey("k")))
+        expect(Duration.toMillis(took)).toBeLessThan(1_000)
+        expect(state).toEqual({ scope: "apiKey", limit: 2, windowMillis: 60_000, remaining: 2, resetMillis: 60_000 })
+      }
+      const warnings = lines.filter((line) => line.level === "WARN")
+      expect(warnings).toHaveLength(1)
+      expect(String(warnings[0]?.message)).toContain("admitting requests without counting them")
+    }).pipe(Effect.provide(logger))
+  })
+
+  it.scopedLive("closed: refuses with RateLimiterUnavailable fast", () =>
+    Effect.gen(function* () {
+      const { limiter, server } = yield* limiterOnOwnRedis("closed")
+      yield* stop(server)
+      const [took, error] = yield* Effect.timed(Effect.flip(limiter.consume(clientAddress("10.0.0.1"))))
+      expect(Duration.toMillis(took)).toBeLessThan(1_000)
+      expect(error._tag).toBe("RateLimiterUnavailable")
+    })
+  )
+
   // Retries a check until the store counts it again, and reports how long that took.
   const untilCounted = (limiter: RateLimiter.RateLimiter, subject: RateLimiter.RateLimitSubject) =>
     Effect.timed(
@@ -216,25 +257,12 @@ describe.runIf(hasRedisServer)("RedisRateLimiter, a Redis that comes and goes", 
       )
     )
 
-  it.live("recovers by itself when Redis starts after the limiter, restarts, or stops answering for a while", () =>
+  it.live("recovers by itself when Redis restarts, or stops answering for a while", () =>
     Effect.gen(function* () {
-      const port = yield* freePort
-      const limiter = yield* limiterOn(`redis://127.0.0.1:${port}`, {
-        failureMode: "closed",
-        policy: policy(5, 60_000)
-      })
-      yield* Effect.flip(limiter.consume(apiKey("k")))
-
-      const first = yield* Effect.scoped(
-        Effect.gen(function* () {
-          yield* startRedisServer(port)
-          const [recovered, state] = yield* untilCounted(limiter, apiKey("k"))
-          expect(state.remaining).toBe(4)
-          expect(Duration.toMillis(recovered)).toBeLessThan(3_000)
-          return Duration.toMillis(recovered)
-        })
-      )
-      // Killed with the scope: checks fail fast again.
+      const { limiter, port, server } = yield* limiterOnOwnRedis("closed", 5)
+      expect((yield* limiter.consume(apiKey("k"))).remaining).toBe(4)
+      yield* stop(server)
+      // Killed: checks fail fast.
       const [down, error] = yield* Effect.timed(Effect.flip(limiter.consume(apiKey("k"))))
       expect(error._tag).toBe("RateLimiterUnavailable")
       expect(Duration.toMillis(down)).toBeLessThan(1_000)
@@ -258,7 +286,7 @@ describe.runIf(hasRedisServer)("RedisRateLimiter, a Redis that comes and goes", 
           expect(after.remaining).toBeLessThan(4)
           expect(Duration.toMillis(resumed)).toBeLessThan(3_000)
           console.info(
-            `RedisRateLimiter recovery: start ${first} ms, restart ${Duration.toMillis(restarted)} ms; ` +
+            `RedisRateLimiter recovery: restart ${Duration.toMillis(restarted)} ms; ` +
               `down check ${Duration.toMillis(down)} ms, stalled check ${Duration.toMillis(stalled)} ms`
           )
         })

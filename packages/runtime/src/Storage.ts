@@ -3,23 +3,16 @@
  *
  * @since 0.1.0
  */
-import type { FileDataError, FileRepository, OperatorStore } from "@filedata/core"
+import type { FileRepository, OperatorStore } from "@filedata/core"
 import { SqliteStorage } from "@filedata/sqlite"
-import type * as Layer from "effect/Layer"
-import type { DatabaseLocation, FiledataConfig } from "./FiledataConfig.js"
+import type * as ConfigError from "effect/ConfigError"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { loadedLayer } from "./internal/loadedLayer.js"
+import * as ServiceConfig from "./ServiceConfig.js"
+import { DependencyUnavailable } from "./StartupFailure.js"
 
-/**
- * The repository and the operator store of the configured database: SQLite for `file:` URLs, PostgreSQL,
- * with the given pool (the adapter's defaults without one), for `postgres://` ones.
- *
- * @since 0.1.0
- * @category layers
- */
-export const layer = (
-  database: DatabaseLocation,
-  pool?: FiledataConfig["databasePool"]
-): Layer.Layer<FileRepository.FileRepository | OperatorStore.OperatorStore, FileDataError.StorageUnavailable> => {
+const adapter = ({ database, pool }: ServiceConfig.StorageOptions) => {
   switch (database._tag) {
     case "Sqlite":
       return SqliteStorage.layer({ filename: database.filename })
@@ -35,3 +28,36 @@ export const layer = (
       )
   }
 }
+
+/**
+ * The repository and the operator store of the configured database: SQLite for `file:` URLs, PostgreSQL for
+ * `postgres://` ones. The layer opens and migrates the database when it is built, and fails with the address
+ * and the driver's reason when it cannot.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options: ServiceConfig.StorageOptions
+): Layer.Layer<FileRepository.FileRepository | OperatorStore.OperatorStore, DependencyUnavailable> =>
+  Layer.mapError(
+    adapter(options),
+    (cause) =>
+      new DependencyUnavailable({
+        dependency: "the database",
+        variable: "DATABASE_URL",
+        address: ServiceConfig.databaseAddress(options.database),
+        cause
+      })
+  )
+
+/**
+ * {@link layer} on the `DATABASE_*` variables.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerConfig: Layer.Layer<
+  FileRepository.FileRepository | OperatorStore.OperatorStore,
+  DependencyUnavailable | ConfigError.ConfigError
+> = Layer.unwrapEffect(Effect.map(ServiceConfig.storage, layer))

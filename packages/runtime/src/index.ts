@@ -1,15 +1,19 @@
 /**
  * @since 0.1.0
  */
-export * as FiledataConfig from "./FiledataConfig.js"
-/**
- * @since 0.1.0
- */
 export * as Logging from "./Logging.js"
 /**
  * @since 0.1.0
  */
 export * as RateLimiting from "./RateLimiting.js"
+/**
+ * @since 0.1.0
+ */
+export * as ServiceConfig from "./ServiceConfig.js"
+/**
+ * @since 0.1.0
+ */
+export * as StartupFailure from "./StartupFailure.js"
 /**
  * @since 0.1.0
  */

@@ -49,8 +49,16 @@ const temporaryDatabase = Effect.acquireRelease(
 const client = (filename: string) =>
   Layer.unwrapEffect(
     Effect.as(
-      Effect.try(() => {
-        mkdirSync(dirname(filename), { recursive: true })
+      Effect.try({
+        try: () => {
+          mkdirSync(dirname(filename), { recursive: true })
+        },
+        // The OS's reason ("ENOTDIR: not a directory, mkdir '...'") names the part of the path that failed.
+        catch: (cause) =>
+          new Error(
+            `cannot create the directory ${dirname(filename)}: ${cause instanceof Error ? cause.message : String(cause)}`,
+            { cause }
+          )
       }),
       // The client itself switches the database to WAL, so the reader never waits for the importer.
       SqliteClient.layer({ filename })

@@ -1,0 +1,291 @@
+/**
+ * The service's configuration, read from the environment through Effect `Config`; the server and the CLI
+ * share it. The README's configuration table lists every variable with its default.
+ *
+ * @since 0.1.0
+ */
+import type { RateLimiter } from "@filedata/core"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Either from "effect/Either"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+
+/**
+ * Where the data lives, chosen by the scheme of `DATABASE_URL`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type DatabaseLocation =
+  | { readonly _tag: "Sqlite"; readonly filename: string }
+  | { readonly _tag: "Postgres"; readonly url: Redacted.Redacted<string> }
+
+/**
+ * PostgreSQL only: connections kept open, and how long one statement may run.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DatabasePool {
+  /** `DATABASE_POOL_MAX` */
+  readonly max: number
+  /** `DATABASE_STATEMENT_TIMEOUT_MS` */
+  readonly statementTimeoutMillis: number
+}
+
+/**
+ * What `Storage.layer` needs: the database, and the pool for PostgreSQL (the adapter's defaults without one).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StorageOptions {
+  readonly database: DatabaseLocation
+  readonly pool?: DatabasePool | undefined
+}
+
+/**
+ * What `RateLimiting.layer` needs: the quotas, and where they are counted.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RateLimitingOptions {
+  readonly policy: RateLimiter.RateLimitPolicy
+  /** Set: counted in that Redis, shared by every instance; unset: in this process's memory. */
+  readonly redisUrl: Option.Option<Redacted.Redacted<string>>
+  /** With Redis: when it cannot be reached, admit requests (`open`, with a warning) or refuse them (`closed`, 503). */
+  readonly failureMode: "open" | "closed"
+}
+
+/**
+ * Bounds on what one client may hold of the server, and on how long a stop waits for it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface HttpLimits {
+  /** Time for a request's headers to arrive (`HTTP_HEADERS_TIMEOUT_MS`). */
+  readonly headersTimeoutMillis: number
+  /** Time for a whole request, headers and body, to arrive (`HTTP_REQUEST_TIMEOUT_MS`). */
+  readonly requestTimeoutMillis: number
+  /** How long an idle keep-alive connection stays open (`HTTP_KEEP_ALIVE_TIMEOUT_MS`). */
+  readonly keepAliveTimeoutMillis: number
+  /** Open connections at most; more are refused at once (`HTTP_MAX_CONNECTIONS`). */
+  readonly maxConnections: number
+  /** How long replies in flight may go on after a stop signal before their connections are cut (`HTTP_DRAIN_TIMEOUT_MS`). */
+  readonly drainTimeoutMillis: number
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ServiceConfig {
+  readonly port: number
+  readonly host: string
+  readonly trustProxy: boolean
+  readonly logLevel: LogLevel.LogLevel
+  /** What a slow or stuck client may hold: see `HttpLimits`. */
+  readonly http: HttpLimits
+  readonly storage: StorageOptions
+  readonly rateLimiting: RateLimitingOptions
+}
+
+/**
+ * A URL as it may be printed: its user information, which may hold a password, replaced by `***`. Text that
+ * does not parse is treated the same way, so a malformed URL cannot leak its password either.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const redactUrl = (text: string): string => {
+  const scheme = text.indexOf(":")
+  const authority = text.startsWith("//", scheme + 1) ? scheme + 3 : scheme + 1
+  const at = text.lastIndexOf("@")
+  return scheme > 0 && at >= authority ? `${text.slice(0, authority)}***${text.slice(at)}` : text
+}
+
+const quoted = (text: string): string => JSON.stringify(text)
+
+// A variable read by `parse`, whose refusals name the variable through the config's path as Effect's own
+// primitives do; `parse` says what was expected, in Effect's words ("Expected ... but received ...").
+const variable = <A>(name: string, parse: (text: string) => Either.Either<A, string>): Config.Config<A> =>
+  Config.nested(
+    Config.primitive(name, (text) => Either.mapLeft(parse(text), (message) => ConfigError.InvalidData([], message))),
+    name
+  )
+
+// `Config.integer` reads an empty or blank value as 0 and accepts `1e3`, so a blank `PORT` would pick a random
+// port; a whole number here is digits only.
+const wholeNumber = (name: string, fallback: number, min: number, max: number): Config.Config<number> =>
+  variable(name, (text) => {
+    const value = Number(text)
+    return /^\d+$/.test(text.trim()) && Number.isSafeInteger(value) && value >= min && value <= max
+      ? Either.right(value)
+      : Either.left(`Expected a whole number from ${min} to ${max} but received ${quoted(text)}`)
+  }).pipe(Config.withDefault(fallback))
+
+/**
+ * Reads `DATABASE_URL`: `file:PATH` (`file::memory:` in memory) or `postgres://...`; a refusal says what was
+ * expected, never with the URL's password.
+ *
+ * @since 0.1.0
+ * @category parsers
+ */
+export const parseDatabaseUrl = (url: string): Either.Either<DatabaseLocation, string> => {
+  if (url.startsWith("file:")) {
+    const path = url.slice("file:".length)
+    return path === ""
+      ? Either.left(`Expected a path after file: (e.g. file:./data/filedata.db) but received ${quoted(url)}`)
+      : Either.right({ _tag: "Sqlite", filename: path })
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    return URL.canParse(url)
+      ? Either.right({ _tag: "Postgres", url: Redacted.make(url) })
+      : Either.left(`Expected a valid postgres:// URL but received ${quoted(redactUrl(url))}`)
+  }
+  return Either.left(
+    `Expected file:PATH (SQLite) or postgres://... (PostgreSQL) but received ${quoted(redactUrl(url))}`
+  )
+}
+
+/**
+ * Where a database is, as it may be printed: the `DATABASE_URL` it came from, without its password.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const databaseAddress = (database: DatabaseLocation): string =>
+  database._tag === "Sqlite" ? `file:${database.filename}` : redactUrl(Redacted.value(database.url))
+
+const database: Config.Config<DatabaseLocation> = variable("DATABASE_URL", parseDatabaseUrl).pipe(
+  Config.withDefault<DatabaseLocation>({ _tag: "Sqlite", filename: "./data/filedata.db" })
+)
+
+// ioredis would read any other scheme as a host name and start anyway: the limiter would then only warn.
+const redisUrl: Config.Config<Option.Option<Redacted.Redacted<string>>> = variable("REDIS_URL", (text) =>
+  text.trim() === ""
+    ? Either.right(Option.none())
+    : /^rediss?:\/\//.test(text) && URL.canParse(text)
+      ? Either.right(Option.some(Redacted.make(text)))
+      : Either.left(`Expected a redis:// or rediss:// URL but received ${quoted(redactUrl(text))}`)
+).pipe(Config.withDefault(Option.none()))
+
+const host = variable("HOST", (text) =>
+  text.trim() === ""
+    ? Either.left(`Expected a host name or address but received ${quoted(text)}`)
+    : Either.right(text.trim())
+).pipe(Config.withDefault("0.0.0.0"))
+
+// The contract's names: `Config.logLevel` knows Effect's labels instead (no `none`; `trace`, `fatal`, `all`).
+const logLevels = {
+  debug: LogLevel.Debug,
+  info: LogLevel.Info,
+  warn: LogLevel.Warning,
+  error: LogLevel.Error,
+  none: LogLevel.None
+} as const
+
+const logLevel = Config.literal(
+  "debug",
+  "info",
+  "warn",
+  "error",
+  "none"
+)("LOG_LEVEL").pipe(
+  Config.withDefault("info"),
+  Config.map((name) => logLevels[name])
+)
+
+/**
+ * `HTTP_*`: the limits on slow clients and the drain after a stop signal.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const http: Config.Config<HttpLimits> = Config.all({
+  headersTimeoutMillis: wholeNumber("HTTP_HEADERS_TIMEOUT_MS", 10_000, 1, 600_000),
+  requestTimeoutMillis: wholeNumber("HTTP_REQUEST_TIMEOUT_MS", 30_000, 1, 600_000),
+  keepAliveTimeoutMillis: wholeNumber("HTTP_KEEP_ALIVE_TIMEOUT_MS", 5_000, 1, 600_000),
+  maxConnections: wholeNumber("HTTP_MAX_CONNECTIONS", 1_000, 1, 1_000_000),
+  drainTimeoutMillis: wholeNumber("HTTP_DRAIN_TIMEOUT_MS", 10_000, 0, 600_000)
+})
+
+/**
+ * `DATABASE_URL` and the PostgreSQL pool, as `Storage.layer` takes them.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const storage: Config.Config<StorageOptions> = Config.all({
+  database,
+  pool: Config.all({
+    max: wholeNumber("DATABASE_POOL_MAX", 10, 1, 1000),
+    statementTimeoutMillis: wholeNumber("DATABASE_STATEMENT_TIMEOUT_MS", 5_000, 0, 2_147_483_647)
+  })
+})
+
+/**
+ * The quotas, `REDIS_URL` and the failure mode, as `RateLimiting.layer` takes them.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const rateLimiting: Config.Config<RateLimitingOptions> = Config.all({
+  apiKeyLimit: wholeNumber("RATE_LIMIT_MAX", 60, 1, Number.MAX_SAFE_INTEGER),
+  clientAddressLimit: wholeNumber("RATE_LIMIT_IP_MAX", 600, 1, Number.MAX_SAFE_INTEGER),
+  windowMillis: wholeNumber("RATE_LIMIT_WINDOW_MS", 60_000, 1, 2_147_483_647),
+  redisUrl,
+  failureMode: Config.literal("open", "closed")("RATE_LIMIT_FAILURE_MODE").pipe(Config.withDefault("open"))
+}).pipe(
+  Config.map(({ apiKeyLimit, clientAddressLimit, failureMode, redisUrl, windowMillis }) => ({
+    policy: {
+      apiKey: { limit: apiKeyLimit, windowMillis },
+      clientAddress: { limit: clientAddressLimit, windowMillis }
+    },
+    redisUrl,
+    failureMode
+  }))
+)
+
+/**
+ * Every variable, with its default; reading it validates them all, so one bad value stops the start before
+ * anything is opened.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const config: Config.Config<ServiceConfig> = Config.all({
+  port: wholeNumber("PORT", 3000, 0, 65535),
+  host,
+  trustProxy: Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
+  logLevel,
+  http,
+  storage,
+  rateLimiting
+})
+
+const problems = (error: ConfigError.ConfigError): ReadonlyArray<string> => {
+  switch (error._op) {
+    case "And":
+    case "Or":
+      return [...problems(error.left), ...problems(error.right)]
+    case "InvalidData":
+    case "MissingData":
+    case "SourceUnavailable":
+    case "Unsupported":
+      return [error.path.length === 0 ? error.message : `${error.path.join(".")}: ${error.message}`]
+  }
+}
+
+/**
+ * One line naming each variable that is wrong and what is wrong with it, for the start-up failure.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const formatError = (error: ConfigError.ConfigError): string =>
+  `Invalid configuration: ${[...new Set(problems(error))].join("; ")}`

@@ -1,0 +1,186 @@
+import { describe, expect, it } from "@effect/vitest"
+import { ServiceConfig, StartupFailure } from "@filedata/runtime"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+
+const read = (env: Record<string, string>) =>
+  ServiceConfig.config.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
+
+/** The line a start with `env` prints. */
+const refusal = (env: Record<string, string>) => Effect.map(Effect.flip(read(env)), StartupFailure.describe)
+
+describe("ServiceConfig, valid", () => {
+  it.effect("without any variable, every default", () =>
+    Effect.gen(function* () {
+      const config = yield* read({})
+      expect(config).toEqual({
+        port: 3000,
+        host: "0.0.0.0",
+        trustProxy: false,
+        logLevel: LogLevel.Info,
+        http: {
+          headersTimeoutMillis: 10_000,
+          requestTimeoutMillis: 30_000,
+          keepAliveTimeoutMillis: 5_000,
+          maxConnections: 1_000,
+          drainTimeoutMillis: 10_000
+        },
+        storage: {
+          database: { _tag: "Sqlite", filename: "./data/filedata.db" },
+          pool: { max: 10, statementTimeoutMillis: 5_000 }
+        },
+        rateLimiting: {
+          policy: {
+            apiKey: { limit: 60, windowMillis: 60_000 },
+            clientAddress: { limit: 600, windowMillis: 60_000 }
+          },
+          redisUrl: Option.none(),
+          failureMode: "open"
+        }
+      })
+    })
+  )
+
+  it.effect("every variable set", () =>
+    Effect.gen(function* () {
+      const config = yield* read({
+        PORT: "0",
+        HOST: " ::1 ",
+        TRUST_PROXY: "true",
+        LOG_LEVEL: "none",
+        HTTP_HEADERS_TIMEOUT_MS: "1",
+        HTTP_REQUEST_TIMEOUT_MS: "600000",
+        HTTP_KEEP_ALIVE_TIMEOUT_MS: "7",
+        HTTP_MAX_CONNECTIONS: "1000000",
+        HTTP_DRAIN_TIMEOUT_MS: "0",
+        DATABASE_URL: "postgres://u:p@db:5432/filedata?sslmode=require",
+        DATABASE_POOL_MAX: "3",
+        DATABASE_STATEMENT_TIMEOUT_MS: "0",
+        RATE_LIMIT_MAX: "5",
+        RATE_LIMIT_IP_MAX: "50",
+        RATE_LIMIT_WINDOW_MS: "1000",
+        REDIS_URL: "rediss://:secret@cache:6380/2",
+        RATE_LIMIT_FAILURE_MODE: "closed"
+      })
+      expect(config).toMatchObject({
+        port: 0,
+        host: "::1",
+        trustProxy: true,
+        logLevel: LogLevel.None,
+        http: {
+          headersTimeoutMillis: 1,
+          requestTimeoutMillis: 600_000,
+          keepAliveTimeoutMillis: 7,
+          maxConnections: 1_000_000,
+          drainTimeoutMillis: 0
+        },
+        storage: { database: { _tag: "Postgres" }, pool: { max: 3, statementTimeoutMillis: 0 } },
+        rateLimiting: {
+          policy: { apiKey: { limit: 5, windowMillis: 1_000 }, clientAddress: { limit: 50, windowMillis: 1_000 } },
+          failureMode: "closed"
+        }
+      })
+      const { database } = config.storage
+      expect(database._tag === "Postgres" && Redacted.value(database.url)).toBe(
+        "postgres://u:p@db:5432/filedata?sslmode=require"
+      )
+      expect(Option.map(config.rateLimiting.redisUrl, Redacted.value)).toEqual(
+        Option.some("rediss://:secret@cache:6380/2")
+      )
+    })
+  )
+
+  it.effect("the contract's log levels, TRUST_PROXY spellings, SQLite in memory, an empty REDIS_URL as unset", () =>
+    Effect.gen(function* () {
+      const levels = { debug: LogLevel.Debug, info: LogLevel.Info, warn: LogLevel.Warning, error: LogLevel.Error }
+      for (const [name, level] of Object.entries(levels)) {
+        expect((yield* read({ LOG_LEVEL: name })).logLevel).toBe(level)
+      }
+      for (const text of ["true", "1", "yes", "on"]) expect((yield* read({ TRUST_PROXY: text })).trustProxy).toBe(true)
+      for (const text of ["false", "0", "no", "off"]) {
+        expect((yield* read({ TRUST_PROXY: text })).trustProxy).toBe(false)
+      }
+      expect((yield* read({ DATABASE_URL: "file::memory:" })).storage.database).toEqual({
+        _tag: "Sqlite",
+        filename: ":memory:"
+      })
+      expect((yield* read({ DATABASE_URL: "postgresql://db/filedata" })).storage.database._tag).toBe("Postgres")
+      expect((yield* read({ REDIS_URL: "" })).rateLimiting.redisUrl).toEqual(Option.none())
+    })
+  )
+})
+
+// Every variable with values a start must refuse; each refusal is one line naming the variable.
+const invalid: ReadonlyArray<readonly [variable: string, values: ReadonlyArray<string>]> = [
+  ["PORT", ["", " ", "eighty", "-1", "65536", "80.5", "1e3", "0x50"]],
+  ["HOST", ["", "  "]],
+  ["TRUST_PROXY", ["", "maybe", "2"]],
+  ["LOG_LEVEL", ["", "verbose", "trace", "warning"]],
+  ["HTTP_HEADERS_TIMEOUT_MS", ["0", "600001", "ten"]],
+  ["HTTP_REQUEST_TIMEOUT_MS", ["0", "600001", "-5"]],
+  ["HTTP_KEEP_ALIVE_TIMEOUT_MS", ["0", "600001", "1.5"]],
+  ["HTTP_MAX_CONNECTIONS", ["0", "1000001", "many"]],
+  ["HTTP_DRAIN_TIMEOUT_MS", ["-1", "600001", "soon"]],
+  ["DATABASE_URL", ["", "file:", "./data/filedata.db", "mysql://db/x", "postgres://[::1/x", "sqlite:x.db"]],
+  ["DATABASE_POOL_MAX", ["0", "1001", "ten"]],
+  ["DATABASE_STATEMENT_TIMEOUT_MS", ["-1", "2147483648", "5s"]],
+  ["RATE_LIMIT_MAX", ["0", "-1", "sixty", "9007199254740993"]],
+  ["RATE_LIMIT_IP_MAX", ["0", "six hundred"]],
+  ["RATE_LIMIT_WINDOW_MS", ["0", "2147483648", "1m"]],
+  ["REDIS_URL", ["http://x", "redis:/cache", "127.0.0.1:6379", "redis://[::1", "unix:///tmp/redis.sock"]],
+  ["RATE_LIMIT_FAILURE_MODE", ["", "shut", "OPEN"]]
+]
+
+describe("ServiceConfig, invalid", () => {
+  for (const [variable, values] of invalid) {
+    it.effect(`${variable}: ${values.map((value) => JSON.stringify(value)).join(", ")}`, () =>
+      Effect.gen(function* () {
+        for (const value of values) {
+          const line = yield* refusal({ [variable]: value })
+          expect(line).toMatch(new RegExp(`^Invalid configuration: ${variable}: Expected .+ but received `))
+          expect(line).not.toContain("\n")
+        }
+      })
+    )
+  }
+
+  it.effect("names every variable that is wrong, once each, on one line", () =>
+    Effect.gen(function* () {
+      const line = yield* refusal({ PORT: "x", RATE_LIMIT_WINDOW_MS: "0", REDIS_URL: "http://x" })
+      expect(line).not.toContain("\n")
+      for (const variable of ["PORT", "RATE_LIMIT_WINDOW_MS", "REDIS_URL"]) {
+        expect(line.split(`${variable}:`)).toHaveLength(2)
+      }
+    })
+  )
+
+  it.effect("never prints a password from a URL, even one that does not parse", () =>
+    Effect.gen(function* () {
+      const lines = [
+        yield* refusal({ REDIS_URL: "http://user:s3cret@cache:6379" }),
+        yield* refusal({ REDIS_URL: "redis://user:s3cret@[::1" }),
+        yield* refusal({ DATABASE_URL: "mysql://user:s3cret@db/x" }),
+        yield* refusal({ DATABASE_URL: "postgres://user:s3/cr@et@[::1/x" })
+      ]
+      for (const line of lines) {
+        expect(line).toMatch(/:\/\/\*\*\*@/)
+        expect(line).not.toMatch(/s3|cr@et|user/)
+      }
+    })
+  )
+})
+
+describe("ServiceConfig.redactUrl", () => {
+  it("replaces the user information and keeps the rest", () => {
+    expect(ServiceConfig.redactUrl("postgres://u:p@db:5432/x?sslmode=require")).toBe(
+      "postgres://***@db:5432/x?sslmode=require"
+    )
+    expect(ServiceConfig.redactUrl("rediss://:token@cache:6380")).toBe("rediss://***@cache:6380")
+    expect(ServiceConfig.redactUrl("redis://cache:6379")).toBe("redis://cache:6379")
+    expect(ServiceConfig.redactUrl("redis:user:secret@cache")).toBe("redis:***@cache")
+    expect(ServiceConfig.redactUrl("no url at all")).toBe("no url at all")
+  })
+})
