@@ -6,9 +6,10 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { FileRepository } from "@filedata/core"
 import { FileData, FileDataJson } from "@filedata/core"
+import { KeyHash, StorageFailure } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { epochMillis, hashKey, instant, storable, unavailable } from "./internal/storage.js"
+import { epochMillis, instant, storable } from "./internal/storage.js"
 
 /**
  * How many submissions one page reads when no size is given.
@@ -90,14 +91,14 @@ export const makeWith = (options: {
           onSome: (cursor) => sql` AND (created_date, seq) > (${instant(sql, cursor.createdDate)}, ${cursor.seq}::int8)`
         })}
         ORDER BY created_date, seq
-        LIMIT ${pageSize}`.pipe(Effect.mapError(unavailable))
+        LIMIT ${pageSize}`.pipe(Effect.mapError(StorageFailure.unavailable))
 
     return {
       findKeyOwner: (apiKey) =>
         sql<{ readonly user_id: string }>`SELECT user_id FROM api_keys
-          WHERE key_hash = ${hashKey(apiKey)} AND revoked_at IS NULL`.pipe(
+          WHERE key_hash = ${KeyHash.hashKey(apiKey)} AND revoked_at IS NULL`.pipe(
           Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.user_id as FileData.UserId)),
-          Effect.mapError(unavailable)
+          Effect.mapError(StorageFailure.unavailable)
         ),
       findFile: (fileId) =>
         storable(fileId)
@@ -105,7 +106,7 @@ export const makeWith = (options: {
               public_availability, submission_counter, visit_counter
               FROM files WHERE id = ${fileId}`.pipe(
               Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toStoredFile)),
-              Effect.mapError(unavailable)
+              Effect.mapError(StorageFailure.unavailable)
             )
           : Effect.succeed(Option.none()),
       submissionPage: (fileId, after) =>
@@ -124,7 +125,7 @@ export const makeWith = (options: {
               }
             })
           : Effect.succeed({ entries: [], next: undefined }),
-      ping: sql`SELECT 1`.pipe(Effect.asVoid, Effect.mapError(unavailable))
+      ping: sql`SELECT 1`.pipe(Effect.asVoid, Effect.mapError(StorageFailure.unavailable))
     }
   })
 

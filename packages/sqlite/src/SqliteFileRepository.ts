@@ -22,11 +22,11 @@
  * @since 0.1.0
  */
 import { FileData, type FileDataError, FileDataJson, type FileRepository } from "@filedata/core"
+import { KeyHash } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as ReadConnection from "./internal/readConnection.js"
-import { hashKey } from "./internal/storage.js"
 
 /**
  * How many submissions one page reads when no size is given.
@@ -150,7 +150,7 @@ export const make = (options: {
     return {
       findKeyOwner: (apiKey) =>
         read((statements) =>
-          Option.fromNullable(statements.keyOwner.get(hashKey(apiKey)) as FileData.UserId | undefined)
+          Option.fromNullable(statements.keyOwner.get(KeyHash.hashKey(apiKey)) as FileData.UserId | undefined)
         ),
       findFile: (fileId) =>
         read((statements) => Option.map(Option.fromNullable(statements.file.get(fileId)), toStoredFile)),

@@ -9,6 +9,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { FileDataJson } from "@filedata/core"
 import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
+import { writeLock } from "./internal/writeLock.js"
 
 const createTables = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -101,12 +102,16 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "2_submission_entries": submissionEntries
 })
 
+const table = "effect_sql_migrations"
+
 // The sqlite-node migrator only adds schema dumps through the sqlite3 binary, which is not used here
 // and would drag in FileSystem, Path and CommandExecutor.
 const migrate = Migrator.make({})
 
 /**
  * Brings the database to the latest schema; migrations already applied are skipped, so it is idempotent.
+ * Processes starting together take turns: everything runs in one transaction that takes the write lock
+ * first, so the second waits for the first to finish, then finds nothing left to do.
  *
  * @since 0.1.0
  * @category migrations
@@ -115,4 +120,13 @@ export const run: Effect.Effect<
   ReadonlyArray<readonly [id: number, name: string]>,
   Migrator.MigrationError | SqlError,
   SqlClient.SqlClient
-> = migrate({ loader })
+> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  // The Migrator's own definition, made before the transaction, whose first statement locks by writing to it.
+  yield* sql`CREATE TABLE IF NOT EXISTS ${sql(table)} (
+    migration_id integer PRIMARY KEY NOT NULL,
+    created_at datetime NOT NULL DEFAULT current_timestamp,
+    name VARCHAR(255) NOT NULL
+  )`
+  return yield* sql.withTransaction(Effect.zipRight(writeLock(sql, table), migrate({ loader, table })))
+})

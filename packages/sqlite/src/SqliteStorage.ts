@@ -11,11 +11,11 @@ import { dirname, join } from "node:path"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { type FileDataError, FileRepository, OperatorStore } from "@filedata/core"
+import { StorageFailure } from "@filedata/sql"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { unavailable } from "./internal/storage.js"
 import * as SqliteFileRepository from "./SqliteFileRepository.js"
 import * as SqliteMigrations from "./SqliteMigrations.js"
 import * as SqliteOperatorStore from "./SqliteOperatorStore.js"
@@ -101,6 +101,6 @@ export const layer = (
       options.filename === MEMORY ? Layer.unwrapScoped(Effect.map(temporaryDatabase, client)) : client(options.filename)
     ),
     // better-sqlite3 throws while opening an unusable file, which reaches us as a defect, not a SqlError.
-    Layer.catchAllCause((cause) => Layer.fail(unavailable(Cause.squash(cause))))
+    Layer.catchAllCause((cause) => Layer.fail(StorageFailure.unavailable(Cause.squash(cause))))
   )
 }

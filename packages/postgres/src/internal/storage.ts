@@ -1,19 +1,5 @@
-import { hash } from "node:crypto"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
-import type { FileData } from "@filedata/core"
-import { FileDataError } from "@filedata/core"
-import * as Redacted from "effect/Redacted"
-
-/** @internal */
-export const unavailable = (cause: unknown): FileDataError.StorageUnavailable =>
-  new FileDataError.StorageUnavailable({ cause })
-
-/** @internal */
-export const hashKeyText = (text: string): string => hash("sha256", text, "hex")
-
-/** @internal */
-export const hashKey = (apiKey: FileData.ApiKey): string => hashKeyText(Redacted.value(apiKey))
 
 /**
  * Epoch milliseconds as a `timestamptz`. Whole seconds times 10^6 are exact in a double over the whole

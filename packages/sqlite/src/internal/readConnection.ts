@@ -1,9 +1,9 @@
 import { accessSync, constants, statSync } from "node:fs"
 import type { FileDataError } from "@filedata/core"
+import { StorageFailure } from "@filedata/sql"
 import Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import { unavailable } from "./storage.js"
 
 // A read that meets a lock waits at most this long, blocking the event loop meanwhile, then fails as
 // StorageUnavailable (503) instead of holding every other request.
@@ -108,7 +108,7 @@ export const make = <S>(options: {
     }
 
     const first = open()
-    if (first instanceof Error) return yield* Effect.fail(unavailable(first))
+    if (first instanceof Error) return yield* Effect.fail(StorageFailure.unavailable(first))
     let state: State<S> = { _tag: "Open", connection: first }
     let checkedAt = performance.now()
 
@@ -197,7 +197,7 @@ export const make = <S>(options: {
     }
 
     const refused = (cause: Error, wasOpen: boolean) => {
-      const failure = Effect.fail(unavailable(cause))
+      const failure = Effect.fail(StorageFailure.unavailable(cause))
       // One warning when the database goes away, not one per refused request.
       return wasOpen
         ? Effect.zipRight(
