@@ -83,16 +83,13 @@ export const layer = (
         pageSize: options.pageSize ?? SqliteFileRepository.defaultPageSize
       })
       const operator = yield* SqliteOperatorStore.make
-      // Writes run on the client's connection in this same thread: the reader's snapshot ends before a write
-      // (in rollback-journal mode its lock would hold the write up) and after it (so the next read sees it).
-      const endSnapshot = Effect.sync(files.endSnapshot)
-      const writing = <A, E, R>(write: Effect.Effect<A, E, R>) =>
-        Effect.ensuring(Effect.zipRight(endSnapshot, write), endSnapshot)
+      // Writes run on the client's connection in this same thread, each around the reader's snapshot.
+      const { aroundWrite } = files
       const store: OperatorStore.OperatorStore = {
         ...operator,
-        importFixture: (fixture) => writing(operator.importFixture(fixture)),
-        createKey: (userId, apiKey) => writing(operator.createKey(userId, apiKey)),
-        revokeKey: (keyId) => writing(operator.revokeKey(keyId))
+        importFixture: (fixture) => aroundWrite(operator.importFixture(fixture)),
+        createKey: (userId, apiKey) => aroundWrite(operator.createKey(userId, apiKey)),
+        revokeKey: (keyId) => aroundWrite(operator.revokeKey(keyId))
       }
       return Context.make(FileRepository.FileRepository, files).pipe(Context.add(OperatorStore.OperatorStore, store))
     })
