@@ -4,9 +4,9 @@
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
-import { FileData, FileDataJson, Fixture, OperatorStore } from "@filedata/core"
+import { FileData, type FileDataError, FileDataJson, Fixture, OperatorStore } from "@filedata/core"
 import * as Arr from "effect/Array"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -165,47 +165,58 @@ export const make = (
         return apiKeys.length
       })
 
+    // One transaction, every SQL failure mapped to the port's. @effect/sql makes a failed COMMIT or ROLLBACK
+    // (a connection lost mid-transaction) a defect; for the port it is the database being unavailable.
+    const transaction = <A, E, R>(
+      effect: Effect.Effect<A, E | SqlError, R>
+    ): Effect.Effect<A, Exclude<E, SqlError> | FileDataError.StorageUnavailable, R> =>
+      sql.withTransaction(effect).pipe(
+        Effect.catchIf(
+          (error): error is SqlError => error instanceof SqlError,
+          (error) => Effect.fail(unavailable(error))
+        ),
+        Effect.catchSomeDefect((defect) =>
+          defect instanceof SqlError ? Option.some(Effect.fail(unavailable(defect))) : Option.none()
+        )
+      )
+
     const keyColumns = sql`id, user_id, ${epochMillis("created_at")} AS created_at,
       ${epochMillis("revoked_at")} AS revoked_at`
 
     return {
       importFixture: (source) =>
-        sql
-          .withTransaction(
-            Effect.gen(function* () {
-              yield* writeLock
-              yield* staging.open
-              const fixture = yield* Fixture.collect(source, stage)
-              // Checked under the write lock, so no other writer can take an id between check and write.
-              const issues = yield* problems(fixture)
-              if (issues.length > 0) return yield* new Fixture.FixtureInvalid({ issues })
-              const apiKeys = yield* write(fixture, yield* Clock.currentTimeMillis)
-              yield* staging.close
-              return {
-                users: fixture.users.length,
-                apiKeys,
-                files: fixture.files.length,
-                submissions: fixture.submissions
-              }
-            })
-          )
-          .pipe(Effect.catchTag("SqlError", (error) => Effect.fail(unavailable(error)))),
+        transaction(
+          Effect.gen(function* () {
+            yield* writeLock
+            yield* staging.open
+            const fixture = yield* Fixture.collect(source, stage)
+            // Checked under the write lock, so no other writer can take an id between check and write.
+            const issues = yield* problems(fixture)
+            if (issues.length > 0) return yield* new Fixture.FixtureInvalid({ issues })
+            const apiKeys = yield* write(fixture, yield* Clock.currentTimeMillis)
+            yield* staging.close
+            return {
+              users: fixture.users.length,
+              apiKeys,
+              files: fixture.files.length,
+              submissions: fixture.submissions
+            }
+          })
+        ),
 
       createKey: (userId, apiKey) =>
-        sql
-          .withTransaction(
-            Effect.gen(function* () {
-              yield* writeLock
-              const users = yield* existing("users", "id", [userId])
-              if (!users.has(userId)) return yield* new OperatorStore.UserNotFound({ userId })
-              const now = yield* Clock.currentTimeMillis
-              const rows = yield* sql<KeyRow>`INSERT INTO api_keys (user_id, key_hash, created_at)
+        transaction(
+          Effect.gen(function* () {
+            yield* writeLock
+            const users = yield* existing("users", "id", [userId])
+            if (!users.has(userId)) return yield* new OperatorStore.UserNotFound({ userId })
+            const now = yield* Clock.currentTimeMillis
+            const rows = yield* sql<KeyRow>`INSERT INTO api_keys (user_id, key_hash, created_at)
                 VALUES (${userId}, ${hashKey(apiKey)}, ${instant(now)}) RETURNING ${keyColumns}`
-              // RETURNING of a one-row insert always yields that row.
-              return toKeyInfo(rows[0] as KeyRow)
-            })
-          )
-          .pipe(Effect.catchTag("SqlError", (error) => Effect.fail(unavailable(error)))),
+            // RETURNING of a one-row insert always yields that row.
+            return toKeyInfo(rows[0] as KeyRow)
+          })
+        ),
 
       revokeKey: (keyId) =>
         Effect.gen(function* () {
