@@ -9,6 +9,10 @@ export * as SqlDialect from "./SqlDialect.js"
 /**
  * @since 0.1.0
  */
+export * as SqlMigrations from "./SqlMigrations.js"
+/**
+ * @since 0.1.0
+ */
 export * as SqlOperatorStore from "./SqlOperatorStore.js"
 /**
  * @since 0.1.0

@@ -5,8 +5,8 @@
  */
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
 import { FileDataJson } from "@filedata/core"
+import { SqlMigrations } from "@filedata/sql"
 import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import { writeLock } from "./internal/writeLock.js"
@@ -102,12 +102,6 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "2_submission_entries": submissionEntries
 })
 
-const table = "effect_sql_migrations"
-
-// The sqlite-node migrator only adds schema dumps through the sqlite3 binary, which is not used here
-// and would drag in FileSystem, Path and CommandExecutor.
-const migrate = Migrator.make({})
-
 /**
  * Brings the database to the latest schema; migrations already applied are skipped, so it is idempotent.
  * Processes starting together take turns: everything runs in one transaction that takes the write lock
@@ -116,17 +110,14 @@ const migrate = Migrator.make({})
  * @since 0.1.0
  * @category migrations
  */
-export const run: Effect.Effect<
-  ReadonlyArray<readonly [id: number, name: string]>,
-  Migrator.MigrationError | SqlError,
-  SqlClient.SqlClient
-> = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
+export const run: SqlMigrations.Run = SqlMigrations.run({
+  loader,
   // The Migrator's own definition, made before the transaction, whose first statement locks by writing to it.
-  yield* sql`CREATE TABLE IF NOT EXISTS ${sql(table)} (
-    migration_id integer PRIMARY KEY NOT NULL,
-    created_at datetime NOT NULL DEFAULT current_timestamp,
-    name VARCHAR(255) NOT NULL
-  )`
-  return yield* sql.withTransaction(Effect.zipRight(writeLock(sql, table), migrate({ loader, table })))
+  prepare: (sql) =>
+    sql`CREATE TABLE IF NOT EXISTS ${sql(SqlMigrations.table)} (
+      migration_id integer PRIMARY KEY NOT NULL,
+      created_at datetime NOT NULL DEFAULT current_timestamp,
+      name VARCHAR(255) NOT NULL
+    )`,
+  lock: (sql) => writeLock(sql, SqlMigrations.table)
 })
