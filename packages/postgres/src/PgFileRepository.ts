@@ -4,11 +4,13 @@
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import type { FileRepository } from "@filedata/core"
+import type { SqlError } from "@effect/sql/SqlError"
+import type { FileDataError, FileRepository } from "@filedata/core"
 import { FileData, SubmissionEntry } from "@filedata/core"
+import { KeyHash, StorageFailure } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { epochMillis, hashKey, instant, storable, unavailable } from "./internal/storage.js"
+import { epochMillis, instant, lostConnection, storable } from "./internal/storage.js"
 
 /**
  * How many submissions one page reads when no size is given.
@@ -78,6 +80,14 @@ export const makeWith = (options: {
     }
     const sql = yield* SqlClient.SqlClient
 
+    // A pooled connection the server has ended (a restart, a failover, pg_terminate_backend) fails the
+    // statement that meets it, and the same read on a fresh connection answers. Two more attempts, not one:
+    // the driver hands a connection ended by the server back to the pool, which gives it out again until
+    // its socket closes a moment later, so the first may meet it again (it never runs there); after that
+    // the pool has dropped it. Reads only: a write that failed this way may or may not have committed.
+    const read = <A>(statement: Effect.Effect<A, SqlError>): Effect.Effect<A, FileDataError.StorageUnavailable> =>
+      statement.pipe(Effect.retry({ times: 2, while: lostConnection }), Effect.mapError(StorageFailure.unavailable))
+
     // Keyset paging: each page seeks past the last row of the previous one with a row comparison, which
     // PostgreSQL answers from the index (file_id, created_date, seq) in order, so no page sorts and the
     // last page of a million rows costs what the first does.
@@ -90,27 +100,25 @@ export const makeWith = (options: {
           onSome: (cursor) => sql` AND (created_date, seq) > (${instant(sql, cursor.createdDate)}, ${cursor.seq}::int8)`
         })}
         ORDER BY created_date, seq
-        LIMIT ${pageSize}`.pipe(Effect.mapError(unavailable))
+        LIMIT ${pageSize}`
 
     return {
       findKeyOwner: (apiKey) =>
-        sql<{ readonly user_id: string }>`SELECT user_id FROM api_keys
-          WHERE key_hash = ${hashKey(apiKey)} AND revoked_at IS NULL`.pipe(
-          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.user_id as FileData.UserId)),
-          Effect.mapError(unavailable)
+        read(sql<{ readonly user_id: string }>`SELECT user_id FROM api_keys
+          WHERE key_hash = ${KeyHash.hashKey(apiKey)} AND revoked_at IS NULL`).pipe(
+          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.user_id as FileData.UserId))
         ),
       findFile: (fileId) =>
         storable(fileId)
-          ? sql<FileRow>`SELECT id, user_id, name, ${epochMillis(sql, "creation_date")} AS creation_date,
+          ? read(sql<FileRow>`SELECT id, user_id, name, ${epochMillis(sql, "creation_date")} AS creation_date,
               public_availability, submission_counter, visit_counter
-              FROM files WHERE id = ${fileId}`.pipe(
-              Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toStoredFile)),
-              Effect.mapError(unavailable)
+              FROM files WHERE id = ${fileId}`).pipe(
+              Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toStoredFile))
             )
           : Effect.succeed(Option.none()),
       submissionPage: (fileId, after) =>
         storable(fileId)
-          ? Effect.map(page(fileId, Option.map(Option.fromNullable(after), fromPosition)), (rows) => {
+          ? Effect.map(read(page(fileId, Option.map(Option.fromNullable(after), fromPosition))), (rows) => {
               const last = rows[rows.length - 1]
               return {
                 entries: rows.map((row) =>
@@ -123,7 +131,7 @@ export const makeWith = (options: {
               }
             })
           : Effect.succeed({ entries: [], next: undefined }),
-      ping: sql`SELECT 1`.pipe(Effect.asVoid, Effect.mapError(unavailable))
+      ping: Effect.asVoid(read(sql`SELECT 1`))
     }
   })
 

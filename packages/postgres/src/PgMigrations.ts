@@ -5,8 +5,8 @@
  */
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
 import { SubmissionEntry } from "@filedata/core"
+import { SqlMigrations } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import { epochMillis } from "./internal/storage.js"
 
@@ -92,13 +92,8 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "2_submission_entries": submissionEntries
 })
 
-const table = "effect_sql_migrations"
-
 // Any fixed number works; only this adapter's migrations take it.
 const LOCK_KEY = 7_305_164_211
-
-// PgMigrator would add schema dumps through pg_dump, which is not used here.
-const migrate = Migrator.make({})
 
 /**
  * Brings the database to the latest schema; migrations already applied are skipped, so it is idempotent.
@@ -108,24 +103,22 @@ const migrate = Migrator.make({})
  * @since 0.1.0
  * @category migrations
  */
-export const run: Effect.Effect<
-  ReadonlyArray<readonly [id: number, name: string]>,
-  Migrator.MigrationError | SqlError,
-  SqlClient.SqlClient
-> = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  return yield* sql.withTransaction(
-    Effect.gen(function* () {
-      // An index built by a later release may outlast a request's budget; the next instance waits for it.
-      yield* sql`SET LOCAL statement_timeout = 0`
-      yield* sql`SELECT pg_advisory_xact_lock(${LOCK_KEY}::int8)`
-      // The Migrator's own definition. Made here, since its probe for the table would abort the transaction.
-      yield* sql`CREATE TABLE IF NOT EXISTS ${sql(table)} (
-        migration_id integer PRIMARY KEY,
-        created_at timestamptz NOT NULL DEFAULT now(),
-        name text NOT NULL
-      )`
-      return yield* migrate({ loader, table })
-    })
-  )
+export const run: SqlMigrations.Run = SqlMigrations.run({
+  loader,
+  prepare: () => Effect.void,
+  lock: (sql) =>
+    Effect.all(
+      [
+        // An index built by a later release may outlast a request's budget; the next instance waits for it.
+        sql`SET LOCAL statement_timeout = 0`,
+        sql`SELECT pg_advisory_xact_lock(${LOCK_KEY}::int8)`,
+        // The Migrator's own definition. Made here, since its probe for the table would abort the transaction.
+        sql`CREATE TABLE IF NOT EXISTS ${sql(SqlMigrations.table)} (
+          migration_id integer PRIMARY KEY,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          name text NOT NULL
+        )`
+      ],
+      { discard: true }
+    )
 })

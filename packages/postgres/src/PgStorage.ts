@@ -6,13 +6,13 @@
  */
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { type FileDataError, FileRepository, OperatorStore } from "@filedata/core"
+import { StorageFailure } from "@filedata/sql"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { unavailable } from "./internal/storage.js"
 import * as PgFileRepository from "./PgFileRepository.js"
 import * as PgMigrations from "./PgMigrations.js"
 import * as PgOperatorStore from "./PgOperatorStore.js"
@@ -68,7 +68,7 @@ const withStatementTimeout = (url: string, millis: number): Effect.Effect<string
       return parsed.toString()
     },
     // The URL may hold a password: only say that it did not parse.
-    catch: () => unavailable(new Error("DATABASE_URL is not a valid URL"))
+    catch: () => StorageFailure.unavailable(new Error("DATABASE_URL is not a valid URL"))
   })
 
 const client = (options: PgStorageOptions) =>
@@ -109,5 +109,5 @@ export const layer = (
   ).pipe(
     Layer.provide(client(options)),
     // A failed migration is a defect inside the Migrator; at start-up it means the same as a refused connection.
-    Layer.catchAllCause((cause) => Layer.fail(unavailable(Cause.squash(cause))))
+    Layer.catchAllCause((cause) => Layer.fail(StorageFailure.unavailable(Cause.squash(cause))))
   )

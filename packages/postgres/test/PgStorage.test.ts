@@ -1,3 +1,4 @@
+import { SqlError } from "@effect/sql/SqlError"
 import { describe, expect, it } from "@effect/vitest"
 import { FileData, FileRepository, Fixture, OperatorStore } from "@filedata/core"
 import { PgStorage } from "@filedata/postgres"
@@ -6,9 +7,12 @@ import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
+import { lostConnection } from "../src/internal/storage.js"
 import { admin, importDocument, tempSchema, testDatabaseUrl, urlForSchema } from "./utils.js"
 
 const open = (schema: string, options: Partial<PgStorage.PgStorageOptions> = {}) =>
@@ -54,6 +58,78 @@ describe("PgStorage", () => {
       expect(Exit.isFailure(exit) && Cause.pretty(exit.cause).includes("s3cret")).toBe(false)
     })
   )
+})
+
+/**
+ * Runs `effect` while another session holds `table` locked, so its statement waits on the lock; ends the
+ * waiting session's connection from the server (`pg_terminate_backend`), releases the lock, and returns how
+ * `effect` ended.
+ */
+const withConnectionEnded = <A, E>(schema: string, table: string, effect: Effect.Effect<A, E>) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const locked = yield* Deferred.make<number>()
+      const release = yield* Deferred.make<void>()
+      yield* admin((sql) =>
+        sql.withTransaction(
+          Effect.gen(function* () {
+            const [self] = yield* sql<{ readonly pid: number }>`SELECT pg_backend_pid() AS pid`
+            yield* sql`LOCK TABLE ${sql(schema)}.${sql(table)} IN ACCESS EXCLUSIVE MODE`
+            yield* Deferred.succeed(locked, self?.pid ?? 0)
+            yield* Deferred.await(release)
+          })
+        )
+      ).pipe(Effect.forkScoped)
+      const holder = yield* Deferred.await(locked)
+      const running = yield* Effect.fork(Effect.exit(effect))
+      // The one session waiting for this lock is the adapter's.
+      const waiting = yield* admin(
+        (sql) =>
+          sql<{ readonly pid: number }>`SELECT pid FROM pg_stat_activity WHERE ${holder} = ANY(pg_blocking_pids(pid))`
+      ).pipe(
+        Effect.flatMap((rows) => Effect.fromNullable(rows[0]?.pid)),
+        Effect.retry(Schedule.spaced("10 millis").pipe(Schedule.upTo("10 seconds")))
+      )
+      yield* admin((sql) => sql`SELECT pg_terminate_backend(${waiting})`)
+      yield* Deferred.succeed(release, undefined)
+      return yield* Fiber.join(running)
+    })
+  )
+
+describe("lostConnection", () => {
+  const failure = (cause: unknown) => new SqlError({ cause, message: "Failed to execute statement" })
+  const withCode = (code: string) => Object.assign(new Error("from the server"), { code })
+
+  it("is a session the server ended or a socket that went, which a fresh connection may not suffer", () => {
+    for (const cause of [
+      withCode("57P01"),
+      withCode("57P02"),
+      withCode("08006"),
+      withCode("08003"),
+      withCode("ECONNRESET"),
+      withCode("EPIPE"),
+      new Error("Connection terminated unexpectedly"),
+      new Error("Client has encountered a connection error and is not queryable")
+    ]) {
+      expect(lostConnection(failure(cause)), cause.message).toBe(true)
+    }
+  })
+
+  it("is not any other failure: a cancelled or wrong statement, a server that refuses connections", () => {
+    for (const cause of [
+      withCode("57014"),
+      withCode("42P01"),
+      withCode("23505"),
+      withCode("40001"),
+      withCode("57P03"),
+      withCode("ECONNREFUSED"),
+      new Error("timeout exceeded when trying to connect"),
+      "Connection terminated",
+      undefined
+    ]) {
+      expect(lostConnection(failure(cause)), String(cause)).toBe(false)
+    }
+  })
 })
 
 describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DATABASE_URL)", () => {
@@ -118,6 +194,46 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
           )
         : Option.none()
       expect(Option.getOrElse(reason, () => "")).toMatch(/canceling statement due to statement timeout/)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a read whose connection the server ends is answered once more, on a fresh connection", () =>
+    Effect.gen(function* () {
+      const schema = yield* tempSchema
+      const context = yield* Layer.build(PgStorage.layer({ url: urlForSchema(schema), poolMax: 2 }))
+      const files = Context.get(context, FileRepository.FileRepository)
+      yield* importDocument({
+        users: [{ id: "u1", apiKeys: ["k1"] }],
+        files: [{ id: "f1", userId: "u1", name: "F", creationDate: "2024-01-01T00:00:00.000Z" }]
+      }).pipe(Effect.provide(context))
+      for (let round = 0; round < 3; round++) {
+        const exit = yield* withConnectionEnded(schema, "files", files.findFile(fileId("f1")))
+        expect(
+          Exit.map(
+            exit,
+            Option.map((file) => file.name)
+          )
+        ).toEqual(Exit.succeed(Option.some("F")))
+      }
+      // The pool is whole again: both its connections answer at once.
+      const both = yield* Effect.all([files.ping, files.findFile(fileId("f1"))], { concurrency: 2 })
+      expect(Option.isSome(both[1])).toBe(true)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a write whose connection the server ends is not tried again: it fails as StorageUnavailable", () =>
+    Effect.gen(function* () {
+      const schema = yield* tempSchema
+      const context = yield* Layer.build(PgStorage.layer({ url: urlForSchema(schema), poolMax: 2 }))
+      const store = Context.get(context, OperatorStore.OperatorStore)
+      yield* importDocument({ users: [{ id: "u1" }] }).pipe(Effect.provide(context))
+      const exit = yield* withConnectionEnded(
+        schema,
+        "users",
+        store.createKey(FileData.UserId.make("u1"), Redacted.make(FileData.ApiKeyText.make("k-new")))
+      )
+      expect(failureTag(exit)).toBe("StorageUnavailable")
+      expect(yield* store.listKeys(Option.none())).toEqual([])
     }).pipe(Effect.scoped)
   )
 

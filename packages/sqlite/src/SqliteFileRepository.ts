@@ -8,7 +8,7 @@
  * runs without yielding. Writes (import, keys) and migrations stay on the @effect/sql client; in WAL
  * mode this reader never waits for them and always sees committed data.
  *
- * The connection follows the file at its path (`internal/readConnection.ts`): when the file is deleted,
+ * The connection follows the file at its path (`internal/followedFile.ts`): when the file is deleted,
  * replaced, changed in place or unreadable, or a read fails, reads fail as `StorageUnavailable` and the
  * connection is opened again, its statements prepared again, once the path holds a usable database. The
  * check costs one `stat` per millisecond at most, whatever the request rate.
@@ -17,16 +17,16 @@
  * once per millisecond instead of once per statement; the reads of one turn of the event loop always share
  * one, so a request's key, file and first page come from one snapshot. A commit made on another connection
  * is seen by the first turn that starts a millisecond after the snapshot began; the storage layer ends the
- * snapshot around its own writes (`endSnapshot`), so those are seen at once.
+ * snapshot around its own writes (`aroundWrite`), so those are seen at once.
  *
  * @since 0.1.0
  */
 import { FileData, type FileDataError, type FileRepository, SubmissionEntry } from "@filedata/core"
+import { KeyHash } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as ReadConnection from "./internal/readConnection.js"
-import { hashKey } from "./internal/storage.js"
 
 /**
  * How many submissions one page reads when no size is given.
@@ -87,6 +87,11 @@ export interface SqliteFileRepository extends FileRepository.FileRepository {
    * for it.
    */
   readonly endSnapshot: () => void
+  /**
+   * Runs a write made on another connection of this process with the snapshot ended before it (in
+   * rollback-journal mode the reader's lock would hold it up) and after it (so the next read sees it).
+   */
+  readonly aroundWrite: <A, E, R>(write: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }
 
 /**
@@ -150,7 +155,7 @@ export const make = (options: {
     return {
       findKeyOwner: (apiKey) =>
         read((statements) =>
-          Option.fromNullable(statements.keyOwner.get(hashKey(apiKey)) as FileData.UserId | undefined)
+          Option.fromNullable(statements.keyOwner.get(KeyHash.hashKey(apiKey)) as FileData.UserId | undefined)
         ),
       findFile: (fileId) =>
         read((statements) => Option.map(Option.fromNullable(statements.file.get(fileId)), toStoredFile)),
@@ -172,6 +177,7 @@ export const make = (options: {
         }),
       // Health checks look at the path now, however recently a request did.
       ping: Effect.asVoid(connection.readChecked((statements) => statements.ping.get())),
-      endSnapshot: connection.endSnapshot
+      endSnapshot: connection.endSnapshot,
+      aroundWrite: connection.aroundWrite
     }
   })

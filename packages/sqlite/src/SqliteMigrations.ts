@@ -5,10 +5,11 @@
  */
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
 import { SubmissionEntry } from "@filedata/core"
+import { SqlMigrations } from "@filedata/sql"
 import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
+import { writeLock } from "./internal/writeLock.js"
 
 const createTables = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -101,18 +102,22 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "2_submission_entries": submissionEntries
 })
 
-// The sqlite-node migrator only adds schema dumps through the sqlite3 binary, which is not used here
-// and would drag in FileSystem, Path and CommandExecutor.
-const migrate = Migrator.make({})
-
 /**
  * Brings the database to the latest schema; migrations already applied are skipped, so it is idempotent.
+ * Processes starting together take turns: everything runs in one transaction that takes the write lock
+ * first, so the second waits for the first to finish, then finds nothing left to do.
  *
  * @since 0.1.0
  * @category migrations
  */
-export const run: Effect.Effect<
-  ReadonlyArray<readonly [id: number, name: string]>,
-  Migrator.MigrationError | SqlError,
-  SqlClient.SqlClient
-> = migrate({ loader })
+export const run: SqlMigrations.Run = SqlMigrations.run({
+  loader,
+  // The Migrator's own definition, made before the transaction, whose first statement locks by writing to it.
+  prepare: (sql) =>
+    sql`CREATE TABLE IF NOT EXISTS ${sql(SqlMigrations.table)} (
+      migration_id integer PRIMARY KEY NOT NULL,
+      created_at datetime NOT NULL DEFAULT current_timestamp,
+      name VARCHAR(255) NOT NULL
+    )`,
+  lock: (sql) => writeLock(sql, SqlMigrations.table)
+})

@@ -11,11 +11,11 @@ import { dirname, join } from "node:path"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { type FileDataError, FileRepository, OperatorStore } from "@filedata/core"
+import { StorageFailure } from "@filedata/sql"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { unavailable } from "./internal/storage.js"
 import * as SqliteFileRepository from "./SqliteFileRepository.js"
 import * as SqliteMigrations from "./SqliteMigrations.js"
 import * as SqliteOperatorStore from "./SqliteOperatorStore.js"
@@ -91,16 +91,13 @@ export const layer = (
         pageSize: options.pageSize ?? SqliteFileRepository.defaultPageSize
       })
       const operator = yield* SqliteOperatorStore.make
-      // Writes run on the client's connection in this same thread: the reader's snapshot ends before a write
-      // (in rollback-journal mode its lock would hold the write up) and after it (so the next read sees it).
-      const endSnapshot = Effect.sync(files.endSnapshot)
-      const writing = <A, E, R>(write: Effect.Effect<A, E, R>) =>
-        Effect.ensuring(Effect.zipRight(endSnapshot, write), endSnapshot)
+      // Writes run on the client's connection in this same thread, each around the reader's snapshot.
+      const { aroundWrite } = files
       const store: OperatorStore.OperatorStore = {
         ...operator,
-        importFixture: (fixture) => writing(operator.importFixture(fixture)),
-        createKey: (userId, apiKey) => writing(operator.createKey(userId, apiKey)),
-        revokeKey: (keyId) => writing(operator.revokeKey(keyId))
+        importFixture: (fixture) => aroundWrite(operator.importFixture(fixture)),
+        createKey: (userId, apiKey) => aroundWrite(operator.createKey(userId, apiKey)),
+        revokeKey: (keyId) => aroundWrite(operator.revokeKey(keyId))
       }
       return Context.make(FileRepository.FileRepository, files).pipe(Context.add(OperatorStore.OperatorStore, store))
     })
@@ -109,6 +106,6 @@ export const layer = (
       options.filename === MEMORY ? Layer.unwrapScoped(Effect.map(temporaryDatabase, client)) : client(options.filename)
     ),
     // better-sqlite3 throws while opening an unusable file, which reaches us as a defect, not a SqlError.
-    Layer.catchAllCause((cause) => Layer.fail(unavailable(Cause.squash(cause))))
+    Layer.catchAllCause((cause) => Layer.fail(StorageFailure.unavailable(Cause.squash(cause))))
   )
 }

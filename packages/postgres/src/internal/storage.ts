@@ -1,19 +1,6 @@
-import { hash } from "node:crypto"
 import type * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
-import type { FileData } from "@filedata/core"
-import { FileDataError } from "@filedata/core"
-import * as Redacted from "effect/Redacted"
-
-/** @internal */
-export const unavailable = (cause: unknown): FileDataError.StorageUnavailable =>
-  new FileDataError.StorageUnavailable({ cause })
-
-/** @internal */
-export const hashKeyText = (text: string): string => hash("sha256", text, "hex")
-
-/** @internal */
-export const hashKey = (apiKey: FileData.ApiKey): string => hashKeyText(Redacted.value(apiKey))
 
 /**
  * Epoch milliseconds as a `timestamptz`. Whole seconds times 10^6 are exact in a double over the whole
@@ -42,3 +29,25 @@ export const epochMillis = (sql: SqlClient.SqlClient, column: string): Statement
  * @internal
  */
 export const storable = (text: string): boolean => !text.includes("\u0000")
+
+// SQLSTATEs of a session that is gone: the connection exception class, and the server ending the session
+// (admin_shutdown on pg_terminate_backend or a fast shutdown, crash_shutdown).
+const LOST_STATE = /^(08...|57P01|57P02)$/
+// What the driver reports when the socket itself goes.
+const LOST_SOCKET = new Set(["ECONNRESET", "EPIPE"])
+const LOST_MESSAGE = /^Connection terminated|is not queryable$/
+
+/**
+ * Whether a statement failed because its connection was lost (the server ended the session, or the socket
+ * went), which a fresh connection may not suffer; not any other failure of the statement, nor a connection
+ * that could not be opened at all.
+ *
+ * @internal
+ */
+export const lostConnection = (error: SqlError): boolean => {
+  const cause: unknown = error.cause
+  if (typeof cause !== "object" || cause === null) return false
+  const { code, message } = cause as { readonly code?: unknown; readonly message?: unknown }
+  if (typeof code === "string" && (LOST_STATE.test(code) || LOST_SOCKET.has(code))) return true
+  return typeof message === "string" && LOST_MESSAGE.test(message)
+}

@@ -1,0 +1,73 @@
+/**
+ * What an SQL engine does its own way, and nothing else: the rest of the storage is `SqlOperatorStore`.
+ *
+ * @since 0.1.0
+ */
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import type * as Statement from "@effect/sql/Statement"
+import type * as Effect from "effect/Effect"
+
+/**
+ * A submission on its way through the import's staging table: `file` is its file's index in the fixture,
+ * `entry` the submission as the reply writes it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StagedSubmission {
+  readonly file: number
+  readonly createdDate: number
+  readonly content: string
+  readonly entry: string
+}
+
+/**
+ * Where an import's submissions wait until the whole fixture is read and checked: a file's id may come
+ * after its submissions and its user after the file, and rows referring to them cannot be written before.
+ * Two temporary tables: `import_submissions`, and `import_files (file_index, id)`, which the store fills.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Staging {
+  /** Creates both tables, first in an import's transaction after its lock, with whatever else a transaction that lasts as long as its stream needs. */
+  readonly open: Effect.Effect<void, SqlError>
+  /** Adds a batch of submissions, in document order. */
+  readonly insert: (submissions: ReadonlyArray<StagedSubmission>) => Effect.Effect<void, SqlError>
+  /** Copies the staged rows into `submissions` in staging order, which is document order, so `seq` breaks `createdDate` ties the way the fixture lists them. */
+  readonly copy: Effect.Effect<void, SqlError>
+  /** Removes both tables before a successful commit, where the engine does not. */
+  readonly close: Effect.Effect<void, SqlError>
+}
+
+/**
+ * The SQL fragments and statements in which two engines differ, over one client.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SqlDialect {
+  /** An instant given as epoch milliseconds, as the engine stores one. */
+  readonly instant: (epochMillis: number) => Statement.Fragment
+  /** A column of instants read back as epoch milliseconds (a number, or an int8 as text). */
+  readonly epochMillis: (column: string) => Statement.Fragment
+  /** A boolean as a column stores it. */
+  readonly boolean: (value: boolean) => Statement.Fragment
+  /** An integer for an int8 column, from a number or from text of digits (a key id). */
+  readonly int8: (value: number | string) => Statement.Fragment
+  /** Why the engine cannot store this text at all, or `undefined` when it can. */
+  readonly unstorable: (text: string) => string | undefined
+  /** First in every write transaction: writers take turns, so what a transaction checked still holds when it writes. */
+  readonly writeLock: Effect.Effect<void, SqlError>
+  /** The import's staging tables. */
+  readonly staging: Staging
+}
+
+/**
+ * A dialect over the client it runs on.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Make = (sql: SqlClient.SqlClient) => SqlDialect

@@ -1,0 +1,20 @@
+/**
+ * @since 0.1.0
+ */
+export * as KeyHash from "./KeyHash.js"
+/**
+ * @since 0.1.0
+ */
+export * as SqlDialect from "./SqlDialect.js"
+/**
+ * @since 0.1.0
+ */
+export * as SqlMigrations from "./SqlMigrations.js"
+/**
+ * @since 0.1.0
+ */
+export * as SqlOperatorStore from "./SqlOperatorStore.js"
+/**
+ * @since 0.1.0
+ */
+export * as StorageFailure from "./StorageFailure.js"
