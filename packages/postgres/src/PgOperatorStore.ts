@@ -191,7 +191,7 @@ export const make: Effect.Effect<OperatorStore.OperatorStore, never, SqlClient.S
               content text NOT NULL,
               entry text NOT NULL
             ) ON COMMIT DROP`
-            const fixture = yield* Fixture.collect(source, stage)
+            const fixture = yield* Fixture.stageEntries(source, stage)
             const issues = yield* problems(fixture)
             if (issues.length > 0) return yield* new Fixture.FixtureInvalid({ issues })
             const apiKeys = yield* write(fixture, yield* Clock.currentTimeMillis)

@@ -144,7 +144,7 @@ export const make: Effect.Effect<OperatorStore.OperatorStore, never, SqlClient.S
               content TEXT NOT NULL,
               entry TEXT NOT NULL
             )`
-            const fixture = yield* Fixture.collect(source, stage)
+            const fixture = yield* Fixture.stageEntries(source, stage)
             // Checked inside the transaction, so no other writer can take an id between check and write.
             const issues = yield* problems(fixture)
             if (issues.length > 0) return yield* new Fixture.FixtureInvalid({ issues })
