@@ -3,7 +3,8 @@
  *
  * @since 0.1.0
  */
-import { FileData, Fixture } from "@filedata/core"
+import { FileData, type Fixture } from "@filedata/core"
+import { FixtureDocument } from "@filedata/fixture"
 import type * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 
@@ -109,4 +110,4 @@ export const document = (apiKey: string) => ({
  * @category constructors
  */
 export const make = (apiKey: FileData.ApiKey): Effect.Effect<Fixture.Fixture, Fixture.FixtureInvalid> =>
-  Fixture.decode(document(Redacted.value(apiKey)))
+  FixtureDocument.decode(document(Redacted.value(apiKey)))

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import type { FileDataError } from "@filedata/core"
-import { FileData, FileRepository, Fixture, FixtureReader, OperatorStore } from "@filedata/core"
+import { FileData, FileRepository, Fixture, OperatorStore } from "@filedata/core"
+import { FixtureDocument, FixtureReader } from "@filedata/fixture"
 import * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -52,7 +53,7 @@ const importDocument = (document: unknown) =>
 const importDecoded = (document: unknown) =>
   Effect.gen(function* () {
     const store = yield* OperatorStore.OperatorStore
-    return yield* store.importFixture(yield* Effect.orDie(Fixture.decode(document)))
+    return yield* store.importFixture(yield* Effect.orDie(FixtureDocument.decode(document)))
   })
 
 const file = (fields: {
@@ -512,7 +513,7 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         Effect.gen(function* () {
           const store = yield* OperatorStore.OperatorStore
           const decoded = yield* Effect.orDie(
-            Fixture.decode({
+            FixtureDocument.decode({
               users: [{ id: "u1", apiKeys: ["k1"] }],
               files: [file({ id: "f1", userId: "u1", submissions: submissionsEverySecond(1200) })]
             })

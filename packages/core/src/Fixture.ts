@@ -1,17 +1,16 @@
 /**
- * The fixture format of the contract: users with plain-text API keys, and files with their submissions.
- * Decoding applies the defaults and every check that needs no storage; problems are named by JSON path.
+ * A fixture as an import works with it: decoded users, files and submissions, the entries an import runs
+ * through, and the rules that check them against storage, which every adapter of `OperatorStore` shares.
+ * The document format itself, its decoding and the reading of its text, is the `@filedata/fixture` package.
  *
  * @since 0.1.0
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as ParseResult from "effect/ParseResult"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { ApiKeyText, FileId, InstantFromIso, UserId } from "./FileData.js"
+import type { ApiKeyText, FileId, UserId } from "./FileData.js"
 
 /**
  * A problem with one entry of a fixture, located by a JSON path such as `$.files[0].submissions[2].createdDate`.
@@ -64,66 +63,6 @@ export const jsonPath = (tokens: ReadonlyArray<PropertyKey>): string =>
           : `${path}[${JSON.stringify(String(token))}]`,
     "$"
   )
-
-/**
- * Submission content: an object whose values are strings, kept as its JSON text so that key order and
- * keys such as `__proto__` survive untouched.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const ContentJson = Schema.transformOrFail(Schema.Unknown, Schema.String, {
-  strict: true,
-  decode: (input, _, ast) => {
-    if (typeof input !== "object" || input === null || Array.isArray(input)) {
-      return ParseResult.fail(new ParseResult.Type(ast, input, "must be an object of strings"))
-    }
-    for (const key of Object.keys(input)) {
-      const value = (input as Record<string, unknown>)[key]
-      if (typeof value !== "string") {
-        return ParseResult.fail(
-          new ParseResult.Pointer(key, input, new ParseResult.Type(Schema.String.ast, value, "must be a string"))
-        )
-      }
-    }
-    return ParseResult.succeed(JSON.stringify(input))
-  },
-  encode: (json) => ParseResult.succeed(JSON.parse(json) as unknown)
-})
-
-const strict = { parseOptions: { onExcessProperty: "error" } } as const
-
-const FixtureSubmissionSchema = Schema.Struct({
-  createdDate: InstantFromIso,
-  contentJson: Schema.propertySignature(ContentJson).pipe(Schema.fromKey("content"))
-}).annotations(strict)
-
-const FixtureFileSchema = Schema.Struct({
-  id: FileId,
-  userId: UserId,
-  name: Schema.String,
-  creationDate: InstantFromIso,
-  publicAvailability: Schema.optionalWith(Schema.Boolean, { exact: true, default: () => false }),
-  SubmissionCounter: Schema.optionalWith(Schema.NonNegativeInt, { exact: true }),
-  VisitCounter: Schema.optionalWith(Schema.NonNegativeInt, { exact: true, default: () => 0 }),
-  submissions: Schema.optionalWith(Schema.Array(FixtureSubmissionSchema), { exact: true, default: () => [] })
-}).annotations(strict)
-
-const FixtureUserSchema = Schema.Struct({
-  id: UserId,
-  apiKeys: Schema.optionalWith(Schema.Array(ApiKeyText), { exact: true, default: () => [] })
-}).annotations(strict)
-
-/**
- * The fixture document as written.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const FixtureDocument = Schema.Struct({
-  users: Schema.optionalWith(Schema.Array(FixtureUserSchema), { exact: true, default: () => [] }),
-  files: Schema.optionalWith(Schema.Array(FixtureFileSchema), { exact: true, default: () => [] })
-}).annotations({ ...strict, identifier: "Fixture" })
 
 /**
  * A submission ready to store: instant in epoch milliseconds (UTC), content as JSON text.
@@ -196,153 +135,6 @@ export interface FixtureOutline {
   readonly files: ReadonlyArray<FixtureFileHeader>
 }
 
-const issuesOf = (error: ParseResult.ParseError, at: ReadonlyArray<PropertyKey>): Array<FixtureIssue> =>
-  ParseResult.ArrayFormatter.formatErrorSync(error).map(
-    (issue) =>
-      new FixtureIssue({
-        path: jsonPath([...at, ...issue.path]),
-        detail:
-          issue._tag === "Missing" ? "is required" : issue._tag === "Unexpected" ? "is not allowed" : issue.message
-      })
-  )
-
-const options = { errors: "all", onExcessProperty: "error" } as const
-const decodeDocument = Schema.decodeUnknownEither(FixtureDocument, options)
-const decodeUserEntry = Schema.decodeUnknownEither(FixtureUserSchema, options)
-const decodeFileEntry = Schema.decodeUnknownEither(FixtureFileSchema, options)
-const decodeSubmissionEntry = Schema.decodeUnknownEither(FixtureSubmissionSchema, options)
-const decodeInstant = Schema.decodeUnknownEither(InstantFromIso)
-const decodeContent = Schema.decodeUnknownEither(ContentJson)
-
-/**
- * Decodes the entry at `$.users[index]`.
- *
- * @since 0.1.0
- * @category decoding
- */
-export const decodeUser = (value: unknown, index: number): Either.Either<FixtureUser, Array<FixtureIssue>> =>
-  Either.mapLeft(decodeUserEntry(value), (error) => issuesOf(error, ["users", index]))
-
-/**
- * Decodes the entry at `$.files[index]`, but for submissions given apart: `SubmissionCounter` defaults to
- * `submissions`, their number.
- *
- * @since 0.1.0
- * @category decoding
- */
-export const decodeFileHeader = (
-  value: unknown,
-  index: number,
-  submissions: number
-): Either.Either<FixtureFileHeader, Array<FixtureIssue>> =>
-  Either.map(
-    Either.mapLeft(decodeFileEntry(value), (error) => issuesOf(error, ["files", index])),
-    ({ submissions: _, ...file }) => ({ ...file, SubmissionCounter: file.SubmissionCounter ?? submissions })
-  )
-
-/**
- * Decodes the entry at `$.files[file].submissions[index]`.
- *
- * @since 0.1.0
- * @category decoding
- */
-export const decodeSubmission = (
-  value: unknown,
-  file: number,
-  index: number
-): Either.Either<FixtureSubmission, Array<FixtureIssue>> => {
-  // Nearly every submission is exactly `{ createdDate, content }`, and then decoding its two fields is decoding
-  // it, at half the cost of the struct's generic checks, which matters a million times over. Anything else
-  // goes through the struct, which names every problem.
-  if (Predicate.isRecord(value) && Object.keys(value).length === 2) {
-    const createdDate = decodeInstant(value.createdDate)
-    const contentJson = decodeContent(value.content)
-    if (Either.isRight(createdDate) && Either.isRight(contentJson)) {
-      return Either.right({ createdDate: createdDate.right, contentJson: contentJson.right })
-    }
-  }
-  return Either.mapLeft(decodeSubmissionEntry(value), (error) => issuesOf(error, ["files", file, "submissions", index]))
-}
-
-/**
- * Finds ids and keys that appear twice, entry by entry, holding only the ids and keys themselves. Issues name
- * the second occurrence and come grouped: user ids, then API keys, then file ids.
- *
- * @since 0.1.0
- * @category decoding
- */
-export interface DuplicateCheck {
-  /** Records a user and its keys; false when one of them appeared before. */
-  readonly user: (user: FixtureUser, index: number) => boolean
-  /** Records a file; false when its id appeared before. */
-  readonly file: (file: FixtureFileHeader, index: number) => boolean
-  readonly issues: () => Array<FixtureIssue>
-}
-
-/**
- * @since 0.1.0
- * @category decoding
- */
-export const makeDuplicateCheck = (): DuplicateCheck => {
-  const seen = { users: new Set<string>(), keys: new Set<string>(), files: new Set<string>() }
-  const found = { users: [] as Array<FixtureIssue>, keys: [] as Array<FixtureIssue>, files: [] as Array<FixtureIssue> }
-  const check = (kind: keyof typeof seen, value: string, path: ReadonlyArray<PropertyKey>, what: string) => {
-    if (seen[kind].has(value)) {
-      found[kind].push(new FixtureIssue({ path: jsonPath(path), detail: `${what} appears twice` }))
-      return false
-    }
-    seen[kind].add(value)
-    return true
-  }
-  return {
-    user: (user, index) =>
-      [
-        check("users", user.id, ["users", index, "id"], "user id"),
-        ...user.apiKeys.map((key, position) => check("keys", key, ["users", index, "apiKeys", position], "API key"))
-      ].every(Boolean),
-    file: (file, index) => check("files", file.id, ["files", index, "id"], "file id"),
-    issues: () => [...found.users, ...found.keys, ...found.files]
-  }
-}
-
-/**
- * Decodes a whole parsed fixture synchronously; see {@link decode}.
- *
- * @since 0.1.0
- * @category decoding
- */
-export const decodeEither = (document: unknown): Either.Either<Fixture, Array<FixtureIssue>> => {
-  const result = decodeDocument(document)
-  if (Either.isLeft(result)) return Either.left(issuesOf(result.left, []))
-  const users = result.right.users
-  const files = result.right.files.map((file) => ({
-    ...file,
-    SubmissionCounter: file.SubmissionCounter ?? file.submissions.length
-  }))
-  const duplicates = makeDuplicateCheck()
-  users.forEach((user, index) => {
-    duplicates.user(user, index)
-  })
-  files.forEach((file, index) => {
-    duplicates.file(file, index)
-  })
-  const issues = duplicates.issues()
-  return issues.length > 0 ? Either.left(issues) : Either.right({ users, files })
-}
-
-/**
- * Decodes a parsed fixture, applies the defaults and refuses ids or keys that appear twice. A fixture too
- * big to parse whole is read with `FixtureReader` instead, entry by entry.
- *
- * @since 0.1.0
- * @category decoding
- */
-export const decode = (document: unknown): Effect.Effect<Fixture, FixtureInvalid> =>
-  Either.match(decodeEither(document), {
-    onLeft: (issues) => Effect.fail(new FixtureInvalid({ issues })),
-    onRight: Effect.succeed
-  })
-
 /**
  * A submission and the position of its file in `$.files`. A file's metadata may follow its submissions in
  * the document, so storage learns the file's id only from the file's own entry.
@@ -376,8 +168,8 @@ export type FixtureEntry = Data.TaggedEnum<{
 export const FixtureEntry = Data.taggedEnum<FixtureEntry>()
 
 /**
- * What an import reads: a fixture decoded whole, or the entries of one read as a stream (`FixtureReader`),
- * whose failures the import passes on.
+ * What an import reads: a fixture decoded whole, or the entries of one read as a stream (`FixtureReader` of
+ * `@filedata/fixture`), whose failures the import passes on.
  *
  * @since 0.1.0
  * @category models
@@ -408,13 +200,14 @@ export const entries = <E = never, R = never>(source: FixtureSource<E, R>): Stre
       ])
 
 /**
- * Runs an import's entries: users and files are kept, each batch of submissions goes to `stage` as it
- * arrives, so only one batch is ever held. Gives the outline and the number of submissions staged.
+ * Runs an import's entries, as an adapter's `importFixture` does: users and files' metadata are kept, each
+ * batch of submissions goes to `stage` as it arrives, so only one batch is ever held. Gives the outline, to
+ * check against storage and write, and the number of submissions staged.
  *
  * @since 0.1.0
  * @category conversions
  */
-export const collect = <E2, R2, E = never, R = never>(
+export const stageEntries = <E2, R2, E = never, R = never>(
   source: FixtureSource<E, R>,
   stage: (submissions: ReadonlyArray<FileSubmission>) => Effect.Effect<void, E2, R2>
 ): Effect.Effect<FixtureOutline & { readonly submissions: number }, E | E2, R | R2> =>

@@ -75,10 +75,10 @@ export class KeyNotFound extends Schema.TaggedError<KeyNotFound>()("KeyNotFound"
  */
 export interface OperatorStore {
   /**
-   * Imports a decoded fixture, or one read as a stream (`FixtureReader`), in one transaction that lasts while
-   * the stream is read; only one batch of submissions is held at a time. Refuses, naming the entry's path, any
-   * id or key that already exists and any file of an unknown user; a failure of the stream is passed on.
-   * Either way nothing is written.
+   * Imports a decoded fixture, or one read as a stream (`FixtureReader` of `@filedata/fixture`), in one
+   * transaction that lasts while the stream is read; only one batch of submissions is held at a time. Refuses,
+   * naming the entry's path, any id or key that already exists and any file of an unknown user; a failure of
+   * the stream is passed on. Either way nothing is written.
    */
   readonly importFixture: <E = never, R = never>(
     fixture: FixtureSource<E, R>

@@ -25,10 +25,6 @@ export * as Fixture from "./Fixture.js"
 /**
  * @since 0.1.0
  */
-export * as FixtureReader from "./FixtureReader.js"
-/**
- * @since 0.1.0
- */
 export * as GetFileData from "./GetFileData.js"
 /**
  * @since 0.1.0

@@ -1,6 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { Fixture, OperatorStore } from "@filedata/core"
+import { OperatorStore } from "@filedata/core"
+import { FixtureDocument } from "@filedata/fixture"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 
@@ -42,5 +43,5 @@ export const tempSchema = Effect.acquireRelease(
 export const importDocument = (document: unknown) =>
   Effect.gen(function* () {
     const store = yield* OperatorStore.OperatorStore
-    return yield* store.importFixture(yield* Effect.orDie(Fixture.decode(document)))
+    return yield* store.importFixture(yield* Effect.orDie(FixtureDocument.decode(document)))
   })

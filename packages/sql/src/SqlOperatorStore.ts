@@ -189,7 +189,7 @@ export const make = (
           Effect.gen(function* () {
             yield* writeLock
             yield* staging.open
-            const fixture = yield* Fixture.collect(source, stage)
+            const fixture = yield* Fixture.stageEntries(source, stage)
             // Checked under the write lock, so no other writer can take an id between check and write.
             const issues = yield* problems(fixture)
             if (issues.length > 0) return yield* new Fixture.FixtureInvalid({ issues })

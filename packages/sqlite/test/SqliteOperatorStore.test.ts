@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { FileRepository, type Fixture, FixtureReader, OperatorStore } from "@filedata/core"
+import { FileRepository, type Fixture, OperatorStore } from "@filedata/core"
+import { FixtureReader } from "@filedata/fixture"
 import { SqliteStorage } from "@filedata/sqlite"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

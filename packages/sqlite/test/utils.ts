@@ -3,7 +3,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
-import { FileData, Fixture } from "@filedata/core"
+import { FileData } from "@filedata/core"
+import { FixtureDocument } from "@filedata/fixture"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 
@@ -39,7 +40,7 @@ export const counts = (filename: string) =>
   )
 
 /** Decodes a fixture document the way the CLI does; a test document that does not decode is a bug. */
-export const fixture = (document: unknown) => Effect.orDie(Fixture.decode(document))
+export const fixture = (document: unknown) => Effect.orDie(FixtureDocument.decode(document))
 
 /** A file of the fixture format with the fields a test does not care about filled in. */
 export const file = (fields: {

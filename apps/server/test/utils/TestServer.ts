@@ -1,7 +1,8 @@
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Fixture, OperatorStore, type RateLimiter } from "@filedata/core"
+import { OperatorStore, type RateLimiter } from "@filedata/core"
+import { FixtureDocument } from "@filedata/fixture"
 import { MemoryRateLimiter } from "@filedata/rate-limiter-memory"
 import { SqliteStorage } from "@filedata/sqlite"
 import * as Effect from "effect/Effect"
@@ -37,7 +38,7 @@ export const ports = (options: Options) => {
   const seeded = Layer.effectDiscard(
     Effect.gen(function* () {
       const store = yield* OperatorStore.OperatorStore
-      yield* store.importFixture(yield* Fixture.decode(options.fixture))
+      yield* store.importFixture(yield* FixtureDocument.decode(options.fixture))
       for (const keyId of options.revoke ?? []) yield* store.revokeKey(keyId)
     }).pipe(Effect.orDie)
   ).pipe(Layer.provideMerge(storage))
