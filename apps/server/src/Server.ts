@@ -75,9 +75,6 @@ export const routesLayer = (
     Layer.provideMerge(HttpApiBuilder.Middleware.layer)
   )
 
-// In-flight requests get this long to finish after a stop signal before their connections are cut.
-const DRAIN_MILLIS = 10_000
-
 // While draining, a kept-alive connection whose reply has finished is closed this soon after. Node closes only
 // the connections idle when the drain starts; one whose reply ends later would stay open until the
 // keep-alive timeout and hold the exit that long.
@@ -96,7 +93,8 @@ const listen = (server: Server, options: Options) =>
     () =>
       Effect.async<void>((resume) => {
         const idle = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MILLIS).unref()
-        const cut = setTimeout(() => server.closeAllConnections(), DRAIN_MILLIS).unref()
+        // In-flight requests get this long to finish after a stop signal before their connections are cut.
+        const cut = setTimeout(() => server.closeAllConnections(), options.http.drainTimeoutMillis).unref()
         server.close(() => {
           clearInterval(idle)
           clearTimeout(cut)

@@ -10,7 +10,13 @@ const fixture = {
   files: [{ id: "contact", userId: "alice", name: "Contact", creationDate: "2024-01-01T00:00:00.000Z" }]
 }
 
-const http = { headersTimeoutMillis: 300, requestTimeoutMillis: 600, keepAliveTimeoutMillis: 300, maxConnections: 3 }
+const http = {
+  headersTimeoutMillis: 300,
+  requestTimeoutMillis: 600,
+  keepAliveTimeoutMillis: 300,
+  maxConnections: 3,
+  drainTimeoutMillis: 10_000
+}
 
 const open = Effect.flatMap(TestServer.url("/"), (href) =>
   Effect.async<Socket>((resume) => {

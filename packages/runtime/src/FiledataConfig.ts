@@ -57,6 +57,8 @@ export interface HttpLimits {
   readonly keepAliveTimeoutMillis: number
   /** Open connections at most; more are refused at once (`HTTP_MAX_CONNECTIONS`). */
   readonly maxConnections: number
+  /** How long in-flight requests may go on after a stop signal before their connections are cut (`HTTP_DRAIN_TIMEOUT_MS`). */
+  readonly drainTimeoutMillis: number
 }
 
 const integer = (name: string, fallback: number, min: number, max: number) =>
@@ -180,7 +182,8 @@ export const config: Config.Config<FiledataConfig> = Config.all({
     headersTimeoutMillis: integer("HTTP_HEADERS_TIMEOUT_MS", 10_000, 1, 600_000),
     requestTimeoutMillis: integer("HTTP_REQUEST_TIMEOUT_MS", 30_000, 1, 600_000),
     keepAliveTimeoutMillis: integer("HTTP_KEEP_ALIVE_TIMEOUT_MS", 5_000, 1, 600_000),
-    maxConnections: integer("HTTP_MAX_CONNECTIONS", 1_000, 1, 1_000_000)
+    maxConnections: integer("HTTP_MAX_CONNECTIONS", 1_000, 1, 1_000_000),
+    drainTimeoutMillis: integer("HTTP_DRAIN_TIMEOUT_MS", 10_000, 1, 600_000)
   })
 })
 

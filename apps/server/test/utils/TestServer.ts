@@ -17,7 +17,8 @@ export const httpLimits: Server.HttpLimits = {
   headersTimeoutMillis: 10_000,
   requestTimeoutMillis: 30_000,
   keepAliveTimeoutMillis: 5_000,
-  maxConnections: 1_000
+  maxConnections: 1_000,
+  drainTimeoutMillis: 10_000
 }
 
 export interface Options {
