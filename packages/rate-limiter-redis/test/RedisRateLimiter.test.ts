@@ -4,10 +4,10 @@ import { createServer } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import { RateLimiterConformance } from "@filedata/conformance"
 import type { RateLimiter } from "@filedata/core"
+import { Conditions, Logs, TestServices } from "@filedata/testing"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import { Redis } from "ioredis"
@@ -15,12 +15,12 @@ import { RedisRateLimiter } from "../src/index.js"
 
 const { apiKey, clientAddress, policy, refusal } = RateLimiterConformance
 
-const testRedisUrl = process.env.TEST_REDIS_URL
-const hasTestRedis = testRedisUrl !== undefined && testRedisUrl !== ""
+const testRedisUrl = TestServices.redisUrl
+const hasTestRedis = testRedisUrl !== undefined
 const hasRedisServer = spawnSync("redis-server", ["--version"]).error === undefined
 
 const skipReasons = [
-  ...(hasTestRedis ? [] : ["TEST_REDIS_URL is unset (e.g. TEST_REDIS_URL=redis://127.0.0.1:6379)"]),
+  ...(hasTestRedis ? [] : [TestServices.redisUnset]),
   ...(hasRedisServer ? [] : ["redis-server is not on PATH, so no Redis can be started and stopped"])
 ]
 for (const reason of skipReasons) console.warn(`RedisRateLimiter tests partly SKIPPED: ${reason}`)
@@ -46,23 +46,12 @@ const redisClient = (url: string) =>
     (client) => Effect.sync(() => client.disconnect())
   )
 
-const collectLogs = () => {
-  const lines: Array<{ readonly level: string; readonly message: unknown }> = []
-  const logger = Logger.replace(
-    Logger.defaultLogger,
-    Logger.make(({ logLevel, message }) => {
-      lines.push({ level: logLevel.label, message })
-    })
-  )
-  return { lines, logger }
-}
-
 // Nothing listens on port 1: connections are refused at once.
 const UNREACHABLE = "redis://127.0.0.1:1"
 
 describe("RedisRateLimiter, Redis unreachable", () => {
   it.scopedLive("open: builds at once, admits uncounted requests fast, and warns once, not per request", () => {
-    const { lines, logger } = collectLogs()
+    const { lines, logger } = Logs.capture()
     return Effect.gen(function* () {
       const [built, limiter] = yield* Effect.timed(limiterOn(UNREACHABLE, { failureMode: "open", policy: policy(2) }))
       expect(Duration.toMillis(built)).toBeLessThan(1_000)
@@ -123,7 +112,15 @@ describe.runIf(hasTestRedis)("RedisRateLimiter, against TEST_REDIS_URL", () => {
         events.push({ args, source })
       })
       for (let i = 0; i < 4; i++) yield* Effect.either(limiter.consume(apiKey(`k-${i % 2}`)))
-      yield* Effect.sleep("200 millis")
+      // Redis shows a monitor the commands in the order it runs them: once a command sent after the checks
+      // has shown, every command of the checks has.
+      const marker = `after-the-checks-${randomUUID()}`
+      const admin = yield* redisClient(url)
+      yield* Effect.promise(() => admin.echo(marker))
+      yield* Conditions.eventually(
+        Effect.suspend(() => (events.some((event) => event.args[1] === marker) ? Effect.void : Effect.fail(marker))),
+        { limitMillis: 5_000 }
+      )
       const scripts = events.filter((event) => /^eval(sha)?$/i.test(event.args[0] ?? ""))
       expect(scripts).toHaveLength(4)
       const limiterConnection = scripts[0]?.source
