@@ -102,7 +102,8 @@ describe.runIf(hasTestRedis)("RedisRateLimiter, against TEST_REDIS_URL", () => {
 
   it.scopedLive("sends one command per check, the script, which runs its steps inside Redis", () =>
     Effect.gen(function* () {
-      const limiter = yield* limiterOn(url, { failureMode: "closed", policy: policy(3) })
+      const keyPrefix = `filedata-test:${randomUUID()}:`
+      const limiter = yield* limiterOn(url, { failureMode: "closed", policy: policy(3), keyPrefix })
       const events: Array<{ readonly args: ReadonlyArray<string>; readonly source: string }> = []
       const monitor = yield* Effect.acquireRelease(
         Effect.flatMap(redisClient(url), (client) => Effect.promise(() => client.monitor())),
@@ -121,11 +122,13 @@ describe.runIf(hasTestRedis)("RedisRateLimiter, against TEST_REDIS_URL", () => {
         Effect.suspend(() => (events.some((event) => event.args[1] === marker) ? Effect.void : Effect.fail(marker))),
         { limitMillis: 5_000 }
       )
-      const scripts = events.filter((event) => /^eval(sha)?$/i.test(event.args[0] ?? ""))
+      // The monitor shows every client of this Redis (other test files, other runs): only this limiter's keys count.
+      const ours = events.filter((event) => event.args.some((arg) => arg.startsWith(keyPrefix)))
+      const scripts = ours.filter((event) => /^eval(sha)?$/i.test(event.args[0] ?? ""))
       expect(scripts).toHaveLength(4)
       const limiterConnection = scripts[0]?.source
       expect(events.filter((event) => event.source === limiterConnection)).toHaveLength(4)
-      expect(events.filter((event) => event.source === "lua").map((event) => event.args[0]?.toUpperCase())).toContain(
+      expect(ours.filter((event) => event.source === "lua").map((event) => event.args[0]?.toUpperCase())).toContain(
         "INCR"
       )
     })
