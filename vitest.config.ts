@@ -21,6 +21,10 @@ export default defineConfig({
   test: {
     include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts"],
     globalSetup: ["./packages/testing/src/GlobalSetup.ts"],
+    // Vitest's default on two cores is one worker, one file at a time; most files spend their time waiting on
+    // real servers, processes and Redis windows, so a second worker overlaps those waits.
+    maxWorkers: 2,
+    minWorkers: 1,
     testTimeout: 30_000,
     hookTimeout: 60_000
   }
