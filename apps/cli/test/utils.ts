@@ -1,12 +1,9 @@
-import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import type * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { FileData, FileRepository, OperatorStore } from "@filedata/core"
 import { Storage } from "@filedata/runtime"
+import { Processes, TempDirectory } from "@filedata/testing"
 import * as Chunk from "effect/Chunk"
 import * as ConfigProvider from "effect/ConfigProvider"
 import type * as Console from "effect/Console"
@@ -19,17 +16,10 @@ import * as Stream from "effect/Stream"
 import * as Commands from "../src/Commands.js"
 
 /** A fresh directory under the system temp dir, removed when the scope closes. */
-export const tempDir = Effect.acquireRelease(
-  Effect.sync(() => mkdtempSync(join(tmpdir(), "filedata-cli-"))),
-  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-)
+export const tempDir = TempDirectory.scoped("cli")
 
 /** Writes `content` (a string as is, anything else as JSON) to `dir/name` and returns the path. */
-export const writeFixture = (dir: string, name: string, content: unknown): string => {
-  const path = join(dir, name)
-  writeFileSync(path, typeof content === "string" ? content : JSON.stringify(content, null, 2))
-  return path
-}
+export const writeFixture = TempDirectory.write
 
 /** The SQLite layer the runtime selects for a `file:` URL, on a file of its own. */
 export const sqlite = (filename: string) => Storage.layer({ database: { _tag: "Sqlite", filename } })
@@ -122,24 +112,6 @@ export const allKeys = Effect.flatMap(OperatorStore.OperatorStore, (store) => st
 export const userExists = (id: string) =>
   Effect.flatMap(OperatorStore.OperatorStore, (store) => store.userExists(FileData.UserId.make(id)))
 
-const root = fileURLToPath(new URL("../../..", import.meta.url))
-
 /** `node ARGS` from the repository root, as `pnpm filedata` runs, with stdout and stderr piped (not terminals). */
 export const runProcess = (args: ReadonlyArray<string>, env: Record<string, string>) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      cwd: root,
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk
-    })
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk
-    })
-    child.on("error", reject)
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
-  })
+  Processes.finish(Processes.node(args, env))

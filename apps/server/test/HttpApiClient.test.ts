@@ -6,6 +6,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { expect, layer } from "@effect/vitest"
+import { Fixtures } from "@filedata/testing"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
@@ -13,24 +14,13 @@ import { FileDataApi } from "../src/FileDataApi.js"
 import * as Server from "../src/Server.js"
 import * as TestServer from "./utils/TestServer.js"
 
-const fixture = {
-  users: [
-    { id: "alice", apiKeys: ["alice-key"] },
-    { id: "bob", apiKeys: ["bob-key"] }
-  ],
-  files: [
-    {
-      id: "contact",
-      userId: "alice",
-      name: "Contact",
-      creationDate: "2024-01-01T00:00:00.000Z",
-      submissions: [
-        { createdDate: "2024-01-03T00:00:00.000Z", content: { b: "2" } },
-        { createdDate: "2024-01-02T00:00:00.000Z", content: { a: "1" } }
-      ]
-    }
+const fixture = Fixtures.aliceContact(["alice-key"], {
+  otherUsers: [{ id: "bob", apiKeys: ["bob-key"] }],
+  submissions: [
+    { createdDate: "2024-01-03T00:00:00.000Z", content: { b: "2" } },
+    { createdDate: "2024-01-02T00:00:00.000Z", content: { a: "1" } }
   ]
-}
+})
 
 const platformOnly = HttpApiBuilder.serve().pipe(
   Layer.provide(Server.routesLayer({ trustProxy: false })),

@@ -4,10 +4,10 @@ import { createServer } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import { RateLimiterConformance } from "@filedata/conformance"
 import type { RateLimiter } from "@filedata/core"
+import { Conditions, Logs, TestServices } from "@filedata/testing"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import { Redis } from "ioredis"
@@ -15,12 +15,12 @@ import { RedisRateLimiter } from "../src/index.js"
 
 const { apiKey, clientAddress, policy, refusal } = RateLimiterConformance
 
-const testRedisUrl = process.env.TEST_REDIS_URL
-const hasTestRedis = testRedisUrl !== undefined && testRedisUrl !== ""
+const testRedisUrl = TestServices.redisUrl
+const hasTestRedis = testRedisUrl !== undefined
 const hasRedisServer = spawnSync("redis-server", ["--version"]).error === undefined
 
 const skipReasons = [
-  ...(hasTestRedis ? [] : ["TEST_REDIS_URL is unset (e.g. TEST_REDIS_URL=redis://127.0.0.1:6379)"]),
+  ...(hasTestRedis ? [] : [TestServices.redisUnset]),
   ...(hasRedisServer ? [] : ["redis-server is not on PATH, so no Redis can be started and stopped"])
 ]
 for (const reason of skipReasons) console.warn(`RedisRateLimiter tests partly SKIPPED: ${reason}`)
@@ -45,17 +45,6 @@ const redisClient = (url: string) =>
     Effect.sync(() => new Redis(url)),
     (client) => Effect.sync(() => client.disconnect())
   )
-
-const collectLogs = () => {
-  const lines: Array<{ readonly level: string; readonly message: unknown }> = []
-  const logger = Logger.replace(
-    Logger.defaultLogger,
-    Logger.make(({ logLevel, message }) => {
-      lines.push({ level: logLevel.label, message })
-    })
-  )
-  return { lines, logger }
-}
 
 // Nothing listens on port 1: connections are refused at once.
 const UNREACHABLE = "redis://127.0.0.1:1"
@@ -119,15 +108,22 @@ describe.runIf(hasTestRedis)("RedisRateLimiter, against TEST_REDIS_URL", () => {
         events.push({ args, source })
       })
       for (let i = 0; i < 4; i++) yield* Effect.either(limiter.consume(apiKey(`k-${i % 2}`)))
-      yield* Effect.sleep("200 millis")
-      // Other suites may share this Redis: only scripts on this limiter's keys are its own.
-      const scripts = events.filter(
-        (event) => /^eval(sha)?$/i.test(event.args[0] ?? "") && event.args.some((arg) => arg.startsWith(keyPrefix))
+      // Redis shows a monitor the commands in the order it runs them: once a command sent after the checks
+      // has shown, every command of the checks has.
+      const marker = `after-the-checks-${randomUUID()}`
+      const admin = yield* redisClient(url)
+      yield* Effect.promise(() => admin.echo(marker))
+      yield* Conditions.eventually(
+        Effect.suspend(() => (events.some((event) => event.args[1] === marker) ? Effect.void : Effect.fail(marker))),
+        { limitMillis: 5_000 }
       )
+      // The monitor shows every client of this Redis (other test files, other runs): only this limiter's keys count.
+      const ours = events.filter((event) => event.args.some((arg) => arg.startsWith(keyPrefix)))
+      const scripts = ours.filter((event) => /^eval(sha)?$/i.test(event.args[0] ?? ""))
       expect(scripts).toHaveLength(4)
       const limiterConnection = scripts[0]?.source
       expect(events.filter((event) => event.source === limiterConnection)).toHaveLength(4)
-      expect(events.filter((event) => event.source === "lua").map((event) => event.args[0]?.toUpperCase())).toContain(
+      expect(ours.filter((event) => event.source === "lua").map((event) => event.args[0]?.toUpperCase())).toContain(
         "INCR"
       )
     })
@@ -219,7 +215,7 @@ describe.runIf(hasRedisServer)("RedisRateLimiter, a Redis that goes away after s
     )
 
   it.scopedLive("open: admits uncounted requests fast, and warns once, not per request", () => {
-    const { lines, logger } = collectLogs()
+    const { lines, logger } = Logs.capture()
     return Effect.gen(function* () {
       const { limiter, server } = yield* limiterOnOwnRedis("open")
       yield* limiter.consume(apiKey("k"))
