@@ -1,8 +1,12 @@
 // The rate limit's protection as outside attack scripts meet it, on the built server as a real process: a
-// client behind a trusted proxy cannot get more quotas out of more spellings of its address.
+// client behind a trusted proxy cannot get more quotas out of more spellings of its address, and a Redis that
+// goes away after the start leaves the limit counted in memory instead of lifted, and takes it back when it
+// returns. The second part starts Redis servers of its own (it kills them); without `redis-server` on PATH it
+// is skipped and says why.
 
-import type { ChildProcess } from "node:child_process"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
@@ -62,6 +66,31 @@ const call = async (base: string, apiKey: string, forwardedFor?: string) => {
   return { status: reply.status, code: body.code, rateLimit: reply.headers.get("ratelimit") ?? "" }
 }
 
+const health = async (base: string) => {
+  const reply = await fetch(`${base}/health`)
+  return { status: reply.status, body: (await reply.json()) as unknown }
+}
+
+/** Polls `check` until it holds (no fixed sleep stands in for a condition); gives up after about 10 s. */
+const eventually = async (check: () => Promise<void> | void) => {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await check()
+    } catch (error) {
+      if (attempt >= 200) throw error
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+}
+
+/** The JSON log lines the server wrote at `level` whose message starts with `prefix`. */
+const logLines = (stdout: string, level: string, prefix: string) =>
+  stdout
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as { readonly message: string; readonly logLevel: string })
+    .filter((line) => line.logLevel === level && line.message.startsWith(prefix))
+
 afterEach(killLeftovers)
 
 beforeAll(build, 180_000)
@@ -97,6 +126,97 @@ describe("client addresses behind a trusted proxy (built server, real process)",
     const direct = await call(base, KEYS[0])
     expect([direct.status, direct.code]).toEqual([422, "rate_limited"])
     expect((await call(base, KEYS[0], "198.51.100.20")).status).toBe(200)
+    await stop(running)
+  }, 60_000)
+})
+
+const hasRedisServer = spawnSync("redis-server", ["--version"]).error === undefined
+if (!hasRedisServer) console.warn("Redis outage tests SKIPPED: redis-server is not on PATH, so no Redis can be stopped")
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer()
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
+    })
+  })
+
+// A throwaway Redis without persistence: a restarted one starts with no counters.
+const startRedis = (port: number) =>
+  new Promise<ChildProcess>((resolve, reject) => {
+    const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", ""], {
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    child.stdout.on("data", (chunk: Buffer) => {
+      if (chunk.toString().includes("Ready to accept connections")) resolve(child)
+    })
+    child.once("exit", (code) => reject(new Error(`redis-server exited with ${code}`)))
+  })
+
+const kill = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    child.once("exit", () => resolve())
+    child.kill("SIGKILL")
+  })
+
+describe.runIf(hasRedisServer)("Redis going away after the start (built server, real process)", () => {
+  let redis: ChildProcess | undefined
+  afterEach(async () => {
+    if (redis !== undefined) await kill(redis)
+  })
+
+  it("a key over its quota stays refused while Redis is down, counted in memory; /health says so; counting goes back to Redis when it returns", async () => {
+    const env = await database()
+    const port = await freePort()
+    redis = await startRedis(port)
+    const running = await serve({
+      ...env,
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      RATE_LIMIT_MAX: "3",
+      RATE_LIMIT_IP_MAX: "1000",
+      LOG_LEVEL: "info"
+    })
+    const { base } = running
+    expect(await health(base)).toEqual({ status: 200, body: { status: "ok", rateLimiter: "redis" } })
+
+    // Over its quota, counted in Redis.
+    for (let i = 0; i < 3; i++) expect((await call(base, KEYS[0])).status).toBe(200)
+    expect((await call(base, KEYS[0])).code).toBe("rate_limited")
+
+    await kill(redis)
+    await eventually(async () =>
+      expect(await health(base)).toEqual({ status: 200, body: { status: "ok", rateLimiter: "memory-fallback" } })
+    )
+    // Still over its quota: the refusal Redis gave carries on in memory, for as long as Redis's window.
+    for (let i = 0; i < 20; i++) {
+      const reply = await call(base, KEYS[0])
+      expect([reply.status, reply.code]).toEqual([422, "rate_limited"])
+    }
+    // A key Redis never refused is counted in memory against the same quota: not admitted uncounted.
+    for (let i = 0; i < 3; i++) expect((await call(base, KEYS[1])).status).toBe(200)
+    expect((await call(base, KEYS[1])).code).toBe("rate_limited")
+    await eventually(() =>
+      expect(
+        logLines(running.stdout(), "WARN", "Rate limit store unreachable: counting in this process's memory")
+      ).toHaveLength(1)
+    )
+
+    redis = await startRedis(port)
+    await eventually(async () =>
+      expect(await health(base)).toEqual({ status: 200, body: { status: "ok", rateLimiter: "redis" } })
+    )
+    // Counted in Redis again: the restarted Redis holds no counters, so the key refused in memory is admitted,
+    // and its first request there leaves two.
+    const back = await call(base, KEYS[1])
+    expect(back.status).toBe(200)
+    expect(back.rateLimit).toContain('"api-key";r=2;')
+    await eventually(() =>
+      expect(logLines(running.stdout(), "INFO", "Rate limit store reachable again")).toHaveLength(1)
+    )
+    // One warning for the whole outage, not one per request.
+    expect(logLines(running.stdout(), "WARN", "Rate limit store unreachable")).toHaveLength(1)
     await stop(running)
   }, 60_000)
 })
