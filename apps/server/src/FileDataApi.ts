@@ -9,7 +9,7 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { FileData, FileDataError, GetFileData } from "@filedata/core"
+import { FileData, FileDataError, GetFileData, RateLimiter } from "@filedata/core"
 import * as Schema from "effect/Schema"
 
 /**
@@ -104,12 +104,15 @@ export const UnavailableProblem = Schema.Struct(problemFields(503, ["storage_una
   .pipe(asProblem(503))
 
 /**
- * The `/health` answer while storage answers.
+ * The `/health` answer while storage answers, with how the rate limiter counts at the moment.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const Health = Schema.Struct({ status: Schema.Literal("ok") }).annotations({ identifier: "Health" })
+export const Health = Schema.Struct({
+  status: Schema.Literal("ok"),
+  rateLimiter: Schema.optionalWith(RateLimiter.Counting, { exact: true })
+}).annotations({ identifier: "Health" })
 
 /**
  * Where the operation lives.

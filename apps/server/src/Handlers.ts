@@ -72,7 +72,8 @@ export const files = (
   )
 
 /**
- * The health check.
+ * The health check: its status is the database's alone, since requests are answered while the limiter
+ * counts in memory, or refused by its own 503; the reply also says how the limiter counts.
  *
  * @since 0.1.0
  * @category layers
@@ -80,14 +81,19 @@ export const files = (
 export const system: Layer.Layer<
   HttpApiGroup.ApiGroup<"filedata", "system">,
   never,
-  FileRepository.FileRepository
+  FileRepository.FileRepository | RateLimiter.RateLimiter
 > = HttpApiBuilder.group(FileDataApi, "system", (handlers) =>
-  handlers.handleRaw("health", () =>
-    Effect.flatMap(FileRepository.FileRepository, (files) => files.ping).pipe(
-      Effect.match({
-        onFailure: (failure) => Problem.toResponse(Problem.fromFailure(failure)),
-        onSuccess: () => HttpServerResponse.unsafeJson({ status: "ok" })
-      })
+  Effect.map(Effect.all({ files: FileRepository.FileRepository, limiter: RateLimiter.RateLimiter }), (ports) => {
+    const counting = ports.limiter.counting ?? Effect.succeed(undefined)
+    return handlers.handleRaw("health", () =>
+      ports.files.ping.pipe(
+        Effect.zipRight(counting),
+        Effect.match({
+          onFailure: (failure) => Problem.toResponse(Problem.fromFailure(failure)),
+          onSuccess: (rateLimiter) =>
+            HttpServerResponse.unsafeJson(rateLimiter === undefined ? { status: "ok" } : { status: "ok", rateLimiter })
+        })
+      )
     )
-  )
+  })
 )

@@ -244,11 +244,11 @@ layer(server, { excludeTestServices: true })("POST /api/v1/file-data", (it) => {
     })
   )
 
-  it.effect("GET /health answers 200 while the database answers", () =>
+  it.effect("GET /health answers 200 while the database answers, and says how the rate limiter counts", () =>
     Effect.gen(function* () {
       const reply = yield* TestServer.request("/health")
       expect(reply.status).toBe(200)
-      expect(reply.json).toEqual({ status: "ok" })
+      expect(reply.json).toEqual({ status: "ok", rateLimiter: "memory" })
     })
   )
 

@@ -63,7 +63,7 @@ layer(platformOnly, { excludeTestServices: true })("the HttpApi on the platform 
       )
       expect(missing).toMatchObject({ status: 404, code: "file_not_found" })
       const health = yield* client.system.health()
-      expect(health).toEqual({ status: "ok" })
+      expect(health).toEqual({ status: "ok", rateLimiter: "memory" })
     })
   )
 

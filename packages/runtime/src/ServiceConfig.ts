@@ -56,8 +56,11 @@ export interface RateLimitingOptions {
   readonly policy: RateLimiter.RateLimitPolicy
   /** Set: counted in that Redis, shared by every instance; unset: in this process's memory. */
   readonly redisUrl: Option.Option<Redacted.Redacted<string>>
-  /** With Redis: when it cannot be reached, admit requests (`open`, with a warning) or refuse them (`closed`, 503). */
-  readonly failureMode: "open" | "closed"
+  /**
+   * With Redis: while it cannot be reached, count in this process's memory (`memory`), refuse requests
+   * (`closed`, 503), or admit them uncounted (`open`, kept for configurations that chose it).
+   */
+  readonly failureMode: "memory" | "closed" | "open"
 }
 
 /**
@@ -239,7 +242,7 @@ export const rateLimiting: Config.Config<RateLimitingOptions> = Config.all({
   clientAddressLimit: wholeNumber("RATE_LIMIT_IP_MAX", 600, 1, Number.MAX_SAFE_INTEGER),
   windowMillis: wholeNumber("RATE_LIMIT_WINDOW_MS", 60_000, 1, 2_147_483_647),
   redisUrl,
-  failureMode: Config.literal("open", "closed")("RATE_LIMIT_FAILURE_MODE").pipe(Config.withDefault("open"))
+  failureMode: Config.literal("memory", "closed", "open")("RATE_LIMIT_FAILURE_MODE").pipe(Config.withDefault("memory"))
 }).pipe(
   Config.map(({ apiKeyLimit, clientAddressLimit, failureMode, redisUrl, windowMillis }) => ({
     policy: {

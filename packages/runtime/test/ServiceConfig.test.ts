@@ -38,7 +38,7 @@ describe("ServiceConfig, valid", () => {
             clientAddress: { limit: 600, windowMillis: 60_000 }
           },
           redisUrl: Option.none(),
-          failureMode: "open"
+          failureMode: "memory"
         }
       })
     })
@@ -93,23 +93,29 @@ describe("ServiceConfig, valid", () => {
     })
   )
 
-  it.effect("the contract's log levels, TRUST_PROXY spellings, SQLite in memory, an empty REDIS_URL as unset", () =>
-    Effect.gen(function* () {
-      const levels = { debug: LogLevel.Debug, info: LogLevel.Info, warn: LogLevel.Warning, error: LogLevel.Error }
-      for (const [name, level] of Object.entries(levels)) {
-        expect((yield* read({ LOG_LEVEL: name })).logLevel).toBe(level)
-      }
-      for (const text of ["true", "1", "yes", "on"]) expect((yield* read({ TRUST_PROXY: text })).trustProxy).toBe(true)
-      for (const text of ["false", "0", "no", "off"]) {
-        expect((yield* read({ TRUST_PROXY: text })).trustProxy).toBe(false)
-      }
-      expect((yield* read({ DATABASE_URL: "file::memory:" })).storage.database).toEqual({
-        _tag: "Sqlite",
-        filename: ":memory:"
+  it.effect(
+    "the contract's log levels, TRUST_PROXY spellings, SQLite in memory, an empty REDIS_URL as unset, failure modes",
+    () =>
+      Effect.gen(function* () {
+        const levels = { debug: LogLevel.Debug, info: LogLevel.Info, warn: LogLevel.Warning, error: LogLevel.Error }
+        for (const [name, level] of Object.entries(levels)) {
+          expect((yield* read({ LOG_LEVEL: name })).logLevel).toBe(level)
+        }
+        for (const text of ["true", "1", "yes", "on"])
+          expect((yield* read({ TRUST_PROXY: text })).trustProxy).toBe(true)
+        for (const text of ["false", "0", "no", "off"]) {
+          expect((yield* read({ TRUST_PROXY: text })).trustProxy).toBe(false)
+        }
+        expect((yield* read({ DATABASE_URL: "file::memory:" })).storage.database).toEqual({
+          _tag: "Sqlite",
+          filename: ":memory:"
+        })
+        expect((yield* read({ DATABASE_URL: "postgresql://db/filedata" })).storage.database._tag).toBe("Postgres")
+        expect((yield* read({ REDIS_URL: "" })).rateLimiting.redisUrl).toEqual(Option.none())
+        for (const mode of ["memory", "closed", "open"]) {
+          expect((yield* read({ RATE_LIMIT_FAILURE_MODE: mode })).rateLimiting.failureMode).toBe(mode)
+        }
       })
-      expect((yield* read({ DATABASE_URL: "postgresql://db/filedata" })).storage.database._tag).toBe("Postgres")
-      expect((yield* read({ REDIS_URL: "" })).rateLimiting.redisUrl).toEqual(Option.none())
-    })
   )
 })
 
@@ -131,7 +137,7 @@ const invalid: ReadonlyArray<readonly [variable: string, values: ReadonlyArray<s
   ["RATE_LIMIT_IP_MAX", ["0", "six hundred"]],
   ["RATE_LIMIT_WINDOW_MS", ["0", "2147483648", "1m"]],
   ["REDIS_URL", ["http://x", "redis:/cache", "127.0.0.1:6379", "redis://[::1", "unix:///tmp/redis.sock"]],
-  ["RATE_LIMIT_FAILURE_MODE", ["", "shut", "OPEN"]]
+  ["RATE_LIMIT_FAILURE_MODE", ["", "shut", "OPEN", "Memory"]]
 ]
 
 describe("ServiceConfig, invalid", () => {
