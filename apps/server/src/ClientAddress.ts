@@ -192,6 +192,32 @@ const lastEntry = (forwarded: string): string | undefined => {
   return undefined
 }
 
+const forwardedEntry = (headers: IncomingHttpHeaders | Readonly<Record<string, string | undefined>>) => {
+  const forwarded = headers["x-forwarded-for"]
+  return forwarded === undefined ? undefined : lastEntry(Array.isArray(forwarded) ? forwarded.join(",") : forwarded)
+}
+
+/**
+ * The address a request came from as its log line names it: the address {@link of} counts the request under
+ * (the socket's peer, or with `trustProxy` the last `X-Forwarded-For` entry when it is an address), whole and
+ * {@link canonical}, so an IPv6 client is named by its address rather than its /64.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const logged = (
+  headers: IncomingHttpHeaders | Readonly<Record<string, string | undefined>>,
+  socketAddress: string | undefined,
+  trustProxy: boolean
+): string => {
+  if (trustProxy) {
+    const last = forwardedEntry(headers)
+    const address = last === undefined ? undefined : canonical(last)
+    if (address !== undefined) return address
+  }
+  return socketAddress === undefined ? "unknown" : (canonical(socketAddress) ?? socketAddress)
+}
+
 /**
  * The key the request's address is counted under ({@link counted}): the socket's peer, or with `trustProxy`
  * the last `X-Forwarded-For` entry, the one the trusted proxy appended, which a client cannot forge (the
@@ -208,9 +234,7 @@ export const of = (
   trustProxy: boolean
 ): string => {
   if (trustProxy) {
-    const forwarded = headers["x-forwarded-for"]
-    const last =
-      forwarded === undefined ? undefined : lastEntry(Array.isArray(forwarded) ? forwarded.join(",") : forwarded)
+    const last = forwardedEntry(headers)
     const key = last === undefined ? undefined : counted(last)
     if (key !== undefined) return key
   }

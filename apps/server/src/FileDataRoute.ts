@@ -24,6 +24,7 @@ import * as Runtime from "effect/Runtime"
 import * as RuntimeFlags from "effect/RuntimeFlags"
 import * as ClientAddress from "./ClientAddress.js"
 import { fileDataPath } from "./FileDataApi.js"
+import * as Instrumentation from "./Instrumentation.js"
 import * as Middleware from "./Middleware.js"
 import * as RateLimitHeaders from "./RateLimitHeaders.js"
 import * as Reply from "./Reply.js"
@@ -93,7 +94,10 @@ export const make = (options: {
     // (PostgreSQL, Redis, a slow reader's `drain`) turns the run asynchronous and it finishes on its own.
     // Without Effect's runtime metrics: on by default, they update four global metrics (fiber counts and a
     // lifetime histogram) for every fiber, so for every request, and nothing here reads them.
-    const run = runNowOrAsync(Runtime.disableRuntimeFlag(runtime, RuntimeFlags.RuntimeMetrics))
+    const run = yield* Instrumentation.traced(
+      runNowOrAsync(Runtime.disableRuntimeFlag(runtime, RuntimeFlags.RuntimeMetrics)),
+      fileDataPath
+    )
     // The ports are taken once: providing a metered limiter to every request would copy the context each time.
     const files = Context.get(runtime.context, FileRepository.FileRepository)
     const meter = RateLimitHeaders.meters(Context.get(runtime.context, RateLimiter.RateLimiter))
@@ -121,7 +125,14 @@ export const make = (options: {
             answer(body),
             // The status is read once the reply is written, not when the request came in.
             Effect.suspend(() =>
-              Middleware.logRequest("POST", request.url ?? fileDataPath, response.statusCode, started, frame.requestId)
+              Middleware.logRequest(
+                "POST",
+                request.url ?? fileDataPath,
+                response.statusCode,
+                started,
+                frame.requestId,
+                ClientAddress.logged(request.headers, request.socket.remoteAddress, options.trustProxy)
+              )
             )
           ),
           response,

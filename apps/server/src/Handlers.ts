@@ -14,6 +14,7 @@ import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as ClientAddress from "./ClientAddress.js"
 import { FileDataApi } from "./FileDataApi.js"
+import * as Instrumentation from "./Instrumentation.js"
 import * as Middleware from "./Middleware.js"
 import * as Problem from "./Problem.js"
 import * as RateLimitHeaders from "./RateLimitHeaders.js"
@@ -88,10 +89,17 @@ export const system: Layer.Layer<
     return handlers.handleRaw("health", () =>
       ports.files.ping.pipe(
         Effect.zipRight(counting),
-        Effect.match({
-          onFailure: (failure) => Problem.toResponse(Problem.fromFailure(failure)),
+        Effect.matchEffect({
+          onFailure: (failure) => {
+            const problem = Problem.fromFailure(failure)
+            return Effect.as(Instrumentation.problem(problem.code), Problem.toResponse(problem))
+          },
           onSuccess: (rateLimiter) =>
-            HttpServerResponse.unsafeJson(rateLimiter === undefined ? { status: "ok" } : { status: "ok", rateLimiter })
+            Effect.succeed(
+              HttpServerResponse.unsafeJson(
+                rateLimiter === undefined ? { status: "ok" } : { status: "ok", rateLimiter }
+              )
+            )
         })
       )
     )

@@ -19,7 +19,9 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
+import * as ClientAddress from "./ClientAddress.js"
 import { FileDataApi } from "./FileDataApi.js"
+import * as Instrumentation from "./Instrumentation.js"
 import * as Problem from "./Problem.js"
 import * as Reply from "./Reply.js"
 
@@ -45,6 +47,14 @@ const allowedMethods = (): ReadonlyMap<string, ReadonlyArray<string>> => {
   })
   return methods
 }
+
+/**
+ * Every path the service serves, each a route of its own in metrics.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const knownPaths = (): ReadonlySet<string> => new Set(allowedMethods().keys())
 
 const pathOf = (url: string): string => url.split("?", 1)[0] ?? url
 
@@ -72,7 +82,8 @@ export class CurrentRequestId extends Context.Reference<CurrentRequestId>()(
 ) {}
 
 /**
- * The one log line of a request.
+ * The one log line of a request. What the request's fiber learned on the way (`fileId`, `userId`, the problem's
+ * `code`) is on its annotations already.
  *
  * @since 0.1.0
  * @category logging
@@ -82,7 +93,8 @@ export const logRequest = (
   url: string,
   status: number,
   startedMillis: number,
-  requestId: string
+  requestId: string,
+  clientAddress: string
 ): Effect.Effect<void> =>
   Effect.flatMap(Clock.currentTimeMillis, (now) =>
     Effect.zipRight(
@@ -96,6 +108,7 @@ export const logRequest = (
           HashMap.set(fields, "status", status)
           HashMap.set(fields, "durationMs", now - startedMillis)
           HashMap.set(fields, "requestId", requestId)
+          HashMap.set(fields, "clientAddress", clientAddress)
         })
       ),
       Effect.logInfo("request")
@@ -108,18 +121,22 @@ export const logRequest = (
  * @since 0.1.0
  * @category middleware
  */
-export const make = (): ((app: HttpApp.Default) => HttpApp.Default) => {
+export const make = (options: {
+  /** As the server's: with `true` the log line's client address is the last `X-Forwarded-For` entry. */
+  readonly trustProxy: boolean
+}): ((app: HttpApp.Default) => HttpApp.Default) => {
   const methods = allowedMethods()
+
+  const respond = (problem: Problem.Problem) =>
+    Effect.as(Instrumentation.problem(problem.code), Problem.toResponse(problem))
 
   const fallback = (request: HttpServerRequest.HttpServerRequest, cause: Cause.Cause<unknown>) => {
     const failure = Cause.failureOption(cause)
     if (Option.isSome(failure) && (failure.value as { _tag?: string })._tag === "RouteNotFound") {
       const allowed = methods.get(pathOf(request.url))
-      return Effect.succeed(
-        Problem.toResponse(allowed === undefined ? Problem.notFound : Problem.methodNotAllowed(allowed))
-      )
+      return respond(allowed === undefined ? Problem.notFound : Problem.methodNotAllowed(allowed))
     }
-    return Effect.as(Reply.logUnexpected(cause), Problem.toResponse(Problem.internalError))
+    return Effect.zipRight(Reply.logUnexpected(cause), respond(Problem.internalError))
   }
 
   // Made once, not per request: see GetFileData.runWith on generator functions made per call.
@@ -130,12 +147,19 @@ export const make = (): ((app: HttpApp.Default) => HttpApp.Default) => {
   ) {
     const started = yield* Clock.currentTimeMillis
     // The router forgives a trailing slash and letter case; the contract's paths are exact.
-    const response = methods.has(pathOf(request.url))
+    const path = pathOf(request.url)
+    yield* Effect.annotateCurrentSpan({ "http.route": methods.has(path) ? path : "unknown", "filedata.request_id": id })
+    const response = methods.has(path)
       ? yield* Effect.catchAllCause(Effect.provideService(app, CurrentRequestId, id), (cause) =>
           Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : fallback(request, cause)
         )
-      : Problem.toResponse(Problem.notFound)
-    yield* logRequest(request.method, request.url, response.status, started, id)
+      : yield* respond(Problem.notFound)
+    const clientAddress = ClientAddress.logged(
+      request.headers,
+      Option.getOrUndefined(request.remoteAddress),
+      options.trustProxy
+    )
+    yield* logRequest(request.method, request.url, response.status, started, id, clientAddress)
     return HttpServerResponse.setHeaders(response, Reply.commonHeaders(id))
   })
 

@@ -31,6 +31,7 @@ const titles: Record<ProblemCode, string> = {
  */
 export interface Problem {
   readonly status: number
+  readonly code: ProblemCode
   readonly headers: Readonly<Record<string, string>>
   readonly body: string
 }
@@ -57,6 +58,7 @@ export const make = (
   }
 ): Problem => ({
   status,
+  code,
   headers: options?.headers ?? {},
   body: JSON.stringify({
     type: `urn:filedata:problem:${code}`,

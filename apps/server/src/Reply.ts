@@ -15,6 +15,7 @@ import { type FileDataError, FileDataJson, type FileDataReply } from "@filedata/
 import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Instrumentation from "./Instrumentation.js"
 import * as Problem from "./Problem.js"
 import type * as RateLimitHeaders from "./RateLimitHeaders.js"
 
@@ -158,7 +159,10 @@ export const logUnexpected = (cause: Cause.Cause<unknown>): Effect.Effect<void> 
 export const unexpected = (response: ServerResponse, frame: Frame, cause: Cause.Cause<unknown>): Effect.Effect<void> =>
   Effect.zipRight(
     logUnexpected(cause).pipe(Effect.annotateLogs("requestId", frame.requestId)),
-    Effect.sync(() => writeProblem(response, frame, Problem.internalError))
+    Effect.zipRight(
+      Effect.sync(() => writeProblem(response, frame, Problem.internalError)),
+      Instrumentation.problem(Problem.internalError.code)
+    )
   )
 
 /**
@@ -179,7 +183,11 @@ export const send = (
     Effect.catchAll((failure) =>
       failure._tag === "ClientGone"
         ? Effect.void
-        : Effect.sync(() => writeProblem(response, frame, Problem.fromFailure(failure)))
+        : Effect.suspend(() => {
+            const problem = Problem.fromFailure(failure)
+            writeProblem(response, frame, problem)
+            return Instrumentation.problem(problem.code)
+          })
     ),
     Effect.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.void : unexpected(response, frame, cause)))
   )

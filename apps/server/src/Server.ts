@@ -12,14 +12,14 @@ import * as HttpApiSwagger from "@effect/platform/HttpApiSwagger"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { FileRepository, RateLimiter } from "@filedata/core"
-import type { ServiceConfig } from "@filedata/runtime"
-import * as Console from "effect/Console"
+import { Logging, type ServiceConfig } from "@filedata/runtime"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { FileDataApi } from "./FileDataApi.js"
 import * as FileDataRoute from "./FileDataRoute.js"
 import * as Handlers from "./Handlers.js"
+import * as Instrumentation from "./Instrumentation.js"
 import * as Middleware from "./Middleware.js"
 
 /**
@@ -68,7 +68,7 @@ export const routesLayer = (
   Layer.mergeAll(
     HttpApiSwagger.layer({ path: Middleware.documentationPaths.swaggerUi }),
     HttpApiBuilder.middlewareOpenApi({ path: Middleware.documentationPaths.openApi }),
-    HttpApiBuilder.middleware(Middleware.make())
+    HttpApiBuilder.middleware(Middleware.make(options))
   ).pipe(
     Layer.provideMerge(HttpApiBuilder.api(FileDataApi).pipe(Layer.provide([Handlers.files(options), Handlers.system]))),
     Layer.provideMerge(HttpApiBuilder.Router.Live),
@@ -117,6 +117,10 @@ export const layer = (
       const platform = yield* NodeHttpServer.makeHandler(yield* HttpApiBuilder.httpApp)
       const hot = yield* FileDataRoute.make(options)
       const { http } = options
+      const listener = yield* Instrumentation.measured(
+        (request, response) => (FileDataRoute.matches(request) ? hot(request, response) : platform(request, response)),
+        Middleware.knownPaths()
+      )
       const server = createServer(
         {
           headersTimeout: http.headersTimeoutMillis,
@@ -127,12 +131,14 @@ export const layer = (
           // outlive a short timeout by far.
           connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(http.headersTimeoutMillis / 4)))
         },
-        (request, response) => (FileDataRoute.matches(request) ? hot(request, response) : platform(request, response))
+        listener
       )
       server.maxConnections = http.maxConnections
       yield* listen(server, options)
       const address = server.address() as AddressInfo
-      yield* Console.log(`listening on http://${options.host}:${address.port}`)
+      // A JSON line like every other, written whatever LOG_LEVEL says; the URL is followed by a space, so the
+      // contract's line can be found with `listening on (http://\S+)`.
+      yield* Logging.announce(`listening on http://${options.host}:${address.port} (pid ${process.pid})`)
       return { hostname: address.address, port: address.port }
     })
   ).pipe(Layer.provide(routesLayer(options)), Layer.provide(NodeHttpServer.layerContext))

@@ -6,7 +6,7 @@
 
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Logging, RateLimiting, ServiceConfig, StartupFailure, Storage } from "@filedata/runtime"
+import { Logging, RateLimiting, ServiceConfig, StartupFailure, Storage, Telemetry } from "@filedata/runtime"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -22,7 +22,9 @@ const main = Effect.gen(function* () {
   const config = yield* Effect.tapError(ServiceConfig.config, (error) => Console.error(describe(error)))
   return yield* Layer.launch(
     Server.layer(config).pipe(
+      Layer.provide(Telemetry.instrumentedPorts),
       Layer.provide([Storage.layer(config.storage), RateLimiting.layer(config.rateLimiting)]),
+      Layer.provide(Telemetry.layer(config.telemetry)),
       Layer.provide(Logging.layer(config.logLevel))
     )
   ).pipe(Effect.tapError((error) => Console.error(describe(error, config))))

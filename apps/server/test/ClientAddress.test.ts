@@ -256,6 +256,27 @@ describe("ClientAddress", () => {
     { fastCheck: { numRuns: 2_000 } }
   )
 
+  it.prop(
+    "logs the address it counts, whole: the same entry or peer, canonical, of which the counted key is the /64",
+    [Arbitrary.make(Forwarded), FastCheck.constantFrom("::ffff:203.0.113.5", "2001:DB8:0:0:1::7"), FastCheck.boolean()],
+    ([forwarded, peer, trustProxy]) => {
+      const headers = { "x-forwarded-for": forwarded }
+      const logged = ClientAddress.logged(headers, peer, trustProxy)
+      const last = trustProxy ? lastEntry(forwarded) : undefined
+      expect(logged).toBe(
+        (last === undefined ? undefined : ClientAddress.canonical(last)) ?? ClientAddress.canonical(peer)
+      )
+      expect(ClientAddress.counted(logged)).toBe(ClientAddress.of(headers, peer, trustProxy))
+    },
+    { fastCheck: { numRuns: 1_000 } }
+  )
+
+  it("logs a whole IPv6 address, and unknown without a peer", () => {
+    expect(ClientAddress.logged({}, "2001:DB8:0:0:1::7", false)).toBe("2001:db8::1:0:0:7")
+    expect(ClientAddress.logged({ "x-forwarded-for": "[2001:db8::9]:443" }, "127.0.0.1", true)).toBe("2001:db8::9")
+    expect(ClientAddress.logged({}, undefined, false)).toBe("unknown")
+  })
+
   it("counts garbage in X-Forwarded-For under the socket's peer, never under the text", () => {
     for (const garbage of ["unknown", "1.2.3.4.5", "_hidden", "::ffff:1.2.3.4.5", "[2001:db8::1]:99999"]) {
       expect(ClientAddress.of({ "x-forwarded-for": `10.0.0.1, ${garbage}` }, "::ffff:127.0.0.1", true)).toBe(

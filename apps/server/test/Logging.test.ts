@@ -1,9 +1,14 @@
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { expect, layer } from "@effect/vitest"
 import { Fixtures } from "@filedata/testing"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
+import * as Server from "../src/Server.js"
 import * as TestServer from "./utils/TestServer.js"
 
 const lines: Array<string> = []
@@ -40,7 +45,68 @@ layer(server, { excludeTestServices: true })("logs", (it) => {
           })
         )
       }
+      const line = (requestId: string) =>
+        entries.find((entry) => entry.message === "request" && entry.annotations.requestId === requestId)?.annotations
+      expect(line("req-ok")).toMatchObject({ clientAddress: "127.0.0.1", fileId: "contact", userId: "alice" })
+      expect(line("req-ok")).not.toHaveProperty("code")
+      expect(line("req-denied")).toMatchObject({ fileId: "contact", code: "access_denied" })
+      expect(line("req-denied")).not.toHaveProperty("userId")
+      expect(line("req-bad")).toMatchObject({ code: "validation_failed" })
       for (const key of keys) expect(lines.join("\n")).not.toContain(key)
+    })
+  )
+})
+
+const platformLines: Array<string> = []
+const platformOnly = HttpApiBuilder.serve().pipe(
+  Layer.provide(Server.routesLayer({ trustProxy: true })),
+  Layer.provideMerge(NodeHttpServer.layerTest),
+  Layer.provide(TestServer.ports({ fixture })),
+  Layer.provide(
+    Layer.merge(
+      Logger.replace(
+        Logger.defaultLogger,
+        Logger.map(Logger.jsonLogger, (line) => void platformLines.push(line))
+      ),
+      Logger.minimumLogLevel(LogLevel.All)
+    )
+  )
+)
+
+layer(platformOnly, { excludeTestServices: true })("logs of the HttpApi on the platform server", (it) => {
+  it.effect("the same fields on the same line: client address, file, user, problem code", () =>
+    Effect.gen(function* () {
+      const client = yield* HttpClient.HttpClient
+      const post = (body: unknown, requestId: string) =>
+        client.execute(
+          HttpClientRequest.post("/api/v1/file-data").pipe(
+            HttpClientRequest.bodyUnsafeJson(body),
+            HttpClientRequest.setHeaders({ "x-request-id": requestId, "x-forwarded-for": "::ffff:192.0.2.9" })
+          )
+        )
+      yield* post({ fileId: "contact", apiKey: "alice-secret-key" }, "platform-ok")
+      yield* post({ fileId: "nothing", apiKey: "alice-secret-key" }, "platform-missing")
+      yield* client.execute(
+        HttpClientRequest.get("/nowhere").pipe(HttpClientRequest.setHeader("x-request-id", "platform-nowhere"))
+      )
+      const line = (requestId: string) =>
+        platformLines
+          .map((text) => JSON.parse(text))
+          .find((entry) => entry.message === "request" && entry.annotations.requestId === requestId)?.annotations
+      expect(line("platform-ok")).toMatchObject({
+        status: 200,
+        clientAddress: "192.0.2.9",
+        fileId: "contact",
+        userId: "alice"
+      })
+      expect(line("platform-missing")).toMatchObject({
+        status: 404,
+        fileId: "nothing",
+        userId: "alice",
+        code: "file_not_found"
+      })
+      expect(line("platform-nowhere")).toMatchObject({ status: 404, code: "not_found" })
+      expect(platformLines.join("\n")).not.toContain("alice-secret-key")
     })
   )
 })

@@ -25,6 +25,7 @@ import { AccessDenied, FileNotFound, type GetFileDataError, InvalidRequest, Issu
 import type { FileDataReply } from "./FileDataReply.js"
 import * as FileRepository from "./FileRepository.js"
 import * as RateLimiter from "./RateLimiter.js"
+import * as RequestLog from "./RequestLog.js"
 
 /**
  * The request body: exactly these two fields; any other field is refused.
@@ -151,10 +152,12 @@ export const runWith: (ports: Ports, input: GetFileDataInput) => Effect.Effect<F
   Effect.fnUntraced(function* ({ files, limiter }: Ports, input: GetFileDataInput) {
     yield* limiter.consume({ scope: "clientAddress", address: input.clientAddress })
     const request = yield* Effect.flatMap(input.body, parseRequest)
+    yield* RequestLog.annotate("fileId", request.fileId)
     yield* limiter.consume({ scope: "apiKey", apiKey: request.apiKey })
 
     const owner = yield* files.findKeyOwner(request.apiKey)
     if (Option.isNone(owner)) return yield* new AccessDenied()
+    yield* RequestLog.annotate("userId", owner.value)
     const file = yield* files.findFile(request.fileId)
     if (Option.isNone(file)) return yield* new FileNotFound()
     if (file.value.ownerId !== owner.value) return yield* new AccessDenied()

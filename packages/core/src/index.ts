@@ -37,4 +37,8 @@ export * as RateLimiter from "./RateLimiter.js"
 /**
  * @since 0.1.0
  */
+export * as RequestLog from "./RequestLog.js"
+/**
+ * @since 0.1.0
+ */
 export * as SubmissionEntry from "./SubmissionEntry.js"

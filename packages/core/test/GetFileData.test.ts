@@ -1,7 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
+import * as FiberRef from "effect/FiberRef"
+import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { type StoredSubmission, timestampFromEpochMillis } from "../src/FileData.js"
@@ -489,6 +492,37 @@ describe("getFileData: reading", () => {
       const rows = yield* collectSubmissions(reply)
       expect(rows).toHaveLength(3)
       expect(reply.file.SubmissionCounter).toBe(7)
+    })
+  )
+})
+
+describe("getFileData: what the request's log line learns", () => {
+  /**
+   * The annotations of a line the same fiber logs after the use case, as a transport's request line; each call
+   * as a request's fiber of its own would, from no annotations.
+   */
+  const annotationsAfter = (body: unknown) =>
+    Effect.gen(function* () {
+      const lines: Array<Record<string, unknown>> = []
+      const logger = Logger.make(({ annotations }) => void lines.push(Object.fromEntries(annotations)))
+      yield* Effect.exit(run(input(body, []), TestFileRepository.make(spec)))
+      yield* Effect.logInfo("request").pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+      return lines[0]
+    }).pipe(Effect.locally(FiberRef.currentLogAnnotations, HashMap.empty()))
+
+  it.effect("the file once the body is read, the key's user once the key is known; never the key", () =>
+    Effect.gen(function* () {
+      expect(yield* annotationsAfter({ fileId: "contact", apiKey: "alice-key-1" })).toEqual({
+        fileId: "contact",
+        userId: "alice"
+      })
+      // The user is the one whose key it is, also when the file is another's.
+      expect(yield* annotationsAfter({ fileId: "contact", apiKey: "carol-key" })).toEqual({
+        fileId: "contact",
+        userId: "carol"
+      })
+      expect(yield* annotationsAfter({ fileId: "contact", apiKey: "no-such-key" })).toEqual({ fileId: "contact" })
+      expect(yield* annotationsAfter({ fileId: "contact" })).toEqual({})
     })
   )
 })

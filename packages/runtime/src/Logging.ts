@@ -5,13 +5,16 @@
  */
 import { FileData } from "@filedata/core"
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
+import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
+import * as List from "effect/List"
 import * as Logger from "effect/Logger"
-import type * as LogLevel from "effect/LogLevel"
+import * as LogLevel from "effect/LogLevel"
 
 /**
  * How long log lines may wait before they are written: lines of the same window go out in one write.
@@ -62,6 +65,34 @@ export const plainLine = (options: Logger.Logger.Options<unknown>): string | und
     fiberId: FiberId.threadName(options.fiberId)
   })
 }
+
+/**
+ * Writes one `info` line at once, whatever `LOG_LEVEL` says and ahead of the lines waiting for their batch
+ * window: for what an operator or a supervisor waits for, such as the `listening on` line of the contract. The
+ * line has the shape of every other line ({@link plainLine}).
+ *
+ * @since 0.1.0
+ * @category logging
+ */
+export const announce = (
+  message: string,
+  annotations: Readonly<Record<string, string | number | boolean>> = {}
+): Effect.Effect<void> =>
+  Effect.withFiberRuntime((fiber) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const options: Logger.Logger.Options<unknown> = {
+        fiberId: fiber.id(),
+        logLevel: LogLevel.Info,
+        message,
+        cause: Cause.empty,
+        context: fiber.getFiberRefs(),
+        spans: List.empty(),
+        annotations: HashMap.fromIterable(Object.entries(annotations)),
+        date: new Date(now)
+      }
+      return Console.log(plainLine(options) ?? Logger.jsonLogger.log(options))
+    })
+  )
 
 // `Logger.json` writes every line with its own `console.log`, a system call each: at the default level that
 // is one per request, and measured on the small bench profile it cost more than the request itself. The same

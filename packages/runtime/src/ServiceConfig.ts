@@ -83,6 +83,35 @@ export interface HttpLimits {
 }
 
 /**
+ * Where spans go: an OTLP/HTTP endpoint for traces, and the encoding of the requests sent to it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TraceExport {
+  /** `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as it is, or `v1/traces` under `OTEL_EXPORTER_OTLP_ENDPOINT`. */
+  readonly url: string
+  /** `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` or `OTEL_EXPORTER_OTLP_PROTOCOL`; `http/protobuf` when neither is set. */
+  readonly protocol: "http/protobuf" | "http/json"
+}
+
+/**
+ * What `Telemetry.layer` needs: the Prometheus listener and the trace export, each off when not configured,
+ * and the resource both describe the service with.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TelemetryOptions {
+  /** `METRICS_HOST` and `METRICS_PORT`; none when `METRICS_PORT` is unset: no metrics listener. */
+  readonly metrics: Option.Option<{ readonly host: string; readonly port: number }>
+  /** None unless an OTLP endpoint is set (and `OTEL_SDK_DISABLED`, `OTEL_TRACES_EXPORTER=none` do not say otherwise). */
+  readonly traces: Option.Option<TraceExport>
+  /** `OTEL_SERVICE_NAME` (default `filedata`) and `OTEL_RESOURCE_ATTRIBUTES`. */
+  readonly resource: { readonly serviceName: string; readonly attributes: Readonly<Record<string, string>> }
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -95,6 +124,7 @@ export interface ServiceConfig {
   readonly http: HttpLimits
   readonly storage: StorageOptions
   readonly rateLimiting: RateLimitingOptions
+  readonly telemetry: TelemetryOptions
 }
 
 /**
@@ -254,6 +284,113 @@ export const rateLimiting: Config.Config<RateLimitingOptions> = Config.all({
   }))
 )
 
+// Unset and empty mean the same, as for `REDIS_URL`: a deployment template may pass the variable empty.
+const optional = <A>(
+  name: string,
+  parse: (text: string) => Either.Either<A, string>
+): Config.Config<Option.Option<A>> =>
+  variable(name, (text) =>
+    text.trim() === "" ? Either.right(Option.none()) : Either.map(parse(text), Option.some)
+  ).pipe(Config.withDefault(Option.none()))
+
+const metricsPort = optional("METRICS_PORT", (text) => {
+  const value = Number(text)
+  return /^\d+$/.test(text.trim()) && value <= 65535
+    ? Either.right(value)
+    : Either.left(`Expected a whole number from 0 to 65535 but received ${quoted(text)}`)
+})
+
+const metricsHost = variable("METRICS_HOST", (text) =>
+  text.trim() === ""
+    ? Either.left(`Expected a host name or address but received ${quoted(text)}`)
+    : Either.right(text.trim())
+).pipe(Config.withDefault("127.0.0.1"))
+
+// The exporter would take any text and only warn, once, that it cannot send: spans would be lost unnoticed.
+const httpUrl = (text: string): Either.Either<string, string> =>
+  /^https?:\/\//i.test(text.trim()) && URL.canParse(text.trim())
+    ? Either.right(text.trim())
+    : Either.left(`Expected an http:// or https:// URL but received ${quoted(redactUrl(text))}`)
+
+const otlpProtocol = (name: string) =>
+  optional(name, (text) =>
+    text.trim() === "http/protobuf" || text.trim() === "http/json"
+      ? Either.right(text.trim() as TraceExport["protocol"])
+      : Either.left(`Expected http/protobuf or http/json (grpc is not supported) but received ${quoted(text)}`)
+  )
+
+// OTEL_RESOURCE_ATTRIBUTES: `key=value` pairs separated by commas, values percent-encoded (W3C Baggage's
+// format, as the OpenTelemetry specification says).
+const decoded = (text: string): string | undefined => {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return undefined
+  }
+}
+
+const resourceAttributes = optional("OTEL_RESOURCE_ATTRIBUTES", (text) => {
+  const attributes: Record<string, string> = {}
+  for (const pair of text.split(",")) {
+    if (pair.trim() === "") continue
+    const equals = pair.indexOf("=")
+    const key = pair.slice(0, Math.max(0, equals)).trim()
+    const value = decoded(pair.slice(equals + 1).trim())
+    if (key === "" || value === undefined) {
+      return Either.left(`Expected key=value pairs, values percent-encoded, but received ${quoted(text)}`)
+    }
+    attributes[key] = value
+  }
+  return Either.right(attributes)
+})
+
+/**
+ * `METRICS_*` and the standard `OTEL_*` variables this service reads itself, as `Telemetry.layer` takes them;
+ * the OpenTelemetry SDK reads the others (`OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_BSP_*`, `OTEL_TRACES_SAMPLER`, ...)
+ * on its own.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const telemetry: Config.Config<TelemetryOptions> = Config.all({
+  metricsPort,
+  metricsHost,
+  endpoint: optional("OTEL_EXPORTER_OTLP_ENDPOINT", httpUrl),
+  tracesEndpoint: optional("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", httpUrl),
+  protocol: otlpProtocol("OTEL_EXPORTER_OTLP_PROTOCOL"),
+  tracesProtocol: otlpProtocol("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"),
+  exporter: Config.literal("otlp", "none")("OTEL_TRACES_EXPORTER").pipe(Config.withDefault("otlp")),
+  disabled: Config.boolean("OTEL_SDK_DISABLED").pipe(Config.withDefault(false)),
+  serviceName: optional("OTEL_SERVICE_NAME", (text) => Either.right(text.trim())),
+  attributes: resourceAttributes
+}).pipe(
+  Config.map((read): TelemetryOptions => {
+    const attributes = Option.getOrElse(read.attributes, (): Record<string, string> => ({}))
+    // A signal's own endpoint is taken as it is; the general one gets the signal's path appended.
+    const url = Option.orElse(read.tracesEndpoint, () =>
+      Option.map(read.endpoint, (endpoint) => `${endpoint.endsWith("/") ? endpoint : `${endpoint}/`}v1/traces`)
+    )
+    return {
+      metrics: Option.map(read.metricsPort, (port) => ({ host: read.metricsHost, port })),
+      traces:
+        read.disabled || read.exporter === "none"
+          ? Option.none()
+          : Option.map(url, (url) => ({
+              url,
+              protocol: Option.getOrElse(
+                Option.orElse(read.tracesProtocol, () => read.protocol),
+                () => "http/protobuf"
+              )
+            })),
+      resource: {
+        // OTEL_SERVICE_NAME wins over a `service.name` in the attributes, as the specification says.
+        serviceName: Option.getOrElse(read.serviceName, () => attributes["service.name"] ?? "filedata"),
+        attributes
+      }
+    }
+  })
+)
+
 /**
  * Every variable, with its default; reading it validates them all, so one bad value stops the start before
  * anything is opened.
@@ -268,8 +405,18 @@ export const config: Config.Config<ServiceConfig> = Config.all({
   logLevel,
   http,
   storage,
-  rateLimiting
-})
+  rateLimiting,
+  telemetry
+}).pipe(
+  // The metrics stay off the public port: whoever reaches the service must not read its metrics.
+  Config.mapOrFail((config) =>
+    Option.exists(config.telemetry.metrics, ({ port }) => port !== 0 && port === config.port)
+      ? Either.left(
+          ConfigError.InvalidData(["METRICS_PORT"], `Expected a port other than PORT's but received "${config.port}"`)
+        )
+      : Either.right(config)
+  )
+)
 
 const problems = (error: ConfigError.ConfigError): ReadonlyArray<string> => {
   switch (error._op) {

@@ -30,6 +30,26 @@ export class DependencyUnavailable extends Schema.TaggedError<DependencyUnavaila
   }
 }
 
+/**
+ * A listener of the service's own, other than the public one, could not listen: which variables name its
+ * address, and the system's reason (`EADDRINUSE`, `EACCES`).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class CannotListen extends Schema.TaggedError<CannotListen>()("CannotListen", {
+  /** The variables and their values, e.g. `METRICS_HOST=127.0.0.1 METRICS_PORT=9464`. */
+  address: Schema.String,
+  cause: Schema.Defect
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `cannot listen on ${this.address}: ${causeMessage(this.cause)}`
+  }
+}
+
 // Our adapters' own wrappers ("Storage is not available") say less than the line around them already does.
 const wrappers = new Set(["StorageUnavailable", "RateLimiterUnavailable"])
 
@@ -77,7 +97,7 @@ export const causeMessage = (value: unknown): string => {
  */
 export const describe = (error: unknown): string => {
   if (ConfigError.isConfigError(error)) return ServiceConfig.formatError(error)
-  if (error instanceof DependencyUnavailable) return `Cannot start: ${error.message}`
+  if (error instanceof DependencyUnavailable || error instanceof CannotListen) return `Cannot start: ${error.message}`
   const reason = causeMessage(error)
   return reason === "" ? "Cannot start" : `Cannot start: ${reason}`
 }

@@ -18,3 +18,7 @@ export * as StartupFailure from "./StartupFailure.js"
  * @since 0.1.0
  */
 export * as Storage from "./Storage.js"
+/**
+ * @since 0.1.0
+ */
+export * as Telemetry from "./Telemetry.js"

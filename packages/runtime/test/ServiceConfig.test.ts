@@ -39,6 +39,11 @@ describe("ServiceConfig, valid", () => {
           },
           redisUrl: Option.none(),
           failureMode: "memory"
+        },
+        telemetry: {
+          metrics: Option.none(),
+          traces: Option.none(),
+          resource: { serviceName: "filedata", attributes: {} }
         }
       })
     })
@@ -63,7 +68,17 @@ describe("ServiceConfig, valid", () => {
         RATE_LIMIT_IP_MAX: "50",
         RATE_LIMIT_WINDOW_MS: "1000",
         REDIS_URL: "rediss://:secret@cache:6380/2",
-        RATE_LIMIT_FAILURE_MODE: "closed"
+        RATE_LIMIT_FAILURE_MODE: "closed",
+        METRICS_PORT: "9464",
+        METRICS_HOST: " 0.0.0.0 ",
+        OTEL_EXPORTER_OTLP_ENDPOINT: "https://collector:4318",
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "",
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "",
+        OTEL_TRACES_EXPORTER: "otlp",
+        OTEL_SDK_DISABLED: "false",
+        OTEL_SERVICE_NAME: "filedata-eu",
+        OTEL_RESOURCE_ATTRIBUTES: "deployment.environment.name=prod, team=forms%20%26%20files"
       })
       expect(config).toMatchObject({
         port: 0,
@@ -81,6 +96,14 @@ describe("ServiceConfig, valid", () => {
         rateLimiting: {
           policy: { apiKey: { limit: 5, windowMillis: 1_000 }, clientAddress: { limit: 50, windowMillis: 1_000 } },
           failureMode: "closed"
+        },
+        telemetry: {
+          metrics: Option.some({ host: "0.0.0.0", port: 9464 }),
+          traces: Option.some({ url: "https://collector:4318/v1/traces", protocol: "http/json" }),
+          resource: {
+            serviceName: "filedata-eu",
+            attributes: { "deployment.environment.name": "prod", team: "forms & files" }
+          }
         }
       })
       const { database } = config.storage
@@ -119,6 +142,73 @@ describe("ServiceConfig, valid", () => {
   )
 })
 
+describe("ServiceConfig, telemetry", () => {
+  const telemetry = (env: Record<string, string>) => Effect.map(read(env), (config) => config.telemetry)
+
+  it.effect("traces: the endpoint's /v1/traces, or the signal's own endpoint as it is; protobuf unless told", () =>
+    Effect.gen(function* () {
+      for (const endpoint of ["http://collector:4318", "http://collector:4318/"]) {
+        expect((yield* telemetry({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint })).traces).toEqual(
+          Option.some({ url: "http://collector:4318/v1/traces", protocol: "http/protobuf" })
+        )
+      }
+      expect((yield* telemetry({ OTEL_EXPORTER_OTLP_ENDPOINT: "https://otel.example/prefix" })).traces).toEqual(
+        Option.some({ url: "https://otel.example/prefix/v1/traces", protocol: "http/protobuf" })
+      )
+      const own = yield* telemetry({
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://general:4318",
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://traces:4318/custom",
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json"
+      })
+      expect(own.traces).toEqual(Option.some({ url: "http://traces:4318/custom", protocol: "http/json" }))
+    })
+  )
+
+  it.effect("off: nothing set, set empty, OTEL_SDK_DISABLED, OTEL_TRACES_EXPORTER=none", () =>
+    Effect.gen(function* () {
+      const off = { metrics: Option.none(), traces: Option.none() }
+      expect(yield* telemetry({ METRICS_PORT: "", OTEL_EXPORTER_OTLP_ENDPOINT: " " })).toMatchObject(off)
+      const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" }
+      expect((yield* telemetry({ ...endpoint, OTEL_SDK_DISABLED: "true" })).traces).toEqual(Option.none())
+      expect((yield* telemetry({ ...endpoint, OTEL_TRACES_EXPORTER: "none" })).traces).toEqual(Option.none())
+    })
+  )
+
+  it.effect("metrics: 127.0.0.1 unless METRICS_HOST; port 0 picks one, also beside PORT=0", () =>
+    Effect.gen(function* () {
+      expect((yield* telemetry({ METRICS_PORT: "9464" })).metrics).toEqual(
+        Option.some({ host: "127.0.0.1", port: 9464 })
+      )
+      expect((yield* telemetry({ PORT: "0", METRICS_PORT: "0" })).metrics).toEqual(
+        Option.some({ host: "127.0.0.1", port: 0 })
+      )
+    })
+  )
+
+  it.effect("the service's name: OTEL_SERVICE_NAME, else service.name among the attributes, else filedata", () =>
+    Effect.gen(function* () {
+      const attributes = { OTEL_RESOURCE_ATTRIBUTES: "service.name=from-attributes,a=b=c" }
+      expect((yield* telemetry(attributes)).resource).toEqual({
+        serviceName: "from-attributes",
+        attributes: { "service.name": "from-attributes", a: "b=c" }
+      })
+      expect((yield* telemetry({ ...attributes, OTEL_SERVICE_NAME: "named" })).resource.serviceName).toBe("named")
+    })
+  )
+
+  it.effect("refuses METRICS_PORT on the public port", () =>
+    Effect.gen(function* () {
+      expect(yield* refusal({ METRICS_PORT: "3000" })).toBe(
+        'Invalid configuration: METRICS_PORT: Expected a port other than PORT\'s but received "3000"'
+      )
+      expect(yield* refusal({ PORT: "8080", METRICS_PORT: "8080" })).toBe(
+        'Invalid configuration: METRICS_PORT: Expected a port other than PORT\'s but received "8080"'
+      )
+    })
+  )
+})
+
 // Every variable with values a start must refuse; each refusal is one line naming the variable.
 const invalid: ReadonlyArray<readonly [variable: string, values: ReadonlyArray<string>]> = [
   ["PORT", ["", " ", "eighty", "-1", "65536", "80.5", "1e3", "0x50"]],
@@ -137,7 +227,16 @@ const invalid: ReadonlyArray<readonly [variable: string, values: ReadonlyArray<s
   ["RATE_LIMIT_IP_MAX", ["0", "six hundred"]],
   ["RATE_LIMIT_WINDOW_MS", ["0", "2147483648", "1m"]],
   ["REDIS_URL", ["http://x", "redis:/cache", "127.0.0.1:6379", "redis://[::1", "unix:///tmp/redis.sock"]],
-  ["RATE_LIMIT_FAILURE_MODE", ["", "shut", "OPEN", "Memory"]]
+  ["RATE_LIMIT_FAILURE_MODE", ["", "shut", "OPEN", "Memory"]],
+  ["METRICS_PORT", ["-1", "65536", "x", "1e3", "9464.0"]],
+  ["METRICS_HOST", ["", "  "]],
+  ["OTEL_EXPORTER_OTLP_ENDPOINT", ["collector:4318", "grpc://collector:4317", "http://[::1", "//collector"]],
+  ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", ["ftp://collector/v1/traces", "collector"]],
+  ["OTEL_EXPORTER_OTLP_PROTOCOL", ["grpc", "json", "HTTP/JSON"]],
+  ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", ["grpc", "protobuf"]],
+  ["OTEL_TRACES_EXPORTER", ["", "jaeger", "zipkin", "console"]],
+  ["OTEL_SDK_DISABLED", ["", "maybe"]],
+  ["OTEL_RESOURCE_ATTRIBUTES", ["novalue", "=x", "a=%zz", "a=1,,=2"]]
 ]
 
 describe("ServiceConfig, invalid", () => {

@@ -1,0 +1,183 @@
+/**
+ * What the server measures and traces of its requests, hooked in at a few points so that what is off costs
+ * nothing per request: each hook asks `Telemetry.Settings` once, at start, and hands back the very function it
+ * was given when its part is off.
+ *
+ * - Metrics (`METRICS_PORT`), on the Node listener, so both the hot route and the platform's requests are
+ *   measured alike and whatever the log level: `filedata_http_request_duration_seconds` (histogram, its
+ *   `_count` the requests) by route, method and status, `filedata_replies_in_flight`,
+ *   `filedata_replies_sent_bytes_total` by route.
+ * - Problems: every problem reply annotates the request's log line with its `code` and counts
+ *   `filedata_problems_total` by code.
+ * - Traces (`OTEL_EXPORTER_OTLP_ENDPOINT`): one server span per hot-route request, the parent of the ports'
+ *   spans (`Telemetry.instrumentedPorts`); the platform's requests have the platform's own span.
+ *
+ * No label, span attribute or log field carries an API key or a body.
+ *
+ * @since 0.1.0
+ */
+
+import type { IncomingMessage, ServerResponse } from "node:http"
+import * as Headers from "@effect/platform/Headers"
+import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
+import { RequestLog } from "@filedata/core"
+import { Telemetry } from "@filedata/runtime"
+import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
+import * as MetricBoundaries from "effect/MetricBoundaries"
+import * as MetricLabel from "effect/MetricLabel"
+import * as Option from "effect/Option"
+import type { ProblemCode } from "./FileDataApi.js"
+
+const requestDuration = Metric.histogram(
+  "filedata_http_request_duration_seconds",
+  MetricBoundaries.fromIterable([0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]),
+  "Time from a request's arrival to the end of its reply, by route, method and status (0: no reply was sent)"
+)
+
+const repliesInFlight = Metric.counter("filedata_replies_in_flight", {
+  description: "Requests received whose reply has not ended yet"
+})
+
+const sentBytes = Metric.counter("filedata_replies_sent_bytes_total", {
+  description: "Bytes written to the connection for replies, header fields included, by route",
+  incremental: true
+})
+
+const problems = Metric.counter("filedata_problems_total", {
+  description: "Problems by their code: problem replies, and failures that cut a reply already begun",
+  incremental: true
+})
+
+const noLabels: ReadonlyArray<MetricLabel.MetricLabel> = []
+
+// A metric caches its series by the identity of the label array it is updated with: each distinct set is made
+// once. Every part is bounded: routes by `paths`, methods by Node's parser, statuses and codes by the server.
+const labelCache = <K>(make: (key: K) => ReadonlyArray<MetricLabel.MetricLabel>) => {
+  const cache = new Map<K, ReadonlyArray<MetricLabel.MetricLabel>>()
+  return (key: K): ReadonlyArray<MetricLabel.MetricLabel> => {
+    let labels = cache.get(key)
+    if (labels === undefined) {
+      labels = make(key)
+      cache.set(key, labels)
+    }
+    return labels
+  }
+}
+
+const problemLabels = labelCache((code: string) => [MetricLabel.make("code", code)])
+
+/**
+ * Names the problem a request is answered with on its log line (`code`) and counts it; call it in the
+ * request's fiber, where the problem is chosen.
+ *
+ * @since 0.1.0
+ * @category problems
+ */
+export const problem = (code: ProblemCode): Effect.Effect<void> =>
+  Effect.zipRight(
+    RequestLog.annotate("code", code),
+    Effect.sync(() => problems.unsafeUpdate(1, problemLabels(code)))
+  )
+
+/**
+ * A Node request listener.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Listener = (request: IncomingMessage, response: ServerResponse) => void
+
+const UNKNOWN_ROUTE = "unknown"
+
+const measure = (listener: Listener, paths: ReadonlySet<string>): Listener => {
+  const routeLabels = labelCache((route: string) => [MetricLabel.make("route", route)])
+  const durationLabels = labelCache((key: string) => {
+    const [route, method, status] = key.split(" ")
+    return [
+      MetricLabel.make("route", route ?? UNKNOWN_ROUTE),
+      MetricLabel.make("method", method ?? ""),
+      MetricLabel.make("status", status ?? "0")
+    ]
+  })
+  return (request, response) => {
+    const started = performance.now()
+    const { socket } = request
+    const bytesBefore = socket.bytesWritten
+    repliesInFlight.unsafeUpdate(1, noLabels)
+    // "close" comes once the reply has ended, or the connection was cut before.
+    response.once("close", () => {
+      repliesInFlight.unsafeUpdate(-1, noLabels)
+      const path = (request.url ?? "").split("?", 1)[0] ?? ""
+      const route = paths.has(path) ? path : UNKNOWN_ROUTE
+      const status = response.headersSent ? response.statusCode : 0
+      requestDuration.unsafeUpdate(
+        (performance.now() - started) / 1000,
+        durationLabels(`${route} ${request.method} ${status}`)
+      )
+      sentBytes.unsafeUpdate(socket.bytesWritten - bytesBefore, routeLabels(route))
+    })
+    listener(request, response)
+  }
+}
+
+/**
+ * `listener`, measured when metrics are on (see the module's description); `listener` itself when they are
+ * off. `paths` are the routes served: any other path is counted under the route `unknown`.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const measured = (listener: Listener, paths: ReadonlySet<string>): Effect.Effect<Listener> =>
+  Effect.map(Telemetry.Settings, (enabled) => (enabled.metrics ? measure(listener, paths) : listener))
+
+/**
+ * How the hot route runs a request's effect (`FileDataRoute.runNowOrAsync`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Run<R, F> = (effect: Effect.Effect<void, unknown, R>, response: ServerResponse, frame: F) => void
+
+const inSpan = <R>(
+  effect: Effect.Effect<void, unknown, R>,
+  response: ServerResponse,
+  route: string,
+  requestId: string
+): Effect.Effect<void, unknown, R> =>
+  Effect.useSpan(
+    "http.server POST",
+    {
+      kind: "server",
+      // A caller's W3C `traceparent` (or B3) makes this request part of its trace, as on the platform's path.
+      parent: Option.getOrUndefined(HttpTraceContext.fromHeaders(Headers.fromInput(response.req.headers))),
+      captureStackTrace: false,
+      attributes: {
+        "http.request.method": "POST",
+        "http.route": route,
+        "url.path": route,
+        "filedata.request_id": requestId
+      }
+    },
+    (span) =>
+      Effect.ensuring(
+        Effect.withParentSpan(effect, span),
+        Effect.sync(() => span.attribute("http.response.status_code", response.statusCode))
+      )
+  )
+
+/**
+ * `run` with each request's effect in a server span when traces are exported; `run` itself otherwise.
+ *
+ * @since 0.1.0
+ * @category tracing
+ */
+export const traced = <R, F extends { readonly requestId: string }>(
+  run: Run<R, F>,
+  route: string
+): Effect.Effect<Run<R, F>> =>
+  Effect.map(Telemetry.Settings, (enabled) =>
+    enabled.traces
+      ? (effect, response, frame) => run(inSpan(effect, response, route, frame.requestId), response, frame)
+      : run
+  )

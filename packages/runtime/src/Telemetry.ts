@@ -1,0 +1,188 @@
+/**
+ * Metrics and traces, on `@effect/opentelemetry`: Prometheus text at `GET /metrics` on a listener of its own
+ * (`METRICS_HOST:METRICS_PORT`), spans exported over OTLP/HTTP (`OTEL_EXPORTER_OTLP_ENDPOINT`), and nothing at all,
+ * not even the OpenTelemetry modules, when neither is configured. What is measured are Effect `Metric`s, read by
+ * the exporter at each scrape: the server's request metrics, the ports' failures counted here, and the process's
+ * figures read from Node at the scrape.
+ *
+ * @since 0.1.0
+ */
+import { FileRepository, RateLimiter } from "@filedata/core"
+import type * as ConfigError from "effect/ConfigError"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
+import * as MetricLabel from "effect/MetricLabel"
+import * as Option from "effect/Option"
+import * as Tracer from "effect/Tracer"
+import { loadedLayer } from "./internal/loadedLayer.js"
+import * as ServiceConfig from "./ServiceConfig.js"
+import type { CannotListen } from "./StartupFailure.js"
+
+/**
+ * What is switched on: code on a request's path asks once, at start, so that nothing is added per request for
+ * what is off.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Enabled {
+  /** `METRICS_PORT` is set: request metrics are recorded. */
+  readonly metrics: boolean
+  /** Spans are exported: requests and the ports' calls are traced. */
+  readonly traces: boolean
+}
+
+/**
+ * What {@link layer} switched on; both off without it.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class Settings extends Context.Reference<Settings>()("@filedata/runtime/Telemetry/Settings", {
+  defaultValue: (): Enabled => ({ metrics: false, traces: false })
+}) {}
+
+/**
+ * The metrics listener and the trace export a configuration asks for, and the tracer for every effect built
+ * under this layer; a metrics address that cannot be listened on fails the start. With neither configured only
+ * {@link Settings} is provided.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: ServiceConfig.TelemetryOptions): Layer.Layer<Settings, CannotListen> => {
+  const enabled: Enabled = { metrics: Option.isSome(options.metrics), traces: Option.isSome(options.traces) }
+  const settings = Layer.succeed(Settings, enabled)
+  return enabled.metrics || enabled.traces
+    ? Layer.merge(
+        settings,
+        loadedLayer(
+          () => import("./internal/openTelemetry.js"),
+          (sdk) => sdk.layer(options)
+        )
+      )
+    : settings
+}
+
+/**
+ * {@link layer} on the `METRICS_*` and `OTEL_*` variables.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerConfig: Layer.Layer<Settings, CannotListen | ConfigError.ConfigError> = Layer.unwrapEffect(
+  Effect.map(ServiceConfig.telemetry, layer)
+)
+
+const storageFailures = Metric.counter("filedata_storage_failures_total", {
+  description: "Storage calls that failed (StorageUnavailable), by operation",
+  incremental: true
+})
+
+const rateLimiterFailures = Metric.counter("filedata_rate_limiter_failures_total", {
+  description: "Rate limiter calls that failed because its store was unavailable (RateLimiterUnavailable)",
+  incremental: true
+})
+
+const rateLimitRefusals = Metric.counter("filedata_rate_limit_refusals_total", {
+  description: "Requests refused by the rate limit, by the quota they were past (apiKey, clientAddress)",
+  incremental: true
+})
+
+// One array per label set, kept: a metric caches its series by the identity of the labels it is updated with.
+const labels = <K extends string>(
+  key: string,
+  values: ReadonlyArray<K>
+): Record<K, ReadonlyArray<MetricLabel.MetricLabel>> => {
+  const sets = {} as Record<K, ReadonlyArray<MetricLabel.MetricLabel>>
+  for (const value of values) sets[value] = [MetricLabel.make(key, value)]
+  return sets
+}
+
+type StorageOperation = "findKeyOwner" | "findFile" | "submissionPage" | "ping"
+
+const operations = labels<StorageOperation>("operation", ["findKeyOwner", "findFile", "submissionPage", "ping"])
+const scopes = labels("scope", ["apiKey", "clientAddress"] as const)
+const noLabels: ReadonlyArray<MetricLabel.MetricLabel> = []
+
+// A call inside a span that is not sampled gets no span of its own: whatever the sampler, it would not be
+// sampled either (parent-based samplers follow the parent, ratio samplers decide by the trace id), and making it
+// would cost about as much as a sampled one (docs/performance.md#request-metrics-and-spans).
+const inSpan = <A, E>(effect: Effect.Effect<A, E>, name: string, attributes: Record<string, string>) =>
+  Effect.flatMap(Effect.serviceOption(Tracer.ParentSpan), (parent) =>
+    Option.isSome(parent) && !parent.value.sampled
+      ? effect
+      : Effect.withSpan(effect, name, { attributes, captureStackTrace: false })
+  )
+
+const observedRepository = (files: FileRepository.FileRepository, enabled: Enabled): FileRepository.FileRepository => {
+  const observe = <A, E extends { readonly _tag: string }>(
+    effect: Effect.Effect<A, E>,
+    operation: StorageOperation,
+    attributes: Record<string, string>
+  ): Effect.Effect<A, E> => {
+    const counted = enabled.metrics
+      ? Effect.tapError(effect, (failure) =>
+          failure._tag === "StorageUnavailable"
+            ? Effect.sync(() => storageFailures.unsafeUpdate(1, operations[operation]))
+            : Effect.void
+        )
+      : effect
+    return enabled.traces ? inSpan(counted, `FileRepository.${operation}`, attributes) : counted
+  }
+  return {
+    findKeyOwner: (apiKey) => observe(files.findKeyOwner(apiKey), "findKeyOwner", {}),
+    findFile: (fileId) => observe(files.findFile(fileId), "findFile", { "filedata.file_id": fileId }),
+    submissionPage: (fileId, after) =>
+      observe(files.submissionPage(fileId, after), "submissionPage", { "filedata.file_id": fileId }),
+    ping: observe(files.ping, "ping", {})
+  }
+}
+
+const observedLimiter = (limiter: RateLimiter.RateLimiter, enabled: Enabled): RateLimiter.RateLimiter => ({
+  policy: limiter.policy,
+  ...(limiter.counting === undefined ? {} : { counting: limiter.counting }),
+  consume: (subject) => {
+    const consumed = limiter.consume(subject)
+    const counted = enabled.metrics
+      ? Effect.tapError(consumed, (failure) =>
+          Effect.sync(() =>
+            failure._tag === "RateLimited"
+              ? rateLimitRefusals.unsafeUpdate(1, scopes[failure.scope])
+              : rateLimiterFailures.unsafeUpdate(1, noLabels)
+          )
+        )
+      : consumed
+    return enabled.traces
+      ? inSpan(counted, "RateLimiter.consume", { "filedata.rate_limit.scope": subject.scope })
+      : counted
+  }
+})
+
+/**
+ * The storage and rate-limit ports of the context, wrapped once, at start, for what {@link Settings} switched on:
+ * a span around each call when traces are exported, and with metrics the failures counted
+ * (`filedata_storage_failures_total` by operation, `filedata_rate_limit_refusals_total` by scope,
+ * `filedata_rate_limiter_failures_total`); the ports themselves when both are off. No span carries an API key or a
+ * client address.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const instrumentedPorts: Layer.Layer<
+  FileRepository.FileRepository | RateLimiter.RateLimiter,
+  never,
+  FileRepository.FileRepository | RateLimiter.RateLimiter
+> = Layer.effectContext(
+  Effect.gen(function* () {
+    const enabled = yield* Settings
+    const files = yield* FileRepository.FileRepository
+    const limiter = yield* RateLimiter.RateLimiter
+    const on = enabled.metrics || enabled.traces
+    return Context.make(FileRepository.FileRepository, on ? observedRepository(files, enabled) : files).pipe(
+      Context.add(RateLimiter.RateLimiter, on ? observedLimiter(limiter, enabled) : limiter)
+    )
+  })
+)
