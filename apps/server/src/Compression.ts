@@ -49,7 +49,7 @@ export const brotliWindowBits = 18
  * @since 0.1.0
  * @category constants
  */
-export const gzipLevel = 6
+export const gzipLevel = 1
 
 const brotliParams = (sizeHint: number): Record<number, number> => ({
   [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
