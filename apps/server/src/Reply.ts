@@ -1,7 +1,8 @@
 /**
  * How the service's replies are framed and written: the header fields every reply carries, and the
- * file-data operation's replies written on the Node response, a success streamed piece by piece or a
- * problem document. Both paths that serve the operation write through here, the hot route
+ * file-data operation's replies written on the Node response, a success streamed piece by piece (in the
+ * coding `ContentCoding` negotiated, abandoned when the client stops reading) or a problem document. An
+ * operation that writes its body through {@link writer} gets all of that. Both paths that serve the operation write through here, the hot route
  * (`FileDataRoute`) and the HttpApi handler (`Handlers.files`), and the platform middleware takes its
  * fields from here, so a header field and the way a reply is written exist once. What each failure means
  * (status, code, text) is `Problem`'s.
