@@ -23,6 +23,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as Runtime from "effect/Runtime"
 import * as RuntimeFlags from "effect/RuntimeFlags"
 import * as ClientAddress from "./ClientAddress.js"
+import * as ContentCoding from "./ContentCoding.js"
 import { fileDataPath } from "./FileDataApi.js"
 import * as Middleware from "./Middleware.js"
 import * as RateLimitHeaders from "./RateLimitHeaders.js"
@@ -81,6 +82,8 @@ export const runNowOrAsync = <R>(
  */
 export const make = (options: {
   readonly trustProxy: boolean
+  /** Without it, the default of `HTTP_SEND_TIMEOUT_MS`. */
+  readonly http?: { readonly sendTimeoutMillis: number } | undefined
 }): Effect.Effect<
   (request: IncomingMessage, response: ServerResponse) => void,
   never,
@@ -97,10 +100,16 @@ export const make = (options: {
     // The ports are taken once: providing a metered limiter to every request would copy the context each time.
     const files = Context.get(runtime.context, FileRepository.FileRepository)
     const meter = RateLimitHeaders.meters(Context.get(runtime.context, RateLimiter.RateLimiter))
+    const sendTimeoutMillis = options.http?.sendTimeoutMillis ?? Reply.defaultSendTimeoutMillis
     const logsRequests = LogLevel.lessThanEqual(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Info)
 
     return (request, response) => {
-      const frame: Reply.Frame = { requestId: Middleware.requestId(request.headers["x-request-id"]), meter: meter() }
+      const frame: Reply.Frame = {
+        requestId: Middleware.requestId(request.headers["x-request-id"]),
+        meter: meter(),
+        coding: ContentCoding.negotiate(request.headers["accept-encoding"]),
+        sendTimeoutMillis
+      }
       const answer = (body: Effect.Effect<unknown, FileDataError.InvalidRequest>) =>
         Reply.send(
           response,

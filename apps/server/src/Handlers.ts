@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as ClientAddress from "./ClientAddress.js"
+import * as ContentCoding from "./ContentCoding.js"
 import { FileDataApi } from "./FileDataApi.js"
 import * as Middleware from "./Middleware.js"
 import * as Problem from "./Problem.js"
@@ -26,6 +27,8 @@ import * as RequestBody from "./RequestBody.js"
  */
 export interface Options {
   readonly trustProxy: boolean
+  /** Without it, the default of `HTTP_SEND_TIMEOUT_MS`. */
+  readonly http?: { readonly sendTimeoutMillis: number } | undefined
 }
 
 /**
@@ -47,12 +50,15 @@ export const files = (
   HttpApiBuilder.group(FileDataApi, "files", (handlers) =>
     Effect.map(Effect.all({ files: FileRepository.FileRepository, limiter: RateLimiter.RateLimiter }), (ports) => {
       const meter = RateLimitHeaders.meters(ports.limiter)
+      const sendTimeoutMillis = options.http?.sendTimeoutMillis ?? Reply.defaultSendTimeoutMillis
       return handlers.handleRaw("getFileData", ({ request }) =>
         Effect.flatMap(Middleware.CurrentRequestId, (assigned) => {
           const response = NodeHttpServerRequest.toServerResponse(request)
           const frame: Reply.Frame = {
             requestId: assigned ?? Middleware.requestId(request.headers["x-request-id"]),
-            meter: meter()
+            meter: meter(),
+            coding: ContentCoding.negotiate(request.headers["accept-encoding"]),
+            sendTimeoutMillis
           }
           const outcome = GetFileData.runWith(
             { files: ports.files, limiter: frame.meter.limiter },

@@ -80,6 +80,8 @@ export interface HttpLimits {
   readonly maxConnections: number
   /** How long replies in flight may go on after a stop signal before their connections are cut (`HTTP_DRAIN_TIMEOUT_MS`). */
   readonly drainTimeoutMillis: number
+  /** How long a reply may go on while the client accepts nothing of it, before it is abandoned (`HTTP_SEND_TIMEOUT_MS`). */
+  readonly sendTimeoutMillis: number
 }
 
 /**
@@ -204,7 +206,7 @@ const logLevel = Config.literal(
 )
 
 /**
- * `HTTP_*`: the limits on slow clients and the drain after a stop signal.
+ * `HTTP_*`: the limits on slow clients (sending or reading) and the drain after a stop signal.
  *
  * @since 0.1.0
  * @category config
@@ -214,7 +216,8 @@ export const http: Config.Config<HttpLimits> = Config.all({
   requestTimeoutMillis: wholeNumber("HTTP_REQUEST_TIMEOUT_MS", 30_000, 1, 600_000),
   keepAliveTimeoutMillis: wholeNumber("HTTP_KEEP_ALIVE_TIMEOUT_MS", 5_000, 1, 600_000),
   maxConnections: wholeNumber("HTTP_MAX_CONNECTIONS", 1_000, 1, 1_000_000),
-  drainTimeoutMillis: wholeNumber("HTTP_DRAIN_TIMEOUT_MS", 10_000, 0, 600_000)
+  drainTimeoutMillis: wholeNumber("HTTP_DRAIN_TIMEOUT_MS", 10_000, 0, 600_000),
+  sendTimeoutMillis: wholeNumber("HTTP_SEND_TIMEOUT_MS", 30_000, 1, 600_000)
 })
 
 /**

@@ -26,7 +26,8 @@ describe("ServiceConfig, valid", () => {
           requestTimeoutMillis: 30_000,
           keepAliveTimeoutMillis: 5_000,
           maxConnections: 1_000,
-          drainTimeoutMillis: 10_000
+          drainTimeoutMillis: 10_000,
+          sendTimeoutMillis: 30_000
         },
         storage: {
           database: { _tag: "Sqlite", filename: "./data/filedata.db" },
@@ -56,6 +57,7 @@ describe("ServiceConfig, valid", () => {
         HTTP_KEEP_ALIVE_TIMEOUT_MS: "7",
         HTTP_MAX_CONNECTIONS: "1000000",
         HTTP_DRAIN_TIMEOUT_MS: "0",
+        HTTP_SEND_TIMEOUT_MS: "250",
         DATABASE_URL: "postgres://u:p@db:5432/filedata?sslmode=require",
         DATABASE_POOL_MAX: "3",
         DATABASE_STATEMENT_TIMEOUT_MS: "0",
@@ -75,7 +77,8 @@ describe("ServiceConfig, valid", () => {
           requestTimeoutMillis: 600_000,
           keepAliveTimeoutMillis: 7,
           maxConnections: 1_000_000,
-          drainTimeoutMillis: 0
+          drainTimeoutMillis: 0,
+          sendTimeoutMillis: 250
         },
         storage: { database: { _tag: "Postgres" }, pool: { max: 3, statementTimeoutMillis: 0 } },
         rateLimiting: {
@@ -130,6 +133,7 @@ const invalid: ReadonlyArray<readonly [variable: string, values: ReadonlyArray<s
   ["HTTP_KEEP_ALIVE_TIMEOUT_MS", ["0", "600001", "1.5"]],
   ["HTTP_MAX_CONNECTIONS", ["0", "1000001", "many"]],
   ["HTTP_DRAIN_TIMEOUT_MS", ["-1", "600001", "soon"]],
+  ["HTTP_SEND_TIMEOUT_MS", ["0", "600001", "30s"]],
   ["DATABASE_URL", ["", "file:", "./data/filedata.db", "mysql://db/x", "postgres://[::1/x", "sqlite:x.db"]],
   ["DATABASE_POOL_MAX", ["0", "1001", "ten"]],
   ["DATABASE_STATEMENT_TIMEOUT_MS", ["-1", "2147483648", "5s"]],
