@@ -9,8 +9,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { brotliDecompressSync, createGunzip, gunzipSync } from "node:zlib"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
-import { build, finish, killLeftovers, listening, startBuilt } from "./utils/Processes.js"
-import { connect } from "./utils/SqliteFiles.js"
+import { Processes, SqliteFiles } from "@filedata/testing"
+
+const { finish, killLeftovers, listening, startBuilt } = Processes
+const { connect } = SqliteFiles
 
 const KEY = "compression-test-key"
 
@@ -91,7 +93,6 @@ afterEach(killLeftovers)
 describe("compressed replies (real processes)", () => {
   let server: ReturnType<typeof startBuilt> | undefined
   beforeAll(async () => {
-    await build()
     dir = mkdtempSync(join(tmpdir(), "filedata-compression-"))
     env = { DATABASE_URL: `file:${join(dir, "filedata.db")}`, PORT: "0", HOST: "127.0.0.1" }
     writeFileSync(join(dir, "fixture.json"), JSON.stringify(fixture))

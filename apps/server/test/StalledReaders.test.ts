@@ -7,11 +7,13 @@ import { type Socket, connect as tcpConnect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeAll, describe, expect, it, layer } from "@effect/vitest"
+import { Processes } from "@filedata/testing"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import * as Reply from "../src/Reply.js"
-import { build, finish, killLeftovers, listening, startBuilt } from "./utils/Processes.js"
 import * as TestServer from "./utils/TestServer.js"
+
+const { finish, killLeftovers, listening, startBuilt } = Processes
 
 const KEY = "stalled-readers-key"
 
@@ -85,7 +87,6 @@ afterEach(killLeftovers)
 describe("stalled readers (real processes)", () => {
   let env: Record<string, string> = {}
   beforeAll(async () => {
-    await build()
     const dir = mkdtempSync(join(tmpdir(), "filedata-stalled-"))
     env = { DATABASE_URL: `file:${join(dir, "filedata.db")}`, PORT: "0", HOST: "127.0.0.1" }
     writeFileSync(join(dir, "fixture.json"), JSON.stringify(fixture))
