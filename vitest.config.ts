@@ -8,6 +8,7 @@ export default defineConfig({
   resolve: {
     alias: {
       "@filedata/core": source("./packages/core/src/index.ts"),
+      "@filedata/client": source("./packages/client/src/index.ts"),
       "@filedata/sqlite": source("./packages/sqlite/src/index.ts"),
       "@filedata/rate-limiter-memory": source("./packages/rate-limiter-memory/src/index.ts"),
       "@filedata/runtime": source("./packages/runtime/src/index.ts"),

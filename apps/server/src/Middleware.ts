@@ -12,6 +12,7 @@ import * as HttpApi from "@effect/platform/HttpApi"
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { FileDataApi } from "@filedata/client"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -19,7 +20,6 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
-import { FileDataApi } from "./FileDataApi.js"
 import * as Problem from "./Problem.js"
 import * as Reply from "./Reply.js"
 
@@ -35,7 +35,7 @@ const allowedMethods = (): ReadonlyMap<string, ReadonlyArray<string>> => {
   const methods = new Map<string, Array<string>>(
     Object.values(documentationPaths).map((path) => [path, ["GET", "HEAD"]] as const)
   )
-  HttpApi.reflect(FileDataApi, {
+  HttpApi.reflect(FileDataApi.FileDataApi, {
     onGroup: () => {},
     onEndpoint: ({ endpoint }) => {
       // The router answers HEAD wherever it answers GET.

@@ -6,10 +6,10 @@
  */
 
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import type { ApiError } from "@filedata/client"
 import type { FileDataError } from "@filedata/core"
-import type { ProblemCode } from "./FileDataApi.js"
 
-const titles: Record<ProblemCode, string> = {
+const titles: Record<ApiError.ProblemCode, string> = {
   validation_failed: "Validation failed",
   unsupported_media_type: "Unsupported media type",
   payload_too_large: "Payload too large",
@@ -49,7 +49,7 @@ export const contentType = "application/problem+json"
  */
 export const make = (
   status: number,
-  code: ProblemCode,
+  code: ApiError.ProblemCode,
   detail: string,
   options?: {
     readonly extensions?: Record<string, unknown> | undefined
@@ -102,7 +102,7 @@ export const methodNotAllowed = (allowed: ReadonlyArray<string>): Problem =>
 export const toResponse = (problem: Problem): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.text(problem.body, { status: problem.status, contentType, headers: problem.headers })
 
-const invalidRequestCodes: Record<FileDataError.InvalidRequest["reason"], ProblemCode> = {
+const invalidRequestCodes: Record<FileDataError.InvalidRequest["reason"], ApiError.ProblemCode> = {
   UnsupportedMediaType: "unsupported_media_type",
   PayloadTooLarge: "payload_too_large",
   MalformedJson: "validation_failed",

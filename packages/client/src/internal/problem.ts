@@ -1,0 +1,30 @@
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as Schema from "effect/Schema"
+
+/** @internal */
+export type TaggedErrorSchema<A, I, P> = Schema.Schema<A, I> & {
+  readonly _tag: string
+  readonly fields: Schema.Struct.Fields
+  new (props: P): A
+}
+
+/**
+ * The problem document of a typed failure: the class's fields without `_tag` on the wire, decoded into an
+ * instance of the class, sent as `application/problem+json`.
+ *
+ * @internal
+ */
+export const problem = <A extends { readonly _tag: string }, I extends { readonly _tag: string }, P>(
+  error: TaggedErrorSchema<A, I, P>,
+  description: string
+): Schema.Schema<A, Omit<I, "_tag">> => {
+  const { _tag, ...fields } = error.fields
+  const wire = Schema.Struct(fields).annotations({ description })
+  return Schema.transform(wire, Schema.typeSchema(error), {
+    strict: false,
+    decode: (document) => new error(document as P),
+    encode: ({ _tag, ...document }: { readonly _tag: string }) => document
+  }).pipe(
+    HttpApiSchema.withEncoding({ kind: "Json", contentType: "application/problem+json" })
+  ) as unknown as Schema.Schema<A, Omit<I, "_tag">>
+}
