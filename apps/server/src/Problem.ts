@@ -6,22 +6,8 @@
  */
 
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import type { ApiError } from "@filedata/client"
+import { ApiError } from "@filedata/client"
 import type { FileDataError } from "@filedata/core"
-
-const titles: Record<ApiError.ProblemCode, string> = {
-  validation_failed: "Validation failed",
-  unsupported_media_type: "Unsupported media type",
-  payload_too_large: "Payload too large",
-  rate_limited: "Too many requests",
-  access_denied: "Access denied",
-  file_not_found: "File not found",
-  not_found: "Not found",
-  method_not_allowed: "Method not allowed",
-  storage_unavailable: "Service unavailable",
-  rate_limiter_unavailable: "Service unavailable",
-  internal_error: "Internal error"
-}
 
 /**
  * A problem reply, independent of the transport that sends it.
@@ -60,7 +46,7 @@ export const make = (
   headers: options?.headers ?? {},
   body: JSON.stringify({
     type: `urn:filedata:problem:${code}`,
-    title: titles[code],
+    title: ApiError.problemCodes[code].title,
     status,
     detail,
     code,

@@ -8,7 +8,6 @@
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpApiSwagger from "@effect/platform/HttpApiSwagger"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { FileDataApi } from "@filedata/client"
@@ -18,6 +17,7 @@ import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Documentation from "./Documentation.js"
 import * as FileDataRoute from "./FileDataRoute.js"
 import * as Handlers from "./Handlers.js"
 import * as Middleware from "./Middleware.js"
@@ -65,11 +65,7 @@ export const routesLayer = (
   never,
   FileRepository.FileRepository | RateLimiter.RateLimiter
 > =>
-  Layer.mergeAll(
-    HttpApiSwagger.layer({ path: Middleware.documentationPaths.swaggerUi }),
-    HttpApiBuilder.middlewareOpenApi({ path: Middleware.documentationPaths.openApi }),
-    HttpApiBuilder.middleware(Middleware.make())
-  ).pipe(
+  Layer.mergeAll(Documentation.layer, HttpApiBuilder.middleware(Middleware.make())).pipe(
     Layer.provideMerge(
       HttpApiBuilder.api(FileDataApi.FileDataApi).pipe(Layer.provide([Handlers.files(options), Handlers.system]))
     ),

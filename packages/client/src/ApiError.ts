@@ -8,7 +8,8 @@
 import * as Schema from "effect/Schema"
 
 /**
- * The machine-readable `code` of every problem the service answers with, and when it does.
+ * The machine-readable `code` of every problem the service answers with: its status, its fixed `title`, and
+ * when it is sent.
  *
  * @since 0.1.0
  * @category models
@@ -16,19 +17,45 @@ import * as Schema from "effect/Schema"
 export const problemCodes = {
   validation_failed: {
     status: 422,
+    title: "Validation failed",
     when: "body empty, not UTF-8 JSON, not an object, a field missing, not a string or empty, an unknown field"
   },
-  unsupported_media_type: { status: 422, when: "`Content-Type` missing or not `application/json`" },
-  payload_too_large: { status: 422, when: "body over 65 536 bytes" },
-  rate_limited: { status: 422, when: "the API key or the client address is over its quota; comes with `Retry-After`" },
-  access_denied: { status: 403, when: "the key matches no active key, or its user does not own the file" },
-  file_not_found: { status: 404, when: "valid key, no file with that id" },
-  not_found: { status: 404, when: "no route at this path" },
-  method_not_allowed: { status: 405, when: "known path, other method; comes with `Allow`" },
-  internal_error: { status: 500, when: "an unexpected failure; the cause is logged, never returned" },
-  storage_unavailable: { status: 503, when: "the database does not answer; comes with `Retry-After`" },
+  unsupported_media_type: {
+    status: 422,
+    title: "Unsupported media type",
+    when: "`Content-Type` missing or not `application/json`"
+  },
+  payload_too_large: { status: 422, title: "Payload too large", when: "body over 65 536 bytes" },
+  rate_limited: {
+    status: 422,
+    title: "Too many requests",
+    when: "the API key or the client address is over its quota; comes with `Retry-After`"
+  },
+  access_denied: {
+    status: 403,
+    title: "Access denied",
+    when: "the key matches no active key, or its user does not own the file"
+  },
+  file_not_found: { status: 404, title: "File not found", when: "valid key, no file with that id" },
+  not_found: { status: 404, title: "Not found", when: "no route at this path" },
+  method_not_allowed: {
+    status: 405,
+    title: "Method not allowed",
+    when: "known path, other method; comes with `Allow`"
+  },
+  internal_error: {
+    status: 500,
+    title: "Internal error",
+    when: "an unexpected failure; the cause is logged, never returned"
+  },
+  storage_unavailable: {
+    status: 503,
+    title: "Service unavailable",
+    when: "the database does not answer; comes with `Retry-After`"
+  },
   rate_limiter_unavailable: {
     status: 503,
+    title: "Service unavailable",
     when: "the shared rate limiter does not answer and the service fails closed; comes with `Retry-After`"
   }
 } as const

@@ -41,7 +41,12 @@ export const fileDataPath = "/api/v1/file-data"
  */
 export const ValidationProblem = problem(
   ApiError.ValidationFailed,
-  "RFC 9457 problem details: the request is not what the operation accepts"
+  "RFC 9457 problem details: the request is not what the operation accepts",
+  {
+    code: "validation_failed",
+    detail: "/apiKey: is required",
+    errors: [{ pointer: "/apiKey", detail: "is required" }]
+  }
 )
 
 /**
@@ -52,7 +57,12 @@ export const ValidationProblem = problem(
  */
 export const RateLimitedProblem = problem(
   ApiError.RateLimited,
-  "RFC 9457 problem details: the API key or the client address is over its quota"
+  "RFC 9457 problem details: the API key or the client address is over its quota",
+  {
+    code: "rate_limited",
+    detail: "Too many requests for this API key; retry after 51 s",
+    retryAfter: 51
+  }
 )
 
 /**
@@ -63,7 +73,11 @@ export const RateLimitedProblem = problem(
  */
 export const AccessDeniedProblem = problem(
   ApiError.AccessDenied,
-  "RFC 9457 problem details: the key matches no active key, or its user does not own the file"
+  "RFC 9457 problem details: the key matches no active key, or its user does not own the file",
+  {
+    code: "access_denied",
+    detail: "The API key does not grant access to this file"
+  }
 )
 
 /**
@@ -74,7 +88,8 @@ export const AccessDeniedProblem = problem(
  */
 export const FileNotFoundProblem = problem(
   ApiError.FileNotFound,
-  "RFC 9457 problem details: the key is valid, no file has this id"
+  "RFC 9457 problem details: the key is valid, no file has this id",
+  { code: "file_not_found", detail: "No file has this id" }
 )
 
 /**
@@ -85,7 +100,11 @@ export const FileNotFoundProblem = problem(
  */
 export const UnavailableProblem = problem(
   ApiError.ServiceUnavailable,
-  "RFC 9457 problem details: storage or the rate limiter does not answer; retry later"
+  "RFC 9457 problem details: storage or the rate limiter does not answer; retry later",
+  {
+    code: "storage_unavailable",
+    detail: "Storage is not available"
+  }
 )
 
 /**
@@ -96,7 +115,11 @@ export const UnavailableProblem = problem(
  */
 export const InternalProblem = problem(
   ApiError.InternalError,
-  "RFC 9457 problem details: an unexpected failure, logged by the server"
+  "RFC 9457 problem details: an unexpected failure, logged by the server",
+  {
+    code: "internal_error",
+    detail: "The request could not be completed"
+  }
 )
 
 /**

@@ -47,8 +47,14 @@ export const NonEmptyString = Schema.String.pipe(Schema.minLength(1)).annotation
  * @category schemas
  */
 export const GetFileDataRequest = Schema.Struct({
-  fileId: NonEmptyString.annotations({ description: "Identifier of the file whose data is requested" }),
-  apiKey: NonEmptyString.annotations({ description: "The caller's API key; it travels only in this body" })
+  fileId: NonEmptyString.annotations({
+    description: "Identifier of the file whose data is requested",
+    examples: ["file-1"]
+  }),
+  apiKey: NonEmptyString.annotations({
+    description: "The caller's API key; it travels only in this body",
+    examples: ["a-plaintext-api-key"]
+  })
 }).annotations({ identifier: "GetFileDataRequest", parseOptions: { onExcessProperty: "error" } })
 
 /**
@@ -106,7 +112,22 @@ export const FileData = Schema.Struct({
   SubmissionCounter: Count,
   VisitCounter: Count,
   submissions: Schema.Array(Submission)
-}).annotations({ identifier: "FileData" })
+}).annotations({
+  identifier: "FileData",
+  examples: [
+    {
+      name: "Contact form",
+      creationDate: "2024-01-01T00:00:00.000Z",
+      publicAvailability: true,
+      SubmissionCounter: 2,
+      VisitCounter: 10,
+      submissions: [
+        { createdDate: "2024-01-02T09:30:00.000Z", content: { email: "a@example.com" } },
+        { createdDate: "2024-01-03T10:00:00.000Z", content: { email: "b@example.com", message: "Hello" } }
+      ]
+    }
+  ]
+})
 
 /**
  * @since 0.1.0
