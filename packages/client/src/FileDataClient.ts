@@ -6,8 +6,7 @@
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import type * as HttpApi from "@effect/platform/HttpApi"
-import type * as HttpApiClient from "@effect/platform/HttpApiClient"
-import * as HttpApiClientImpl from "@effect/platform/HttpApiClient"
+import * as HttpApiClient from "@effect/platform/HttpApiClient"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
@@ -48,7 +47,7 @@ export interface Options {
  * @category constructors
  */
 export const make = (options: Options): Effect.Effect<Client, never, HttpClient.HttpClient> =>
-  HttpApiClientImpl.make(FileDataApi, options)
+  HttpApiClient.make(FileDataApi, options)
 
 /**
  * The client as a service.
