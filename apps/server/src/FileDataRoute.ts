@@ -13,6 +13,7 @@
  */
 
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { FileDataApi } from "@filedata/client"
 import { type FileDataError, FileRepository, GetFileData, RateLimiter } from "@filedata/core"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -24,7 +25,6 @@ import * as Runtime from "effect/Runtime"
 import * as RuntimeFlags from "effect/RuntimeFlags"
 import * as ClientAddress from "./ClientAddress.js"
 import * as ContentCoding from "./ContentCoding.js"
-import { fileDataPath } from "./FileDataApi.js"
 import * as Middleware from "./Middleware.js"
 import * as RateLimitHeaders from "./RateLimitHeaders.js"
 import * as Reply from "./Reply.js"
@@ -37,7 +37,7 @@ import * as RequestBody from "./RequestBody.js"
  * @category predicates
  */
 export const matches = (request: IncomingMessage): boolean =>
-  request.method === "POST" && request.url !== undefined && request.url.split("?", 1)[0] === fileDataPath
+  request.method === "POST" && request.url !== undefined && request.url.split("?", 1)[0] === FileDataApi.fileDataPath
 
 const wentAsync = (cause: Cause.Cause<unknown>): boolean =>
   Cause.isDieType(cause) && Runtime.isAsyncFiberException(cause.defect)
@@ -130,7 +130,13 @@ export const make = (options: {
             answer(body),
             // The status is read once the reply is written, not when the request came in.
             Effect.suspend(() =>
-              Middleware.logRequest("POST", request.url ?? fileDataPath, response.statusCode, started, frame.requestId)
+              Middleware.logRequest(
+                "POST",
+                request.url ?? FileDataApi.fileDataPath,
+                response.statusCode,
+                started,
+                frame.requestId
+              )
             )
           ),
           response,

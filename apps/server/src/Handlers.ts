@@ -8,13 +8,13 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import { FileDataApi } from "@filedata/client"
 import { FileRepository, GetFileData, RateLimiter } from "@filedata/core"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as ClientAddress from "./ClientAddress.js"
 import * as ContentCoding from "./ContentCoding.js"
-import { FileDataApi } from "./FileDataApi.js"
 import * as Middleware from "./Middleware.js"
 import * as Problem from "./Problem.js"
 import * as RateLimitHeaders from "./RateLimitHeaders.js"
@@ -47,7 +47,7 @@ export const files = (
   never,
   FileRepository.FileRepository | RateLimiter.RateLimiter
 > =>
-  HttpApiBuilder.group(FileDataApi, "files", (handlers) =>
+  HttpApiBuilder.group(FileDataApi.FileDataApi, "files", (handlers) =>
     Effect.map(Effect.all({ files: FileRepository.FileRepository, limiter: RateLimiter.RateLimiter }), (ports) => {
       const meter = RateLimitHeaders.meters(ports.limiter)
       const sendTimeoutMillis = options.http?.sendTimeoutMillis ?? Reply.defaultSendTimeoutMillis
@@ -88,7 +88,7 @@ export const system: Layer.Layer<
   HttpApiGroup.ApiGroup<"filedata", "system">,
   never,
   FileRepository.FileRepository | RateLimiter.RateLimiter
-> = HttpApiBuilder.group(FileDataApi, "system", (handlers) =>
+> = HttpApiBuilder.group(FileDataApi.FileDataApi, "system", (handlers) =>
   Effect.map(Effect.all({ files: FileRepository.FileRepository, limiter: RateLimiter.RateLimiter }), (ports) => {
     const counting = ports.limiter.counting ?? Effect.succeed(undefined)
     return handlers.handleRaw("health", () =>
