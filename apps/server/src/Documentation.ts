@@ -18,6 +18,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
+import * as ContentCoding from "./ContentCoding.js"
 
 const require = createRequire(import.meta.url)
 const swaggerUiVersion: string = require("swagger-ui-dist/package.json").version
@@ -64,33 +65,6 @@ export const paths = {
  */
 export const assetCacheControl = "public, max-age=31536000, immutable"
 
-/**
- * The coding to send for an `Accept-Encoding` value (RFC 9110 q-values): `br` or `gzip`, the higher
- * weighted (`br` on a tie), or `undefined` for identity.
- *
- * @since 0.1.0
- * @category negotiation
- */
-export const negotiateEncoding = (acceptEncoding: string | undefined): "br" | "gzip" | undefined => {
-  if (acceptEncoding === undefined) return undefined
-  const weights = new Map<string, number>()
-  for (const member of acceptEncoding.split(",")) {
-    const [coding = "", ...parameters] = member.split(";").map((part) => part.trim().toLowerCase())
-    let weight = 1
-    for (const parameter of parameters) {
-      const match = /^q=([01](?:\.\d{0,3})?)$/.exec(parameter)
-      if (match !== null) weight = Number(match[1])
-      else if (parameter.startsWith("q=")) weight = 0
-    }
-    if (coding !== "") weights.set(coding, weight)
-  }
-  const weightOf = (coding: string) => weights.get(coding) ?? weights.get("*") ?? 0
-  const br = weightOf("br")
-  const gzipWeight = weightOf("gzip")
-  if (br > 0 && br >= gzipWeight) return "br"
-  return gzipWeight > 0 ? "gzip" : undefined
-}
-
 const brotli = promisify(brotliCompress)
 const gzipAsync = promisify(gzip)
 
@@ -126,14 +100,14 @@ const negotiated = (
   headers: Record<string, string>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const coding = negotiateEncoding(request.headers["accept-encoding"])
-    return Effect.map(body[coding ?? "identity"], (bytes) =>
+    const coding = ContentCoding.negotiate(request.headers["accept-encoding"])
+    return Effect.map(body[coding], (bytes) =>
       HttpServerResponse.uint8Array(bytes, {
         contentType,
         headers: {
           ...headers,
           vary: "Accept-Encoding",
-          ...(coding === undefined ? {} : { "content-encoding": coding })
+          ...(coding === "identity" ? {} : { "content-encoding": coding })
         }
       })
     )

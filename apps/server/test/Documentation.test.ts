@@ -5,7 +5,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from "node:http"
 import { createRequire } from "node:module"
 import { brotliDecompressSync, gunzipSync } from "node:zlib"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { describe, expect, it, layer } from "@effect/vitest"
+import { expect, layer } from "@effect/vitest"
 import { FileDataApi } from "@filedata/client"
 import * as Effect from "effect/Effect"
 import * as Documentation from "../src/Documentation.js"
@@ -45,28 +45,6 @@ const require = createRequire(import.meta.url)
 const bundlePath = Documentation.paths.assets.find((path) => path.endsWith(".js")) ?? ""
 const cssPath = Documentation.paths.assets.find((path) => path.endsWith(".css")) ?? ""
 const bundle = readFileSync(require.resolve("swagger-ui-dist/swagger-ui-bundle.js"))
-
-describe("negotiateEncoding", () => {
-  it("follows the q-values, br on a tie, identity when neither is acceptable", () => {
-    const cases: ReadonlyArray<readonly [string | undefined, "br" | "gzip" | undefined]> = [
-      [undefined, undefined],
-      ["", undefined],
-      ["identity", undefined],
-      ["gzip, deflate, br, zstd", "br"],
-      ["gzip", "gzip"],
-      ["GZIP;Q=1", "gzip"],
-      ["br;q=0, gzip", "gzip"],
-      ["br;q=0.5, gzip;q=0.8", "gzip"],
-      ["br;q=0.8, gzip;q=0.8", "br"],
-      ["*", "br"],
-      ["*;q=0.1, br;q=0", "gzip"],
-      ["gzip;q=0, br;q=0", undefined],
-      ["br;q=2", undefined],
-      ["deflate", undefined]
-    ]
-    for (const [header, expected] of cases) expect(Documentation.negotiateEncoding(header), header).toBe(expected)
-  })
-})
 
 layer(TestServer.layer({ fixture: { users: [], files: [] } }))("the documentation routes", (it) => {
   it.effect("Swagger UI's assets: compressed as asked, cacheable for good, the same bytes once decoded", () =>
