@@ -566,6 +566,42 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         }).pipe(withStorage())
       )
 
+      it.effect("names decoding problems and conflicts with the database together, ordered by entry", () =>
+        Effect.gen(function* () {
+          yield* importDocument(existing)
+          const broken = submissionsEverySecond(300).map((row, i) => (i === 250 ? { ...row, content: "text" } : row))
+          const error = yield* Effect.flip(
+            importDocument({
+              files: [
+                file({ id: "f1", userId: "u1", submissions: broken }),
+                file({ id: "f2", userId: "nobody" }),
+                { ...file({ id: "f3", userId: "u-bad" }), name: 7 },
+                file({ id: "f-old", userId: "u-bad" })
+              ],
+              // u-bad is refused, but it is a user of this fixture: its files are not reported as unknown.
+              users: [
+                { id: "u1", apiKeys: ["old-key"] },
+                { id: "u-bad", apiKeys: [1] }
+              ]
+            })
+          )
+          expect(issuesOf(error)).toEqual([
+            { path: "$.users[0].apiKeys[0]", detail: "is already in use" },
+            { path: "$.users[1].apiKeys[0]", detail: "must be a non-empty string" },
+            { path: "$.files[0].submissions[250].content", detail: "must be an object of strings" },
+            { path: "$.files[1].userId", detail: "is not a user of this fixture or of the database" },
+            { path: "$.files[2].name", detail: "must be a string" },
+            { path: "$.files[3].id", detail: "already exists" }
+          ])
+          expect(yield* census({ users: ["u-old", "u1", "u-bad"], files: ["f-old", "f1", "f2", "f3"] })).toEqual({
+            users: 1,
+            apiKeys: 1,
+            files: 1,
+            submissions: 2
+          })
+        }).pipe(withStorage())
+      )
+
       it.effect("creates, lists and revokes keys; revoking again keeps the first revocation time", () =>
         Effect.gen(function* () {
           const store = yield* OperatorStore.OperatorStore

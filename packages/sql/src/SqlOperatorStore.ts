@@ -97,11 +97,11 @@ export const make = (
         return detail === undefined ? [] : [issue(path, detail)]
       }
       return [
-        ...fixture.users.flatMap((user, u) => check(["users", u, "id"], user.id)),
-        ...fixture.files.flatMap((file, f) => [
-          ...check(["files", f, "id"], file.id),
-          ...check(["files", f, "userId"], file.userId),
-          ...check(["files", f, "name"], file.name)
+        ...fixture.users.flatMap((user) => check(["users", user.index, "id"], user.id)),
+        ...fixture.files.flatMap((file) => [
+          ...check(["files", file.index, "id"], file.id),
+          ...check(["files", file.index, "userId"], file.userId),
+          ...check(["files", file.index, "name"], file.name)
         ])
       ]
     }
@@ -158,7 +158,7 @@ export const make = (
         yield* insertAll(
           "import_files",
           ["file_index", "id"],
-          fixture.files.map((file, index) => ({ index, id: file.id })),
+          fixture.files,
           (file) => sql`(${file.index}, ${file.id})`
         )
         yield* staging.copy
@@ -190,9 +190,10 @@ export const make = (
             yield* writeLock
             yield* staging.open
             const fixture = yield* Fixture.stageEntries(source, stage)
-            // Checked under the write lock, so no other writer can take an id between check and write.
-            const issues = yield* problems(fixture)
-            if (issues.length > 0) return yield* new Fixture.FixtureInvalid({ issues })
+            // Checked under the write lock, so no other writer can take an id between check and write; checked
+            // also when the source refused entries, so that every problem is named at once.
+            const refusal = Fixture.refusal(fixture.refused, yield* problems(fixture))
+            if (Option.isSome(refusal)) return yield* refusal.value
             const apiKeys = yield* write(fixture, yield* Clock.currentTimeMillis)
             yield* staging.close
             return {
