@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -143,3 +143,51 @@ export const runProcess = (args: ReadonlyArray<string>, env: Record<string, stri
     child.on("error", reject)
     child.on("close", (code) => resolve({ code, stdout, stderr }))
   })
+
+/**
+ * `node apps/cli/dist/main.js ARGS` on the current build (`build` of the server's test utils), with stdout and
+ * stderr piped, so neither is a terminal, and `input` written to its stdin.
+ */
+export const runBuilt = (args: ReadonlyArray<string>, env: Record<string, string>, input = "") =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, ["apps/cli/dist/main.js", ...args], {
+      cwd: root,
+      env: { ...process.env, LOG_LEVEL: "warn", ...env },
+      stdio: ["pipe", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk
+    })
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk
+    })
+    child.on("error", reject)
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+    child.stdin.end(input)
+  })
+
+const hasScript = spawnSync("script", ["--version"], { stdio: "ignore" }).status === 0
+
+/**
+ * `node apps/cli/dist/main.js ARGS` with stdout and stderr on a pseudo-terminal, through util-linux `script`;
+ * `undefined` where `script` is missing. What the terminal showed comes back as one text.
+ */
+export const runOnTerminal = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+  hasScript
+    ? new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+        const command = [process.execPath, "apps/cli/dist/main.js", ...args].map((arg) => `'${arg}'`).join(" ")
+        const child = spawn("script", ["-qec", command, "/dev/null"], {
+          cwd: root,
+          env: { ...process.env, LOG_LEVEL: "warn", ...env },
+          stdio: ["ignore", "pipe", "pipe"]
+        })
+        let output = ""
+        child.stdout.on("data", (chunk) => {
+          output += chunk
+        })
+        child.on("error", reject)
+        child.on("close", (code) => resolve({ code, output }))
+      })
+    : undefined
