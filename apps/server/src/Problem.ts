@@ -9,7 +9,14 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { FileDataError } from "@filedata/core"
 import type { ProblemCode } from "./FileDataApi.js"
 
-const titles: Record<ProblemCode, string> = {
+/**
+ * Every problem code the service answers with, and the fixed `title` of its documents (docs/api.md lists the
+ * same codes: apps/server/test/ApiDocs.test.ts).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const titles: { readonly [Code in ProblemCode]: string } = {
   validation_failed: "Validation failed",
   unsupported_media_type: "Unsupported media type",
   payload_too_large: "Payload too large",
