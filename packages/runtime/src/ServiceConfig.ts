@@ -185,23 +185,48 @@ const host = variable("HOST", (text) =>
     : Either.right(text.trim())
 ).pipe(Config.withDefault("0.0.0.0"))
 
-// The contract's names: `Config.logLevel` knows Effect's labels instead (no `none`; `trace`, `fatal`, `all`).
-const logLevels = {
+/**
+ * The log level names of the contract, for `LOG_LEVEL` and the CLI's `--log-level` alike. Effect's own
+ * labels differ (`warning`, no `none`; `trace`, `fatal`, `all`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const logLevelNames = ["debug", "info", "warn", "error", "none"] as const
+
+/**
+ * One of {@link logLevelNames}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type LogLevelName = (typeof logLevelNames)[number]
+
+/**
+ * The Effect log level of each name.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const logLevels: { readonly [Name in LogLevelName]: LogLevel.LogLevel } = {
   debug: LogLevel.Debug,
   info: LogLevel.Info,
   warn: LogLevel.Warning,
   error: LogLevel.Error,
   none: LogLevel.None
-} as const
+}
 
-const logLevel = Config.literal(
-  "debug",
-  "info",
-  "warn",
-  "error",
-  "none"
-)("LOG_LEVEL").pipe(
-  Config.withDefault("info"),
+/**
+ * Whether a text is one of {@link logLevelNames}.
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isLogLevelName = (text: string): text is LogLevelName =>
+  (logLevelNames as ReadonlyArray<string>).includes(text)
+
+const logLevel = Config.literal(...logLevelNames)("LOG_LEVEL").pipe(
+  Config.withDefault<LogLevelName>("info"),
   Config.map((name) => logLevels[name])
 )
 

@@ -97,7 +97,8 @@ export const layer = (
         ...operator,
         importFixture: (fixture) => aroundWrite(operator.importFixture(fixture)),
         createKey: (userId, apiKey) => aroundWrite(operator.createKey(userId, apiKey)),
-        revokeKey: (keyId) => aroundWrite(operator.revokeKey(keyId))
+        revokeKey: (keyId) => aroundWrite(operator.revokeKey(keyId)),
+        createUser: (userId) => aroundWrite(operator.createUser(userId))
       }
       return Context.make(FileRepository.FileRepository, files).pipe(Context.add(OperatorStore.OperatorStore, store))
     })
