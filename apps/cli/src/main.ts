@@ -3,11 +3,14 @@
  *
  * @since 0.1.0
  */
+import { constants } from "node:os"
 import * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Logging, ServiceConfig, Storage } from "@filedata/runtime"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as CliError from "./CliError.js"
 import * as Commands from "./Commands.js"
@@ -22,6 +25,28 @@ const main = Effect.gen(function* () {
   )
 }).pipe(CliError.report, Effect.provide(NodeContext.layer))
 
+// SIGTERM or SIGINT interrupts the command, and an import's transaction rolls back: the exit code then says the
+// command did not finish (128 + the signal's number, as a shell reports it), where runMain would exit 0.
+let stoppedBy: NodeJS.Signals | undefined
+const noteSignal = (signal: NodeJS.Signals) => {
+  stoppedBy ??= signal
+}
+process.once("SIGTERM", noteSignal)
+process.once("SIGINT", noteSignal)
+
 // Every failure has been printed by `CliError.report`; runMain only turns it into exit code 1. Its pretty
 // logger would print each log line a second time next to the JSON logger of `Logging.layer`.
-NodeRuntime.runMain(main, { disableErrorReporting: true, disablePrettyLogger: true })
+NodeRuntime.runMain(main, {
+  disableErrorReporting: true,
+  disablePrettyLogger: true,
+  teardown: (exit, onExit) =>
+    onExit(
+      Exit.isSuccess(exit)
+        ? 0
+        : !Cause.isInterruptedOnly(exit.cause)
+          ? 1
+          : stoppedBy === undefined
+            ? 0
+            : 128 + constants.signals[stoppedBy]
+    )
+})
