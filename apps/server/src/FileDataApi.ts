@@ -30,6 +30,10 @@ export type ProblemCode =
   | "storage_unavailable"
   | "rate_limiter_unavailable"
   | "internal_error"
+  | "bad_request"
+  | "request_timeout"
+  | "expectation_failed"
+  | "request_header_fields_too_large"
 
 const problemFields = <const Code extends ProblemCode>(status: number, codes: ReadonlyArray<Code>) => ({
   type: Schema.String,
