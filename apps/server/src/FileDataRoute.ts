@@ -31,13 +31,14 @@ import * as Reply from "./Reply.js"
 import * as RequestBody from "./RequestBody.js"
 
 /**
- * Whether a request is for this route; everything else goes to the platform's router.
+ * Whether a request is for this route, its target in origin or absolute form; everything else goes to the
+ * platform's router.
  *
  * @since 0.1.0
  * @category predicates
  */
 export const matches = (request: IncomingMessage): boolean =>
-  request.method === "POST" && request.url !== undefined && request.url.split("?", 1)[0] === FileDataApi.fileDataPath
+  request.method === "POST" && request.url !== undefined && Middleware.pathOf(request.url) === FileDataApi.fileDataPath
 
 const wentAsync = (cause: Cause.Cause<unknown>): boolean =>
   Cause.isDieType(cause) && Runtime.isAsyncFiberException(cause.defect)

@@ -43,6 +43,26 @@ export const problemCodes = {
     title: "Method not allowed",
     when: "known path, other method; comes with `Allow`"
   },
+  bad_request: {
+    status: 400,
+    title: "Bad request",
+    when: "the request is not valid HTTP/1.1 (malformed head, broken chunked framing, no `Host`); the connection closes"
+  },
+  request_timeout: {
+    status: 408,
+    title: "Request timeout",
+    when: "a connection sent part of a request head and not the rest in time; the connection closes"
+  },
+  expectation_failed: {
+    status: 417,
+    title: "Expectation failed",
+    when: "an `Expect` header field other than `100-continue`"
+  },
+  request_header_fields_too_large: {
+    status: 431,
+    title: "Request header fields too large",
+    when: "the request head is larger than the server reads; the connection closes"
+  },
   internal_error: {
     status: 500,
     title: "Internal error",

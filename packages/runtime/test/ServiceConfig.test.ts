@@ -26,6 +26,8 @@ describe("ServiceConfig, valid", () => {
           requestTimeoutMillis: 30_000,
           keepAliveTimeoutMillis: 5_000,
           maxConnections: 1_000,
+          maxConnectionsPerAddress: 100,
+          firstRequestTimeoutMillis: 5_000,
           drainTimeoutMillis: 10_000,
           sendTimeoutMillis: 30_000
         },
@@ -56,6 +58,8 @@ describe("ServiceConfig, valid", () => {
         HTTP_REQUEST_TIMEOUT_MS: "600000",
         HTTP_KEEP_ALIVE_TIMEOUT_MS: "7",
         HTTP_MAX_CONNECTIONS: "1000000",
+        HTTP_MAX_CONNECTIONS_PER_ADDRESS: "3",
+        HTTP_FIRST_REQUEST_TIMEOUT_MS: "600000",
         HTTP_DRAIN_TIMEOUT_MS: "0",
         HTTP_SEND_TIMEOUT_MS: "250",
         DATABASE_URL: "postgres://u:p@db:5432/filedata?sslmode=require",
@@ -77,6 +81,8 @@ describe("ServiceConfig, valid", () => {
           requestTimeoutMillis: 600_000,
           keepAliveTimeoutMillis: 7,
           maxConnections: 1_000_000,
+          maxConnectionsPerAddress: 3,
+          firstRequestTimeoutMillis: 600_000,
           drainTimeoutMillis: 0,
           sendTimeoutMillis: 250
         },
@@ -120,6 +126,21 @@ describe("ServiceConfig, valid", () => {
         }
       })
   )
+
+  it.effect(
+    "behind a proxy every connection is the proxy's: the per-address cap defaults to HTTP_MAX_CONNECTIONS",
+    () =>
+      Effect.gen(function* () {
+        expect((yield* read({ TRUST_PROXY: "true" })).http.maxConnectionsPerAddress).toBe(1_000)
+        expect((yield* read({ TRUST_PROXY: "true", HTTP_MAX_CONNECTIONS: "5000" })).http.maxConnectionsPerAddress).toBe(
+          5_000
+        )
+        expect(
+          (yield* read({ TRUST_PROXY: "true", HTTP_MAX_CONNECTIONS_PER_ADDRESS: "40" })).http.maxConnectionsPerAddress
+        ).toBe(40)
+        expect((yield* read({ HTTP_MAX_CONNECTIONS: "50" })).http.maxConnectionsPerAddress).toBe(100)
+      })
+  )
 })
 
 // Every variable with values a start must refuse; each refusal is one line naming the variable.
@@ -132,6 +153,8 @@ const invalid: ReadonlyArray<readonly [variable: string, values: ReadonlyArray<s
   ["HTTP_REQUEST_TIMEOUT_MS", ["0", "600001", "-5"]],
   ["HTTP_KEEP_ALIVE_TIMEOUT_MS", ["0", "600001", "1.5"]],
   ["HTTP_MAX_CONNECTIONS", ["0", "1000001", "many"]],
+  ["HTTP_MAX_CONNECTIONS_PER_ADDRESS", ["", "0", "1000001", "all"]],
+  ["HTTP_FIRST_REQUEST_TIMEOUT_MS", ["0", "600001", "5s"]],
   ["HTTP_DRAIN_TIMEOUT_MS", ["-1", "600001", "soon"]],
   ["HTTP_SEND_TIMEOUT_MS", ["0", "600001", "30s"]],
   ["DATABASE_URL", ["", "file:", "./data/filedata.db", "mysql://db/x", "postgres://[::1/x", "sqlite:x.db"]],
