@@ -236,7 +236,17 @@ export const logLevels: { readonly [Name in LogLevelName]: LogLevel.LogLevel } =
 export const isLogLevelName = (text: string): text is LogLevelName =>
   (logLevelNames as ReadonlyArray<string>).includes(text)
 
-const logLevel = Config.literal(...logLevelNames)("LOG_LEVEL").pipe(
+// A name among `names`, read as earlier releases read these variables: whatever its case, surrounding spaces
+// ignored (`LOG_LEVEL=INFO` has always started the service).
+const oneOf = <const Name extends string>(name: string, names: ReadonlyArray<Name>): Config.Config<Name> =>
+  variable(name, (text) => {
+    const value = text.trim().toLowerCase()
+    return (names as ReadonlyArray<string>).includes(value)
+      ? Either.right(value as Name)
+      : Either.left(`Expected one of ${names.join(", ")} but received ${quoted(text)}`)
+  })
+
+const logLevel = oneOf("LOG_LEVEL", logLevelNames).pipe(
   Config.withDefault<LogLevelName>("info"),
   Config.map((name) => logLevels[name])
 )
@@ -303,7 +313,7 @@ export const rateLimiting: Config.Config<RateLimitingOptions> = Config.all({
   clientAddressLimit: wholeNumber("RATE_LIMIT_IP_MAX", 600, 1, Number.MAX_SAFE_INTEGER),
   windowMillis: wholeNumber("RATE_LIMIT_WINDOW_MS", 60_000, 1, 2_147_483_647),
   redisUrl,
-  failureMode: Config.literal("memory", "closed", "open")("RATE_LIMIT_FAILURE_MODE").pipe(Config.withDefault("memory"))
+  failureMode: oneOf("RATE_LIMIT_FAILURE_MODE", ["memory", "closed", "open"]).pipe(Config.withDefault("memory"))
 }).pipe(
   Config.map(({ apiKeyLimit, clientAddressLimit, failureMode, redisUrl, windowMillis }) => ({
     policy: {

@@ -124,6 +124,10 @@ describe("ServiceConfig, valid", () => {
         for (const mode of ["memory", "closed", "open"]) {
           expect((yield* read({ RATE_LIMIT_FAILURE_MODE: mode })).rateLimiting.failureMode).toBe(mode)
         }
+        // As earlier releases read them: any case, surrounding spaces ignored.
+        expect((yield* read({ LOG_LEVEL: " INFO " })).logLevel).toBe(LogLevel.Info)
+        expect((yield* read({ LOG_LEVEL: "Warn" })).logLevel).toBe(LogLevel.Warning)
+        expect((yield* read({ RATE_LIMIT_FAILURE_MODE: "OPEN" })).rateLimiting.failureMode).toBe("open")
       })
   )
 
@@ -164,7 +168,7 @@ const invalid: ReadonlyArray<readonly [variable: string, values: ReadonlyArray<s
   ["RATE_LIMIT_IP_MAX", ["0", "six hundred"]],
   ["RATE_LIMIT_WINDOW_MS", ["0", "2147483648", "1m"]],
   ["REDIS_URL", ["http://x", "redis:/cache", "127.0.0.1:6379", "redis://[::1", "unix:///tmp/redis.sock"]],
-  ["RATE_LIMIT_FAILURE_MODE", ["", "shut", "OPEN", "Memory"]]
+  ["RATE_LIMIT_FAILURE_MODE", ["", "shut", "fail-open"]]
 ]
 
 describe("ServiceConfig, invalid", () => {
