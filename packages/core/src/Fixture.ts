@@ -177,27 +177,52 @@ export const FixtureEntry = Data.taggedEnum<FixtureEntry>()
 export type FixtureSource<E = never, R = never> = Fixture | Stream.Stream<FixtureEntry, E, R>
 
 /**
+ * The entries of a source that is either a stream of them or a document decoded whole, whose entries
+ * `decoded` lists.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const sourceEntries = <D, Entry, E, R>(
+  source: D | Stream.Stream<Entry, E, R>,
+  decoded: (document: D) => Iterable<Entry>
+): Stream.Stream<Entry, E, R> =>
+  Predicate.hasProperty(source, Stream.StreamTypeId)
+    ? (source as Stream.Stream<Entry, E, R>)
+    : Stream.fromIterable(decoded(source as D))
+
+/**
+ * The entries of decoded files, made by `make` (an entry type's constructors): per file one batch of its
+ * submissions, if it has any, then the file without them, as a reader hands them out.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const fileEntries = <F extends { readonly submissions: ReadonlyArray<FixtureSubmission> }, B, H>(
+  files: ReadonlyArray<F>,
+  make: {
+    readonly Submissions: (args: { readonly submissions: ReadonlyArray<FileSubmission> }) => B
+    readonly File: (args: { readonly file: Omit<F, "submissions"> }) => H
+  }
+): Array<B | H> =>
+  files.flatMap(({ submissions, ...file }, index) => [
+    ...(submissions.length === 0
+      ? []
+      : [make.Submissions({ submissions: submissions.map((submission) => ({ ...submission, file: index })) })]),
+    make.File({ file })
+  ])
+
+/**
  * The entries of a source; a decoded fixture gives one batch of submissions per file.
  *
  * @since 0.1.0
  * @category conversions
  */
 export const entries = <E = never, R = never>(source: FixtureSource<E, R>): Stream.Stream<FixtureEntry, E, R> =>
-  Predicate.hasProperty(source, Stream.StreamTypeId)
-    ? (source as Stream.Stream<FixtureEntry, E, R>)
-    : Stream.fromIterable([
-        ...(source as Fixture).users.map((user) => FixtureEntry.User({ user })),
-        ...(source as Fixture).files.flatMap(({ submissions, ...file }, index) => [
-          ...(submissions.length === 0
-            ? []
-            : [
-                FixtureEntry.Submissions({
-                  submissions: submissions.map((submission) => ({ ...submission, file: index }))
-                })
-              ]),
-          FixtureEntry.File({ file })
-        ])
-      ])
+  sourceEntries(source, (fixture: Fixture) => [
+    ...fixture.users.map((user) => FixtureEntry.User({ user })),
+    ...fileEntries(fixture.files, FixtureEntry)
+  ])
 
 /**
  * Runs an import's entries, as an adapter's `importFixture` does: users and files' metadata are kept, each
