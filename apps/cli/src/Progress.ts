@@ -1,7 +1,8 @@
 /**
- * Progress of an import or an append on a terminal: one line on stderr, rewritten in place a few times a second and
- * cleared at the end. When stderr is not a terminal nothing is written, so output that scripts and tests
- * read stays as it was.
+ * Progress of an import or an append on a terminal: one line on stderr, rewritten in place a few times a
+ * second and cleared at the end. When stderr is not a terminal nothing is written, so output that scripts and
+ * tests read stays as it was. The line is redrawn with a carriage return and spaces, no escape sequence, so it
+ * needs no colour support and heeds `NO_COLOR` by having nothing to turn off.
  *
  * @since 0.1.0
  */
@@ -79,7 +80,22 @@ export const line = (read: number, total: number, submissions: number, verb = "i
   return `${verb}: ${formatMiB(read)} of ${formatMiB(total)} MiB read (${percent}%), ${submissions.toLocaleString("en-US")} submissions`
 }
 
-const ERASE_LINE = "\r\u001b[K"
+/**
+ * What redraws the progress line over one of `shown` characters: a carriage return, the text, and spaces over
+ * whatever the earlier line had beyond it.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const redraw = (text: string, shown: number): string => `\r${text.padEnd(shown)}`
+
+/**
+ * What clears a progress line of `shown` characters and puts the cursor back at its start.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const clear = (shown: number): string => `\r${" ".repeat(shown)}\r`
 
 /**
  * Runs `use` with a meter of a file of `totalBytes`; on a terminal the line (saying `verb`) is shown as the
@@ -98,10 +114,14 @@ export const track = <A, E, R>(
     let read = 0
     let submissions = 0
     let shownAt = Number.NEGATIVE_INFINITY
+    let shown = 0
     const render = Effect.flatMap(Clock.currentTimeMillis, (now) => {
       if (now - shownAt < intervalMillis) return Effect.void
       shownAt = now
-      return terminal.write(ERASE_LINE + line(read, totalBytes, submissions, verb))
+      const text = line(read, totalBytes, submissions, verb)
+      const output = redraw(text, shown)
+      shown = Math.max(shown, text.length)
+      return terminal.write(output)
     })
     const meter: Meter = {
       read: (bytes) =>
@@ -114,8 +134,6 @@ export const track = <A, E, R>(
           submissions += count
         })
     }
-    const clear = Effect.suspend(() =>
-      shownAt === Number.NEGATIVE_INFINITY ? Effect.void : terminal.write(ERASE_LINE)
-    )
-    return Effect.ensuring(use(meter), clear)
+    const cleared = Effect.suspend(() => (shown === 0 ? Effect.void : terminal.write(clear(shown))))
+    return Effect.ensuring(use(meter), cleared)
   })

@@ -12,6 +12,7 @@ import * as HttpApi from "@effect/platform/HttpApi"
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { FileDataApi } from "@filedata/client"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -19,23 +20,17 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
-import { FileDataApi } from "./FileDataApi.js"
+import * as Documentation from "./Documentation.js"
 import * as Problem from "./Problem.js"
 import * as Reply from "./Reply.js"
 
-/**
- * Paths served outside the API definition.
- *
- * @since 0.1.0
- * @category constants
- */
-export const documentationPaths = { openApi: "/openapi.json", swaggerUi: "/docs" } as const
-
 const allowedMethods = (): ReadonlyMap<string, ReadonlyArray<string>> => {
   const methods = new Map<string, Array<string>>(
-    Object.values(documentationPaths).map((path) => [path, ["GET", "HEAD"]] as const)
+    [Documentation.paths.openApi, Documentation.paths.swaggerUi, ...Documentation.paths.assets].map(
+      (path) => [path, ["GET", "HEAD"]] as const
+    )
   )
-  HttpApi.reflect(FileDataApi, {
+  HttpApi.reflect(FileDataApi.FileDataApi, {
     onGroup: () => {},
     onEndpoint: ({ endpoint }) => {
       // The router answers HEAD wherever it answers GET.
@@ -136,7 +131,13 @@ export const make = (): ((app: HttpApp.Default) => HttpApp.Default) => {
         )
       : Problem.toResponse(Problem.notFound)
     yield* logRequest(request.method, request.url, response.status, started, id)
-    return HttpServerResponse.setHeaders(response, Reply.commonHeaders(id))
+    const common = Reply.commonHeaders(id)
+    // A route that decides its own caching (the documentation's versioned assets) keeps it.
+    const cacheControl = response.headers["cache-control"]
+    return HttpServerResponse.setHeaders(
+      response,
+      cacheControl === undefined ? common : { ...common, "cache-control": cacheControl }
+    )
   })
 
   return (app) =>

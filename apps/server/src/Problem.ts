@@ -6,22 +6,8 @@
  */
 
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { ApiError } from "@filedata/client"
 import type { FileDataError } from "@filedata/core"
-import type { ProblemCode } from "./FileDataApi.js"
-
-const titles: Record<ProblemCode, string> = {
-  validation_failed: "Validation failed",
-  unsupported_media_type: "Unsupported media type",
-  payload_too_large: "Payload too large",
-  rate_limited: "Too many requests",
-  access_denied: "Access denied",
-  file_not_found: "File not found",
-  not_found: "Not found",
-  method_not_allowed: "Method not allowed",
-  storage_unavailable: "Service unavailable",
-  rate_limiter_unavailable: "Service unavailable",
-  internal_error: "Internal error"
-}
 
 /**
  * A problem reply, independent of the transport that sends it.
@@ -49,7 +35,7 @@ export const contentType = "application/problem+json"
  */
 export const make = (
   status: number,
-  code: ProblemCode,
+  code: ApiError.ProblemCode,
   detail: string,
   options?: {
     readonly extensions?: Record<string, unknown> | undefined
@@ -60,7 +46,7 @@ export const make = (
   headers: options?.headers ?? {},
   body: JSON.stringify({
     type: `urn:filedata:problem:${code}`,
-    title: titles[code],
+    title: ApiError.problemCodes[code].title,
     status,
     detail,
     code,
@@ -102,7 +88,7 @@ export const methodNotAllowed = (allowed: ReadonlyArray<string>): Problem =>
 export const toResponse = (problem: Problem): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.text(problem.body, { status: problem.status, contentType, headers: problem.headers })
 
-const invalidRequestCodes: Record<FileDataError.InvalidRequest["reason"], ProblemCode> = {
+const invalidRequestCodes: Record<FileDataError.InvalidRequest["reason"], ApiError.ProblemCode> = {
   UnsupportedMediaType: "unsupported_media_type",
   PayloadTooLarge: "payload_too_large",
   MalformedJson: "validation_failed",

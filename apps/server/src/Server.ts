@@ -8,16 +8,16 @@
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpApiSwagger from "@effect/platform/HttpApiSwagger"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { FileDataApi } from "@filedata/client"
 import type { FileRepository, RateLimiter } from "@filedata/core"
 import type { ServiceConfig } from "@filedata/runtime"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { FileDataApi } from "./FileDataApi.js"
+import * as Documentation from "./Documentation.js"
 import * as FileDataRoute from "./FileDataRoute.js"
 import * as Handlers from "./Handlers.js"
 import * as Middleware from "./Middleware.js"
@@ -65,12 +65,10 @@ export const routesLayer = (
   never,
   FileRepository.FileRepository | RateLimiter.RateLimiter
 > =>
-  Layer.mergeAll(
-    HttpApiSwagger.layer({ path: Middleware.documentationPaths.swaggerUi }),
-    HttpApiBuilder.middlewareOpenApi({ path: Middleware.documentationPaths.openApi }),
-    HttpApiBuilder.middleware(Middleware.make())
-  ).pipe(
-    Layer.provideMerge(HttpApiBuilder.api(FileDataApi).pipe(Layer.provide([Handlers.files(options), Handlers.system]))),
+  Layer.mergeAll(Documentation.layer, HttpApiBuilder.middleware(Middleware.make())).pipe(
+    Layer.provideMerge(
+      HttpApiBuilder.api(FileDataApi.FileDataApi).pipe(Layer.provide([Handlers.files(options), Handlers.system]))
+    ),
     Layer.provideMerge(HttpApiBuilder.Router.Live),
     Layer.provideMerge(HttpApiBuilder.Middleware.layer)
   )

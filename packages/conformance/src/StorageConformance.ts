@@ -12,6 +12,7 @@ import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
@@ -580,6 +581,42 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         }).pipe(withStorage())
       )
 
+      it.effect("names decoding problems and conflicts with the database together, ordered by entry", () =>
+        Effect.gen(function* () {
+          yield* importDocument(existing)
+          const broken = submissionsEverySecond(300).map((row, i) => (i === 250 ? { ...row, content: "text" } : row))
+          const error = yield* Effect.flip(
+            importDocument({
+              files: [
+                file({ id: "f1", userId: "u1", submissions: broken }),
+                file({ id: "f2", userId: "nobody" }),
+                { ...file({ id: "f3", userId: "u-bad" }), name: 7 },
+                file({ id: "f-old", userId: "u-bad" })
+              ],
+              // u-bad is refused, but it is a user of this fixture: its files are not reported as unknown.
+              users: [
+                { id: "u1", apiKeys: ["old-key"] },
+                { id: "u-bad", apiKeys: [1] }
+              ]
+            })
+          )
+          expect(issuesOf(error)).toEqual([
+            { path: "$.users[0].apiKeys[0]", detail: "is already in use" },
+            { path: "$.users[1].apiKeys[0]", detail: "must be a non-empty string" },
+            { path: "$.files[0].submissions[250].content", detail: "must be an object of strings" },
+            { path: "$.files[1].userId", detail: "is not a user of this fixture or of the database" },
+            { path: "$.files[2].name", detail: "must be a string" },
+            { path: "$.files[3].id", detail: "already exists" }
+          ])
+          expect(yield* census({ users: ["u-old", "u1", "u-bad"], files: ["f-old", "f1", "f2", "f3"] })).toEqual({
+            users: 1,
+            apiKeys: 1,
+            files: 1,
+            submissions: 2
+          })
+        }).pipe(withStorage())
+      )
+
       it.effect("creates, lists and revokes keys; revoking again keeps the first revocation time", () =>
         Effect.gen(function* () {
           const store = yield* OperatorStore.OperatorStore
@@ -590,6 +627,7 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
           expect(created).toEqual({
             id: created.id,
             userId: "u2",
+            prefix: Option.none(),
             createdAt: "2024-01-01T08:00:00.000Z",
             revokedAt: Option.none()
           })
@@ -806,6 +844,31 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
           }).pipe(withStorage())
       )
 
+      it.effect("names decoding problems and what storage refuses together, ordered by entry, writing nothing", () =>
+        Effect.gen(function* () {
+          yield* importDocument(base)
+          const broken = tagged(numbered("s", 300)).map((row, i) => (i === 250 ? { ...row, content: "text" } : row))
+          const error = yield* Effect.flip(
+            appendDocument({
+              files: [
+                { id: "f1", submissions: broken },
+                { id: "nope", VisitCounter: 1 },
+                { id: "f2", VisitCounter: -1 },
+                { id: "f-max", submissions: tagged(["p", "q"]) },
+                { id: "f1" }
+              ]
+            })
+          )
+          expect(issuesOf(error)).toEqual([
+            { path: "$.files[0].submissions[250].content", detail: "must be an object of strings" },
+            { path: "$.files[1].id", detail: "no file has this id" },
+            { path: "$.files[2].VisitCounter", detail: "must be a non-negative integer" },
+            { path: "$.files[4].id", detail: "file id appears twice" }
+          ])
+          yield* unchanged
+        }).pipe(withStorage())
+      )
+
       it.effect(
         "writes nothing when its stream fails or an entry is refused part-way, and blocks no later append",
         () =>
@@ -877,7 +940,10 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
               Stream.drain(
                 Stream.fromEffect(Effect.zipRight(Deferred.succeed(reached, undefined), Deferred.await(gate)))
               ),
-              Stream.make(batch(150, 300), Append.AppendEntry.File({ file: { id: fileId("f1"), VisitCounter: 5 } }))
+              Stream.make(
+                batch(150, 300),
+                Append.AppendEntry.File({ file: { id: fileId("f1"), VisitCounter: 5 }, index: 0 })
+              )
             )
           )
           const append = yield* Effect.fork(store.appendSubmissions(source))
@@ -888,6 +954,96 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
           expect(yield* Fiber.join(append)).toEqual({ files: 1, submissions: 300 })
           expect(yield* counters("f1")).toEqual(Option.some([302, 5]))
           expect(yield* tags("f1")).toEqual(["old0", "old1", ...numbered("new", 300)])
+        }).pipe(withStorage())
+      )
+    })
+
+    describe("OperatorStore: key prefixes", () => {
+      it.effect(
+        "keeps the first characters of a long key, at creation and at import, and finds a key by its text",
+        () =>
+          Effect.gen(function* () {
+            const store = yield* OperatorStore.OperatorStore
+            const generated = `fdk_${"x".repeat(43)}`
+            const long = "Long-operator-chosen-key-of-32-c"
+            yield* importDocument({
+              users: [{ id: "u1", apiKeys: [long, "short-key", `\u001b[31m${"y".repeat(40)}`] }]
+            })
+            const created = yield* store.createKey(userId("u1"), apiKey(generated))
+            expect(created.prefix).toEqual(Option.some("fdk_xxxx"))
+            const keys = yield* store.listKeys(Option.none())
+            expect(keys.map((key) => key.prefix)).toEqual([
+              Option.some("Long-ope"),
+              Option.none(),
+              Option.none(),
+              Option.some("fdk_xxxx")
+            ])
+            expect(yield* store.findKey(apiKey("short-key"))).toEqual(Option.some(keys[1]))
+            expect(yield* store.findKey(apiKey(generated))).toEqual(Option.some(created))
+            const revoked = yield* store.revokeKey(created.id)
+            expect(yield* store.findKey(apiKey(generated))).toEqual(Option.some(revoked))
+            expect(yield* store.findKey(apiKey("unknown"))).toEqual(Option.none())
+          }).pipe(withStorage())
+      )
+    })
+
+    describe("OperatorStore: users", () => {
+      it.effect("creates users that keys and fixtures can then refer to, and refuses an id that exists", () =>
+        Effect.gen(function* () {
+          const store = yield* OperatorStore.OperatorStore
+          expect(yield* store.listUsers).toEqual([])
+          yield* store.createUser(userId("u2"))
+          yield* store.createUser(userId("u1"))
+          expect(yield* store.userExists(userId("u1"))).toBe(true)
+          expect(yield* Effect.flip(store.createUser(userId("u1")))).toEqual(
+            new OperatorStore.UserExists({ userId: "u1" })
+          )
+          yield* store.createKey(userId("u1"), apiKey("k1"))
+          yield* importDocument({ files: [file({ id: "f1", userId: "u2" })] })
+          const imported = yield* Effect.flip(importDocument({ users: [{ id: "u2" }] }))
+          expect(issuesOf(imported)).toEqual([{ path: "$.users[0].id", detail: "already exists" }])
+          expect(yield* store.listUsers).toEqual([
+            { id: "u1", activeKeys: 1, files: 0 },
+            { id: "u2", activeKeys: 0, files: 1 }
+          ])
+        }).pipe(withStorage())
+      )
+
+      it.effect("lists users by id with their active keys and files", () =>
+        Effect.gen(function* () {
+          const store = yield* OperatorStore.OperatorStore
+          yield* importDocument({
+            users: [{ id: "u3", apiKeys: ["a", "b", "c"] }, { id: "u1" }, { id: "u2", apiKeys: ["d"] }],
+            files: [
+              file({ id: "f1", userId: "u3" }),
+              file({ id: "f2", userId: "u3" }),
+              file({ id: "f3", userId: "u2" })
+            ]
+          })
+          const [first] = yield* store.listKeys(Option.some(userId("u3")))
+          yield* store.revokeKey(first?.id ?? "")
+          expect(yield* store.listUsers).toEqual([
+            { id: "u1", activeKeys: 0, files: 0 },
+            { id: "u2", activeKeys: 1, files: 1 },
+            { id: "u3", activeKeys: 2, files: 2 }
+          ])
+        }).pipe(withStorage())
+      )
+
+      it.effect("refuses a user id the engine cannot store as the fixture does, and writes nothing", () =>
+        Effect.gen(function* () {
+          const store = yield* OperatorStore.OperatorStore
+          const id = userId("u\u0000")
+          const imported = yield* Effect.either(importDocument({ users: [{ id }] }))
+          const created = yield* Effect.either(store.createUser(id))
+          // An engine that stores the character accepts it in both ways; one that cannot refuses it in both.
+          if (imported._tag === "Right") {
+            expect(created).toEqual(Either.left(new OperatorStore.UserExists({ userId: id })))
+          } else {
+            expect(created._tag).toBe("Left")
+            if (created._tag === "Left") expect(created.left._tag).toBe("InvalidUserId")
+            expect(yield* store.listUsers).toEqual([])
+          }
         }).pipe(withStorage())
       )
     })

@@ -9,15 +9,19 @@
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
+import * as Option from "effect/Option"
+import type * as Stream from "effect/Stream"
 import type { FileId } from "./FileData.js"
 import {
   type FileSubmission,
+  type FixtureInvalid,
   FixtureIssue,
   type FixtureSubmission,
   fileEntries,
   jsonPath,
-  sourceEntries
+  type StagedSubmissions,
+  sourceEntries,
+  stageStream
 } from "./Fixture.js"
 
 /**
@@ -54,13 +58,14 @@ export interface Append {
 
 /**
  * One step of an append, in document order: a file entry (once its object ends, after its submissions), or
- * a batch of submissions with their file's position in `$.files`. Files come in the order of `$.files`.
+ * a batch of submissions with their file's position in `$.files`. File entries carry their position in
+ * `$.files`, since a refused entry leaves a gap.
  *
  * @since 0.1.0
  * @category models
  */
 export type AppendEntry = Data.TaggedEnum<{
-  File: { readonly file: AppendFileHeader }
+  File: { readonly file: AppendFileHeader; readonly index: number }
   Submissions: { readonly submissions: ReadonlyArray<FileSubmission> }
 }>
 
@@ -91,6 +96,16 @@ export const entries = <E = never, R = never>(source: AppendSource<E, R>): Strea
   sourceEntries(source, (append: Append) => fileEntries(append.files, AppendEntry))
 
 /**
+ * A file entry of an append and its position in `$.files`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface OutlineFile extends AppendFileHeader {
+  readonly index: number
+}
+
+/**
  * The file entries of an append and how many submissions each brings, without the submissions themselves:
  * what the checks against storage and the counters need, small whatever the number of submissions.
  *
@@ -98,16 +113,24 @@ export const entries = <E = never, R = never>(source: AppendSource<E, R>): Strea
  * @category models
  */
 export interface AppendOutline {
-  readonly files: ReadonlyArray<AppendFileHeader>
-  /** Submissions per position in `$.files`; a position past `files` is a batch no file entry claimed. */
+  readonly files: ReadonlyArray<OutlineFile>
+  /** Submissions per position in `$.files`; a position no file entry has is a batch no entry claimed. */
   readonly appended: ReadonlyArray<number>
-  /** Submissions in all. */
-  readonly submissions: number
 }
 
 /**
- * Runs an append's entries, as an adapter's `appendSubmissions` does: file entries are kept, each batch of
- * submissions goes to `stage` as it arrives, so only one batch is ever held.
+ * What an append's entries gave: the outline, the number of submissions staged, and the source's refusal
+ * when it refused entries (`FixtureInvalid`) but went on handing out the file entries that decoded.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Staged extends AppendOutline, StagedSubmissions {}
+
+/**
+ * Runs an append's entries, as an adapter's `appendSubmissions` does, the way an import runs its own
+ * (`Fixture.stageStream`): file entries are kept with their positions, each batch of submissions goes to
+ * `stage` as it arrives, so only one batch is ever held.
  *
  * @since 0.1.0
  * @category conversions
@@ -115,24 +138,19 @@ export interface AppendOutline {
 export const stageEntries = <E2, R2, E = never, R = never>(
   source: AppendSource<E, R>,
   stage: (submissions: ReadonlyArray<FileSubmission>) => Effect.Effect<void, E2, R2>
-): Effect.Effect<AppendOutline, E | E2, R | R2> =>
+): Effect.Effect<Staged, Exclude<E, FixtureInvalid> | E2, R | R2> =>
   Effect.suspend(() => {
-    const outline = { files: [] as Array<AppendFileHeader>, appended: [] as Array<number>, submissions: 0 }
-    const count = (submissions: ReadonlyArray<FileSubmission>) => {
-      for (const { file } of submissions) outline.appended[file] = (outline.appended[file] ?? 0) + 1
-      outline.submissions += submissions.length
+    const appended: Array<number> = []
+    const counted = (submissions: ReadonlyArray<FileSubmission>) => {
+      for (const { file } of submissions) appended[file] = (appended[file] ?? 0) + 1
+      return stage(submissions)
     }
-    return Stream.runForEach(entries(source), (entry) =>
-      entry._tag === "File"
-        ? Effect.sync(() => void outline.files.push(entry.file))
-        : Effect.suspend(() => {
-            count(entry.submissions)
-            return stage(entry.submissions)
-          })
-    ).pipe(
+    return Effect.map(stageStream(entries(source), counted), ({ kept, ...staged }) => ({
+      files: kept.map((entry) => ({ ...entry.file, index: entry.index })),
       // A batch may name a position no earlier batch did: the gaps are files without submissions.
-      Effect.map(() => ({ ...outline, appended: Array.from(outline.appended, (n) => n ?? 0) }))
-    )
+      appended: Array.from(appended, (n) => n ?? 0),
+      ...staged
+    }))
   })
 
 /**
@@ -146,32 +164,38 @@ export const lookups = (outline: AppendOutline): Array<string> => [...new Set(ou
 /**
  * Every entry of an append that storage must refuse, by JSON path, given the stored `SubmissionCounter` of
  * each file among {@link lookups} that exists: an id no file has, a file named twice, a counter the append
- * would take past the largest safe integer, submissions of no file entry. Every adapter refuses the same way.
+ * would take past the largest safe integer, submissions of no file entry (unless the source refused: it
+ * named the entries it could not decode). Every adapter refuses the same way, together with the source's
+ * own refusal (`Fixture.refusal`).
  *
  * @since 0.1.0
  * @category conflicts
  */
-export const problems = (outline: AppendOutline, counters: ReadonlyMap<string, number>): Array<FixtureIssue> => {
+export const problems = (staged: Staged, counters: ReadonlyMap<string, number>): Array<FixtureIssue> => {
   const issue = (path: ReadonlyArray<PropertyKey>, detail: string) => new FixtureIssue({ path: jsonPath(path), detail })
   const seen = new Set<string>()
+  const claimed = new Set(staged.files.map((file) => file.index))
   return [
-    ...outline.files.flatMap((file, f) => {
-      if (seen.has(file.id)) return [issue(["files", f, "id"], "file id appears twice")]
+    ...staged.files.flatMap((file) => {
+      if (seen.has(file.id)) return [issue(["files", file.index, "id"], "file id appears twice")]
       seen.add(file.id)
       const stored = counters.get(file.id)
-      if (stored === undefined) return [issue(["files", f, "id"], "no file has this id")]
-      const added = outline.appended[f] ?? 0
+      if (stored === undefined) return [issue(["files", file.index, "id"], "no file has this id")]
+      // After a refusal the count may fall short, never over: what it finds past the bound is so.
+      const added = staged.appended[file.index] ?? 0
       return stored + added > Number.MAX_SAFE_INTEGER
         ? [
             issue(
-              ["files", f, "submissions"],
+              ["files", file.index, "submissions"],
               `would take SubmissionCounter (${stored}) past the largest safe integer, ${Number.MAX_SAFE_INTEGER}`
             )
           ]
         : []
     }),
-    ...outline.appended.flatMap((count, f) =>
-      f >= outline.files.length && count > 0 ? [issue(["files", f, "id"], "is required")] : []
-    )
+    ...(Option.isSome(staged.refused)
+      ? []
+      : staged.appended.flatMap((count, f) =>
+          !claimed.has(f) && count > 0 ? [issue(["files", f, "id"], "is required")] : []
+        ))
   ]
 }

@@ -1,6 +1,10 @@
 /**
  * @since 0.1.0
  */
+export * as ApiKeyPrefix from "./ApiKeyPrefix.js"
+/**
+ * @since 0.1.0
+ */
 export * as Append from "./Append.js"
 /**
  * @since 0.1.0

@@ -56,8 +56,11 @@ export interface RateLimitingOptions {
   readonly policy: RateLimiter.RateLimitPolicy
   /** Set: counted in that Redis, shared by every instance; unset: in this process's memory. */
   readonly redisUrl: Option.Option<Redacted.Redacted<string>>
-  /** With Redis: when it cannot be reached, admit requests (`open`, with a warning) or refuse them (`closed`, 503). */
-  readonly failureMode: "open" | "closed"
+  /**
+   * With Redis: while it cannot be reached, count in this process's memory (`memory`), refuse requests
+   * (`closed`, 503), or admit them uncounted (`open`, kept for configurations that chose it).
+   */
+  readonly failureMode: "memory" | "closed" | "open"
 }
 
 /**
@@ -77,6 +80,8 @@ export interface HttpLimits {
   readonly maxConnections: number
   /** How long replies in flight may go on after a stop signal before their connections are cut (`HTTP_DRAIN_TIMEOUT_MS`). */
   readonly drainTimeoutMillis: number
+  /** How long a reply may go on while the client accepts nothing of it, before it is abandoned (`HTTP_SEND_TIMEOUT_MS`). */
+  readonly sendTimeoutMillis: number
 }
 
 /**
@@ -180,28 +185,53 @@ const host = variable("HOST", (text) =>
     : Either.right(text.trim())
 ).pipe(Config.withDefault("0.0.0.0"))
 
-// The contract's names: `Config.logLevel` knows Effect's labels instead (no `none`; `trace`, `fatal`, `all`).
-const logLevels = {
+/**
+ * The log level names of the contract, for `LOG_LEVEL` and the CLI's `--log-level` alike. Effect's own
+ * labels differ (`warning`, no `none`; `trace`, `fatal`, `all`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const logLevelNames = ["debug", "info", "warn", "error", "none"] as const
+
+/**
+ * One of {@link logLevelNames}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type LogLevelName = (typeof logLevelNames)[number]
+
+/**
+ * The Effect log level of each name.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const logLevels: { readonly [Name in LogLevelName]: LogLevel.LogLevel } = {
   debug: LogLevel.Debug,
   info: LogLevel.Info,
   warn: LogLevel.Warning,
   error: LogLevel.Error,
   none: LogLevel.None
-} as const
+}
 
-const logLevel = Config.literal(
-  "debug",
-  "info",
-  "warn",
-  "error",
-  "none"
-)("LOG_LEVEL").pipe(
-  Config.withDefault("info"),
+/**
+ * Whether a text is one of {@link logLevelNames}.
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isLogLevelName = (text: string): text is LogLevelName =>
+  (logLevelNames as ReadonlyArray<string>).includes(text)
+
+const logLevel = Config.literal(...logLevelNames)("LOG_LEVEL").pipe(
+  Config.withDefault<LogLevelName>("info"),
   Config.map((name) => logLevels[name])
 )
 
 /**
- * `HTTP_*`: the limits on slow clients and the drain after a stop signal.
+ * `HTTP_*`: the limits on slow clients (sending or reading) and the drain after a stop signal.
  *
  * @since 0.1.0
  * @category config
@@ -211,7 +241,8 @@ export const http: Config.Config<HttpLimits> = Config.all({
   requestTimeoutMillis: wholeNumber("HTTP_REQUEST_TIMEOUT_MS", 30_000, 1, 600_000),
   keepAliveTimeoutMillis: wholeNumber("HTTP_KEEP_ALIVE_TIMEOUT_MS", 5_000, 1, 600_000),
   maxConnections: wholeNumber("HTTP_MAX_CONNECTIONS", 1_000, 1, 1_000_000),
-  drainTimeoutMillis: wholeNumber("HTTP_DRAIN_TIMEOUT_MS", 10_000, 0, 600_000)
+  drainTimeoutMillis: wholeNumber("HTTP_DRAIN_TIMEOUT_MS", 10_000, 0, 600_000),
+  sendTimeoutMillis: wholeNumber("HTTP_SEND_TIMEOUT_MS", 30_000, 1, 600_000)
 })
 
 /**
@@ -239,7 +270,7 @@ export const rateLimiting: Config.Config<RateLimitingOptions> = Config.all({
   clientAddressLimit: wholeNumber("RATE_LIMIT_IP_MAX", 600, 1, Number.MAX_SAFE_INTEGER),
   windowMillis: wholeNumber("RATE_LIMIT_WINDOW_MS", 60_000, 1, 2_147_483_647),
   redisUrl,
-  failureMode: Config.literal("open", "closed")("RATE_LIMIT_FAILURE_MODE").pipe(Config.withDefault("open"))
+  failureMode: Config.literal("memory", "closed", "open")("RATE_LIMIT_FAILURE_MODE").pipe(Config.withDefault("memory"))
 }).pipe(
   Config.map(({ apiKeyLimit, clientAddressLimit, failureMode, redisUrl, windowMillis }) => ({
     policy: {

@@ -6,11 +6,20 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
-import { Append, FileData, type FileDataError, Fixture, OperatorStore, SubmissionEntry } from "@filedata/core"
+import {
+  ApiKeyPrefix,
+  Append,
+  FileData,
+  type FileDataError,
+  Fixture,
+  OperatorStore,
+  SubmissionEntry
+} from "@filedata/core"
 import * as Arr from "effect/Array"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { hashKey, hashKeyText } from "./KeyHash.js"
 import type * as SqlDialect from "./SqlDialect.js"
 import { unavailable } from "./StorageFailure.js"
@@ -28,13 +37,22 @@ export const batchSize = 500
 interface KeyRow {
   readonly id: number | string
   readonly user_id: string
+  readonly key_prefix: string | null
   readonly created_at: number | string
   readonly revoked_at: number | string | null
+}
+
+// Counts arrive as numbers, or as int8 text from PostgreSQL.
+interface UserRow {
+  readonly id: string
+  readonly active_keys: number | string
+  readonly files: number | string
 }
 
 const toKeyInfo = (row: KeyRow): OperatorStore.ApiKeyInfo => ({
   id: String(row.id),
   userId: row.user_id as FileData.UserId,
+  prefix: Option.fromNullable(row.key_prefix),
   createdAt: FileData.timestampFromEpochMillis(Number(row.created_at)),
   revokedAt: Option.map(Option.fromNullable(row.revoked_at), (millis) =>
     FileData.timestampFromEpochMillis(Number(millis))
@@ -97,11 +115,11 @@ export const make = (
         return detail === undefined ? [] : [issue(path, detail)]
       }
       return [
-        ...fixture.users.flatMap((user, u) => check(["users", u, "id"], user.id)),
-        ...fixture.files.flatMap((file, f) => [
-          ...check(["files", f, "id"], file.id),
-          ...check(["files", f, "userId"], file.userId),
-          ...check(["files", f, "name"], file.name)
+        ...fixture.users.flatMap((user) => check(["users", user.index, "id"], user.id)),
+        ...fixture.files.flatMap((file) => [
+          ...check(["files", file.index, "id"], file.id),
+          ...check(["files", file.index, "userId"], file.userId),
+          ...check(["files", file.index, "name"], file.name)
         ])
       ]
     }
@@ -138,14 +156,18 @@ export const make = (
     const write = (fixture: Fixture.FixtureOutline, now: number): Effect.Effect<number, SqlError> =>
       Effect.gen(function* () {
         const apiKeys = fixture.users.flatMap((user) =>
-          user.apiKeys.map((key) => ({ userId: user.id, keyHash: hashKeyText(key) }))
+          user.apiKeys.map((key) => ({
+            userId: user.id,
+            keyHash: hashKeyText(key),
+            prefix: Option.getOrNull(ApiKeyPrefix.fromText(key))
+          }))
         )
         yield* insertAll("users", ["id"], fixture.users, (user) => sql`(${user.id})`)
         yield* insertAll(
           "api_keys",
-          ["user_id", "key_hash", "created_at"],
+          ["user_id", "key_hash", "key_prefix", "created_at"],
           apiKeys,
-          (key) => sql`(${key.userId}, ${key.keyHash}, ${instant(now)})`
+          (key) => sql`(${key.userId}, ${key.keyHash}, ${key.prefix}, ${instant(now)})`
         )
         yield* insertAll(
           "files",
@@ -161,14 +183,11 @@ export const make = (
 
     // The staged rows go into `submissions` in document order, each to the file at its position in `$.files`,
     // so seq keeps a createdDate tie in the document's order, after the file's earlier rows.
-    const copyStaged = (files: ReadonlyArray<{ readonly id: string }>): Effect.Effect<void, SqlError> =>
+    const copyStaged = (
+      files: ReadonlyArray<{ readonly id: string; readonly index: number }>
+    ): Effect.Effect<void, SqlError> =>
       Effect.zipRight(
-        insertAll(
-          "import_files",
-          ["file_index", "id"],
-          files.map((file, index) => ({ index, id: file.id })),
-          (file) => sql`(${file.index}, ${file.id})`
-        ),
+        insertAll("import_files", ["file_index", "id"], files, (file) => sql`(${file.index}, ${file.id})`),
         staging.copy
       )
 
@@ -186,7 +205,7 @@ export const make = (
     // Per file, one CASE arm in a statement for many files: few round trips whatever the number of files.
     const updateCounters = (outline: Append.AppendOutline): Effect.Effect<void, SqlError> => {
       const changes = outline.files
-        .map((file, index) => ({ id: file.id, added: outline.appended[index] ?? 0, visits: file.VisitCounter }))
+        .map((file) => ({ id: file.id, added: outline.appended[file.index] ?? 0, visits: file.VisitCounter }))
         .filter((change) => change.added > 0 || change.visits !== undefined)
       const arms = sql.join(" ", false)
       return Effect.forEach(
@@ -223,8 +242,9 @@ export const make = (
 
     // An import or an append: one transaction under the write lock, its submissions staged as its stream is
     // read, checked once the stream has ended (under the lock, so no other writer changes what was checked
-    // before the write), then written; any refusal or failure rolls all of it back.
-    const staged = <O, A, E, R>(
+    // before the write), then written; any refusal or failure rolls all of it back. Checked also when the
+    // source refused entries, so that its problems and the conflicts with storage are named at once.
+    const staged = <O extends Fixture.StagedSubmissions, A, E, R>(
       stageAll: Effect.Effect<O, E | SqlError, R>,
       check: (outline: O) => Effect.Effect<ReadonlyArray<Fixture.FixtureIssue>, SqlError>,
       writeAll: (outline: O) => Effect.Effect<A, SqlError>
@@ -234,15 +254,15 @@ export const make = (
           yield* writeLock
           yield* staging.open
           const outline = yield* stageAll
-          const issues = yield* check(outline)
-          if (issues.length > 0) return yield* new Fixture.FixtureInvalid({ issues })
+          const refusal = Fixture.refusal(outline.refused, yield* check(outline))
+          if (Option.isSome(refusal)) return yield* refusal.value
           const result = yield* writeAll(outline)
           yield* staging.close
           return result
         })
       )
 
-    const keyColumns = sql`id, user_id, ${epochMillis("created_at")} AS created_at,
+    const keyColumns = sql`id, user_id, key_prefix, ${epochMillis("created_at")} AS created_at,
       ${epochMillis("revoked_at")} AS revoked_at`
 
     return {
@@ -281,8 +301,9 @@ export const make = (
             const users = yield* existing("users", "id", [userId])
             if (!users.has(userId)) return yield* new OperatorStore.UserNotFound({ userId })
             const now = yield* Clock.currentTimeMillis
-            const rows = yield* sql<KeyRow>`INSERT INTO api_keys (user_id, key_hash, created_at)
-                VALUES (${userId}, ${hashKey(apiKey)}, ${instant(now)}) RETURNING ${keyColumns}`
+            const prefix = Option.getOrNull(ApiKeyPrefix.fromText(Redacted.value(apiKey)))
+            const rows = yield* sql<KeyRow>`INSERT INTO api_keys (user_id, key_hash, key_prefix, created_at)
+                VALUES (${userId}, ${hashKey(apiKey)}, ${prefix}, ${instant(now)}) RETURNING ${keyColumns}`
             // RETURNING of a one-row insert always yields that row.
             return toKeyInfo(rows[0] as KeyRow)
           })
@@ -311,6 +332,43 @@ export const make = (
           Effect.map((rows) => rows.map(toKeyInfo)),
           Effect.mapError(unavailable)
         ),
+
+      findKey: (apiKey) =>
+        sql<KeyRow>`SELECT ${keyColumns} FROM api_keys WHERE key_hash = ${hashKey(apiKey)}`.pipe(
+          Effect.map((rows) => Option.map(Arr.head(rows), toKeyInfo)),
+          Effect.mapError(unavailable)
+        ),
+
+      createUser: (userId) =>
+        transaction(
+          Effect.gen(function* () {
+            const reason = unstorable(userId)
+            if (reason !== undefined) return yield* new OperatorStore.InvalidUserId({ userId, reason })
+            yield* writeLock
+            const users = yield* existing("users", "id", [userId])
+            if (users.has(userId)) return yield* new OperatorStore.UserExists({ userId })
+            yield* sql`INSERT INTO users (id) VALUES (${userId})`
+          })
+        ),
+
+      // Each count is one grouped pass over its table, not a lookup per user: files has no index by user.
+      listUsers: sql<UserRow>`SELECT u.id AS id, COALESCE(k.n, 0) AS active_keys, COALESCE(f.n, 0) AS files
+        FROM users AS u
+        LEFT JOIN (SELECT user_id, COUNT(*) AS n FROM api_keys WHERE revoked_at IS NULL GROUP BY user_id) AS k
+          ON k.user_id = u.id
+        LEFT JOIN (SELECT user_id, COUNT(*) AS n FROM files GROUP BY user_id) AS f ON f.user_id = u.id
+        ORDER BY u.id`.pipe(
+        Effect.map((rows) =>
+          rows.map(
+            (row): OperatorStore.UserInfo => ({
+              id: row.id as FileData.UserId,
+              activeKeys: Number(row.active_keys),
+              files: Number(row.files)
+            })
+          )
+        ),
+        Effect.mapError(unavailable)
+      ),
 
       userExists: (userId) =>
         existing("users", "id", [userId]).pipe(
