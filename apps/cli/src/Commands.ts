@@ -15,8 +15,8 @@ import type * as ValidationError from "@effect/cli/ValidationError"
 import type * as PlatformError from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { FileData, type FileDataError, type Fixture, OperatorStore } from "@filedata/core"
-import { FixtureReader } from "@filedata/fixture"
+import { type Append, FileData, type FileDataError, type Fixture, OperatorStore } from "@filedata/core"
+import { AppendReader, FixtureReader } from "@filedata/fixture"
 import { ServiceConfig } from "@filedata/runtime"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
@@ -96,34 +96,50 @@ const unreadable = (file: string) => (error: PlatformError.PlatformError) =>
           : error.message
   })
 
-// The file is read as a stream and imported as it is read: only a batch of submissions is in memory at a time.
-const importFile = (file: string) =>
+// The file is read as a stream and written as it is read: only a batch of submissions is in memory at a time.
+const streamFile = <Entry extends Fixture.FixtureEntry | Append.AppendEntry, A, E, R>(
+  file: string,
+  verb: string,
+  read: (
+    bytes: Stream.Stream<Uint8Array, CliError.FixtureFileUnreadable>
+  ) => Stream.Stream<Entry, CliError.FixtureFileUnreadable | FixtureReader.FixtureMalformed | Fixture.FixtureInvalid>,
+  write: (
+    entries: Stream.Stream<Entry, CliError.FixtureFileUnreadable | CliError.MalformedJson | Fixture.FixtureInvalid>
+  ) => Effect.Effect<A, E, R>
+) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
-    const store = yield* OperatorStore.OperatorStore
     const absolute = yield* fixturePath(file)
     const info = yield* Effect.mapError(fs.stat(absolute), unreadable(absolute))
     if (info.type === "Directory") {
       return yield* new CliError.FixtureFileUnreadable({ file: absolute, reason: "it is a directory" })
     }
-    return yield* Progress.track(Number(info.size), (meter) =>
-      store.importFixture(
-        FixtureReader.fromBytes(
-          fs.stream(absolute).pipe(
-            Stream.mapError(unreadable(absolute)),
-            Stream.tap((chunk) => meter.read(chunk.length))
-          )
-        ).pipe(
-          Stream.tap((entry) =>
-            entry._tag === "Submissions" ? meter.submissions(entry.submissions.length) : Effect.void
-          ),
-          Stream.catchTag("FixtureMalformed", (error) =>
-            Stream.fail(new CliError.MalformedJson({ file: absolute, detail: error.message }))
-          )
-        )
+    const bytes = (meter: Progress.Meter) =>
+      fs.stream(absolute).pipe(
+        Stream.mapError(unreadable(absolute)),
+        Stream.tap((chunk) => meter.read(chunk.length))
       )
+    return yield* Progress.track(
+      Number(info.size),
+      (meter) =>
+        write(
+          read(bytes(meter)).pipe(
+            Stream.tap((entry: Fixture.FixtureEntry | Append.AppendEntry) =>
+              entry._tag === "Submissions" ? meter.submissions(entry.submissions.length) : Effect.void
+            ),
+            Stream.catchTag("FixtureMalformed", (error) =>
+              Stream.fail(new CliError.MalformedJson({ file: absolute, detail: error.message }))
+            )
+          )
+        ),
+      verb
     )
   })
+
+const importFile = (file: string) =>
+  Effect.flatMap(OperatorStore.OperatorStore, (store) =>
+    streamFile(file, "importing", FixtureReader.fromBytes, store.importFixture)
+  )
 
 const importCommand = Command.make(
   "import",
@@ -141,6 +157,29 @@ const importCommand = Command.make(
       )
     })
 ).pipe(Command.withDescription("load a fixture file in one transaction: all of it or, on any error, nothing"))
+
+const appendCommand = Command.make(
+  "append",
+  {
+    file: Args.text({ name: "FILE.json" }).pipe(
+      Args.withDescription(
+        "the submissions to add, by file id; a relative path is read from the directory pnpm was called in"
+      )
+    )
+  },
+  ({ file }) =>
+    Effect.gen(function* () {
+      const store = yield* OperatorStore.OperatorStore
+      const summary = yield* streamFile(file, "appending", AppendReader.fromBytes, store.appendSubmissions)
+      yield* Console.log(
+        `appended ${plural(summary.submissions, "submission", "submissions")} to ${plural(summary.files, "file", "files")}`
+      )
+    })
+).pipe(
+  Command.withDescription(
+    "add submissions to files that exist in one transaction, counters too: all of it or, on any error, nothing"
+  )
+)
 
 // A server bound to every interface is reached locally through the loopback address.
 const reachableHost = (host: string): string =>
@@ -307,14 +346,14 @@ const userCommand = Command.make("user").pipe(
 )
 
 /**
- * The whole tree: `import`, `demo`, `user create|list` and `key create|revoke|list|find`.
+ * The whole tree: `import`, `append`, `demo`, `user create|list` and `key create|revoke|list|find`.
  *
  * @since 0.1.0
  * @category commands
  */
 export const command = Command.make(NAME).pipe(
   Command.withDescription("operator tool of the filedata service"),
-  Command.withSubcommands([importCommand, demoCommand, userCommand, keyCommand])
+  Command.withSubcommands([importCommand, appendCommand, demoCommand, userCommand, keyCommand])
 )
 
 const LOG_LEVEL = "--log-level"

@@ -1,7 +1,7 @@
 /**
- * Progress of an import on a terminal: one line on stderr, rewritten in place a few times a second and
- * cleared at the end. When stderr is not a terminal nothing is written, so output that scripts and tests
- * read stays as it was. The line is redrawn with a carriage return and spaces, no escape sequence, so it
+ * Progress of an import or an append on a terminal: one line on stderr, rewritten in place a few times a
+ * second and cleared at the end. When stderr is not a terminal nothing is written, so output that scripts and
+ * tests read stays as it was. The line is redrawn with a carriage return and spaces, no escape sequence, so it
  * needs no colour support and heeds `NO_COLOR` by having nothing to turn off.
  *
  * @since 0.1.0
@@ -53,7 +53,7 @@ export const layerStderr: Layer.Layer<never> = Layer.sync(ProgressTerminal, () =
 export const intervalMillis = 250
 
 /**
- * What an import reports as it goes.
+ * What an import or an append reports as it goes.
  *
  * @since 0.1.0
  * @category models
@@ -70,14 +70,14 @@ const MIB = 1024 * 1024
 const formatMiB = (bytes: number): string => (bytes / MIB).toFixed(1)
 
 /**
- * The progress line: bytes read of the total, and submissions so far.
+ * The progress line: what is being done, bytes read of the total, and submissions so far.
  *
  * @since 0.1.0
  * @category rendering
  */
-export const line = (read: number, total: number, submissions: number): string => {
+export const line = (read: number, total: number, submissions: number, verb = "importing"): string => {
   const percent = total === 0 ? 100 : Math.floor((100 * read) / total)
-  return `importing: ${formatMiB(read)} of ${formatMiB(total)} MiB read (${percent}%), ${submissions.toLocaleString("en-US")} submissions`
+  return `${verb}: ${formatMiB(read)} of ${formatMiB(total)} MiB read (${percent}%), ${submissions.toLocaleString("en-US")} submissions`
 }
 
 /**
@@ -98,15 +98,16 @@ export const redraw = (text: string, shown: number): string => `\r${text.padEnd(
 export const clear = (shown: number): string => `\r${" ".repeat(shown)}\r`
 
 /**
- * Runs `use` with a meter of a file of `totalBytes`; on a terminal the line is shown as the meter moves and
- * cleared when `use` ends, however it ends, so what is printed next starts on a clean line.
+ * Runs `use` with a meter of a file of `totalBytes`; on a terminal the line (saying `verb`) is shown as the
+ * meter moves and cleared when `use` ends, however it ends, so what is printed next starts on a clean line.
  *
  * @since 0.1.0
  * @category combinators
  */
 export const track = <A, E, R>(
   totalBytes: number,
-  use: (meter: Meter) => Effect.Effect<A, E, R>
+  use: (meter: Meter) => Effect.Effect<A, E, R>,
+  verb = "importing"
 ): Effect.Effect<A, E, R> =>
   Effect.flatMap(ProgressTerminal, (terminal) => {
     if (!terminal.isTTY) return use({ read: () => Effect.void, submissions: () => Effect.void })
@@ -117,7 +118,7 @@ export const track = <A, E, R>(
     const render = Effect.flatMap(Clock.currentTimeMillis, (now) => {
       if (now - shownAt < intervalMillis) return Effect.void
       shownAt = now
-      const text = line(read, totalBytes, submissions)
+      const text = line(read, totalBytes, submissions, verb)
       const output = redraw(text, shown)
       shown = Math.max(shown, text.length)
       return terminal.write(output)

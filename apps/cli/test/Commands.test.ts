@@ -402,6 +402,155 @@ describe("import", () => {
   )
 })
 
+describe("append", () => {
+  const at = (day: number) => `2024-03-${String(day).padStart(2, "0")}T12:00:00.000Z`
+  const counters = (id: string) =>
+    Effect.map(
+      findFile(id),
+      Option.map((file) => [file.SubmissionCounter, file.VisitCounter])
+    )
+  const emails = (id: string) =>
+    Effect.map(submissions(id), (rows) => rows.map((row) => JSON.parse(row.contentJson).email as string))
+
+  it.effect("adds submissions to files that exist, grows SubmissionCounter and replaces a VisitCounter given", () =>
+    withDatabase(
+      (dir) =>
+        Effect.gen(function* () {
+          expectSuccess(yield* cli("import", writeFixture(dir, "fixture.json", validFixture)))
+          writeFixture(dir, "more.json", {
+            files: [
+              {
+                id: "file-1",
+                submissions: [
+                  { createdDate: at(2), content: { email: "c@example.com" } },
+                  { createdDate: "2024-01-02T10:30:00.000+01:00", content: { email: "tie@example.com" } }
+                ],
+                VisitCounter: 12
+              },
+              { submissions: [{ createdDate: at(1), content: { email: "d@example.com" } }], id: "file-2" }
+            ]
+          })
+          const run = yield* cli("append", "more.json")
+          expectSuccess(run)
+          expect(run.stdout).toEqual(["appended 3 submissions to 2 files"])
+          expect(yield* counters("file-1")).toEqual(Option.some([9, 12]))
+          expect(yield* counters("file-2")).toEqual(Option.some([1, 0]))
+          // Ascending by createdDate; the appended tie comes after the imported submission at the same instant.
+          expect(yield* emails("file-1")).toEqual([
+            "a@example.com",
+            "tie@example.com",
+            "b@example.com",
+            "c@example.com"
+          ])
+          expect(yield* emails("file-2")).toEqual(["d@example.com"])
+          const again = yield* cli(
+            "append",
+            writeFixture(dir, "one.json", {
+              files: [{ id: "file-2", submissions: [{ createdDate: at(1), content: { email: "e@example.com" } }] }]
+            })
+          )
+          expect(again.stdout).toEqual(["appended 1 submission to 1 file"])
+          expect(yield* emails("file-2")).toEqual(["d@example.com", "e@example.com"])
+        }),
+      (dir) => ({ INIT_CWD: dir })
+    )
+  )
+
+  it.effect("writes nothing when a file id is unknown or an entry is wrong, naming each by JSON path", () =>
+    withDatabase((dir) =>
+      Effect.gen(function* () {
+        expectSuccess(yield* cli("import", writeFixture(dir, "fixture.json", validFixture)))
+        const unknown = yield* cli(
+          "append",
+          writeFixture(dir, "unknown.json", {
+            files: [
+              {
+                id: "file-1",
+                submissions: [{ createdDate: at(1), content: { email: "x@example.com" } }],
+                VisitCounter: 1
+              },
+              { id: "file-9", submissions: [{ createdDate: at(1), content: { email: "y@example.com" } }] }
+            ]
+          })
+        )
+        expectReported(unknown)
+        expect(unknown.stdout).toEqual([])
+        expect(unknown.stderr[0]).toMatch(/nothing was written \(1 problem\)/)
+        expect(unknown.stderr.slice(1)).toEqual(["$.files[1].id: no file has this id"])
+        const wrong = yield* cli(
+          "append",
+          writeFixture(dir, "wrong.json", {
+            files: [
+              { id: "file-1", submissions: [{ createdDate: at(1), content: { email: "x@example.com" } }] },
+              { id: "file-2", VisitCounter: -1, userId: "user-2", submissions: [{ createdDate: "soon", content: {} }] },
+              { id: "file-9", VisitCounter: 3 }
+            ]
+          })
+        )
+        expectReported(wrong)
+        // Wrong shapes and unknown ids in one run, by entry; within one, in the order the stream meets them: a
+        // file's submissions before the rest of its object.
+        expect(wrong.stderr.slice(1)).toEqual([
+          "$.files[1].submissions[0].createdDate: must be an ISO 8601 date-time with a zone, e.g. 2024-01-01T00:00:00.000Z",
+          "$.files[1].userId: is not allowed",
+          "$.files[1].VisitCounter: must be a non-negative integer",
+          "$.files[2].id: no file has this id"
+        ])
+        expect(yield* counters("file-1")).toEqual(Option.some([7, 10]))
+        expect(yield* emails("file-1")).toEqual(["a@example.com", "b@example.com"])
+        const path = writeFixture(dir, "malformed.json", '{"files": [{"id": "file-1",}]}')
+        const malformed = yield* cli("append", path)
+        expectReported(malformed)
+        expect(malformed.stderr).toEqual([
+          `${path} is not valid JSON: unexpected "}", expected a string key at line 1, column 28`
+        ])
+        const missing = yield* cli("append", join(dir, "nope.json"))
+        expect(missing.stderr).toEqual([`cannot read ${join(dir, "nope.json")}: no such file`])
+      })
+    )
+  )
+
+  it.effect("shows its progress on a terminal as appending", () =>
+    withDatabase((dir) =>
+      Effect.gen(function* () {
+        expectSuccess(yield* cli("import", writeFixture(dir, "fixture.json", validFixture)))
+        const written: Array<string> = []
+        const terminal: Progress.Terminal = { isTTY: true, write: (text) => Effect.sync(() => void written.push(text)) }
+        const path = writeFixture(dir, "more.json", { files: [{ id: "file-2", VisitCounter: 5 }] })
+        const run = yield* cli("append", path).pipe(Effect.provideService(Progress.ProgressTerminal, terminal))
+        expectSuccess(run)
+        expect(run.stdout).toEqual(["appended 0 submissions to 1 file"])
+        const shown = Progress.line(1, 1, 0, "appending")
+        expect(written).toEqual([`\r${shown}`, `\r${" ".repeat(shown.length)}\r`])
+        expect(yield* counters("file-2")).toEqual(Option.some([0, 5]))
+      })
+    )
+  )
+
+  it.live(
+    "as a real process, appends to what another connection imported and prints one line",
+    () =>
+      withDatabase((dir) =>
+        Effect.gen(function* () {
+          expectSuccess(yield* cli("import", writeFixture(dir, "fixture.json", validFixture)))
+          const path = writeFixture(dir, "more.json", {
+            files: [{ id: "file-2", submissions: [{ createdDate: at(1), content: { email: "p@example.com" } }] }]
+          })
+          const result = yield* Effect.promise(() =>
+            runProcess(["scripts/run.mjs", "cli", "append", path], {
+              DATABASE_URL: `file:${join(dir, "filedata.db")}`,
+              LOG_LEVEL: "warn"
+            })
+          )
+          expect(result).toEqual({ code: 0, stdout: "appended 1 submission to 1 file\n", stderr: "" })
+          expect(yield* counters("file-2")).toEqual(Option.some([1, 0]))
+          expect(yield* emails("file-2")).toEqual(["p@example.com"])
+        })
+      ),
+    { timeout: 120_000 }
+  )
+})
+
 describe("key", () => {
   it.effect("create prints a fresh fdk_ key once, and it authenticates", () =>
     withDatabase((dir) =>

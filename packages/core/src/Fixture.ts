@@ -201,27 +201,74 @@ export const FixtureEntry = Data.taggedEnum<FixtureEntry>()
 export type FixtureSource<E = never, R = never> = Fixture | Stream.Stream<FixtureEntry, E, R>
 
 /**
+ * The entries of a source that is either a stream of them or a document decoded whole, whose entries
+ * `decoded` lists.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const sourceEntries = <D, Entry, E, R>(
+  source: D | Stream.Stream<Entry, E, R>,
+  decoded: (document: D) => Iterable<Entry>
+): Stream.Stream<Entry, E, R> =>
+  Predicate.hasProperty(source, Stream.StreamTypeId)
+    ? (source as Stream.Stream<Entry, E, R>)
+    : Stream.fromIterable(decoded(source as D))
+
+/**
+ * The entries of decoded files, made by `make` (an entry type's constructors): per file one batch of its
+ * submissions, if it has any, then the file without them and with its position, as a reader hands them out.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const fileEntries = <F extends { readonly submissions: ReadonlyArray<FixtureSubmission> }, B, H>(
+  files: ReadonlyArray<F>,
+  make: {
+    readonly Submissions: (args: { readonly submissions: ReadonlyArray<FileSubmission> }) => B
+    readonly File: (args: { readonly file: Omit<F, "submissions">; readonly index: number }) => H
+  }
+): Array<B | H> =>
+  files.flatMap(({ submissions, ...file }, index) => [
+    ...(submissions.length === 0
+      ? []
+      : [make.Submissions({ submissions: submissions.map((submission) => ({ ...submission, file: index })) })]),
+    make.File({ file, index })
+  ])
+
+/**
  * The entries of a source; a decoded fixture gives one batch of submissions per file.
  *
  * @since 0.1.0
  * @category conversions
  */
 export const entries = <E = never, R = never>(source: FixtureSource<E, R>): Stream.Stream<FixtureEntry, E, R> =>
-  Predicate.hasProperty(source, Stream.StreamTypeId)
-    ? (source as Stream.Stream<FixtureEntry, E, R>)
-    : Stream.fromIterable([
-        ...(source as Fixture).users.map((user, index) => FixtureEntry.User({ user, index })),
-        ...(source as Fixture).files.flatMap(({ submissions, ...file }, index) => [
-          ...(submissions.length === 0
-            ? []
-            : [
-                FixtureEntry.Submissions({
-                  submissions: submissions.map((submission) => ({ ...submission, file: index }))
-                })
-              ]),
-          FixtureEntry.File({ file, index })
-        ])
-      ])
+  sourceEntries(source, (fixture: Fixture) => [
+    ...fixture.users.map((user, index) => FixtureEntry.User({ user, index })),
+    ...fileEntries(fixture.files, FixtureEntry)
+  ])
+
+/**
+ * The number of submissions an import or an append staged, and the source's refusal when it refused entries
+ * (`FixtureInvalid`) but went on handing out the others that decoded.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StagedSubmissions {
+  readonly submissions: number
+  readonly refused: Option.Option<FixtureInvalid>
+}
+
+/**
+ * What running a source's entries gave: every entry but the batches of submissions, besides what was staged.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StagedEntries<Kept> extends StagedSubmissions {
+  readonly kept: ReadonlyArray<Kept>
+}
 
 /**
  * What an import's entries gave: the outline, the number of submissions staged, and the source's refusal
@@ -230,18 +277,62 @@ export const entries = <E = never, R = never>(source: FixtureSource<E, R>): Stre
  * @since 0.1.0
  * @category models
  */
-export interface Staged extends FixtureOutline {
-  readonly submissions: number
-  readonly refused: Option.Option<FixtureInvalid>
-}
+export interface Staged extends FixtureOutline, StagedSubmissions {}
 
 /**
- * Runs an import's entries, as an adapter's `importFixture` does: users and files' metadata are kept, each
- * batch of submissions goes to `stage` as it arrives, so only one batch is ever held. Gives the outline, to
- * check against storage and write, and the number of submissions staged. A source that fails with
- * `FixtureInvalid` (`FixtureReader` does at its end, after handing out every user and file that decoded) gives
- * that refusal with the outline, so the entries it did hand out can still be checked against storage and every
- * problem reported at once (see {@link refusal}); nothing may be written then.
+ * An entry that is a batch of submissions, whatever else a document's entries are.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SubmissionsEntry {
+  readonly _tag: "Submissions"
+  readonly submissions: ReadonlyArray<FileSubmission>
+}
+
+const isSubmissions = <Entry extends { readonly _tag: string }>(
+  entry: Entry
+): entry is Extract<Entry, SubmissionsEntry> => entry._tag === "Submissions"
+
+/**
+ * Runs a stream of entries as an import or an append does: each batch of submissions goes to `stage` as it
+ * arrives, so only one batch is ever held, and every other entry is kept. A stream that fails with
+ * `FixtureInvalid` (a reader of `@filedata/fixture` does at its end, after handing out every entry but
+ * submissions that decoded) gives that refusal, so the entries it did hand out can still be checked against
+ * storage and every problem reported at once (see {@link refusal}); nothing may be written then. A failure of
+ * staging, or any other, is passed on.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const stageStream = <Entry extends { readonly _tag: string }, E2, R2, E = never, R = never>(
+  entries: Stream.Stream<Entry, E, R>,
+  stage: (submissions: ReadonlyArray<FileSubmission>) => Effect.Effect<void, E2, R2>
+): Effect.Effect<StagedEntries<Exclude<Entry, SubmissionsEntry>>, Exclude<E, FixtureInvalid> | E2, R | R2> =>
+  Effect.suspend(() => {
+    const kept: Array<Exclude<Entry, SubmissionsEntry>> = []
+    let submissions = 0
+    let refused = Option.none<FixtureInvalid>()
+    const handedOut = Stream.catchAll(entries, (error) => {
+      if (!(error instanceof FixtureInvalid)) return Stream.fail(error as Exclude<E, FixtureInvalid>)
+      refused = Option.some(error)
+      return Stream.empty
+    })
+    return Stream.runForEach(handedOut, (entry) =>
+      isSubmissions(entry)
+        ? Effect.suspend(() => {
+            submissions += entry.submissions.length
+            return stage(entry.submissions)
+          })
+        : // A type guard narrows no type parameter in its false branch.
+          Effect.sync(() => void kept.push(entry as Exclude<Entry, SubmissionsEntry>))
+    ).pipe(Effect.map(() => ({ kept, submissions, refused })))
+  })
+
+/**
+ * Runs an import's entries, as an adapter's `importFixture` does ({@link stageStream}): users and files'
+ * metadata are kept with their positions, each batch of submissions goes to `stage` as it arrives. Gives the
+ * outline, to check against storage and write, the number of submissions staged, and the source's refusal.
  *
  * @since 0.1.0
  * @category conversions
@@ -250,30 +341,11 @@ export const stageEntries = <E2, R2, E = never, R = never>(
   source: FixtureSource<E, R>,
   stage: (submissions: ReadonlyArray<FileSubmission>) => Effect.Effect<void, E2, R2>
 ): Effect.Effect<Staged, Exclude<E, FixtureInvalid> | E2, R | R2> =>
-  Effect.suspend(() => {
-    const users: Array<OutlineUser> = []
-    const files: Array<OutlineFile> = []
-    let submissions = 0
-    let refused = Option.none<FixtureInvalid>()
-    // Only the source's refusal is kept; a failure of staging, or any other, is passed on.
-    const handedOut = Stream.catchAll(entries(source), (error) => {
-      if (!(error instanceof FixtureInvalid)) return Stream.fail(error as Exclude<E, FixtureInvalid>)
-      refused = Option.some(error)
-      return Stream.empty
-    })
-    return Stream.runForEach(
-      handedOut,
-      FixtureEntry.$match({
-        User: ({ index, user }) => Effect.sync(() => void users.push({ ...user, index })),
-        File: ({ file, index }) => Effect.sync(() => void files.push({ ...file, index })),
-        Submissions: (batch) =>
-          Effect.suspend(() => {
-            submissions += batch.submissions.length
-            return stage(batch.submissions)
-          })
-      })
-    ).pipe(Effect.map((): Staged => ({ users, files, submissions, refused })))
-  })
+  Effect.map(stageStream(entries(source), stage), ({ kept, ...staged }) => ({
+    users: kept.flatMap((entry) => (entry._tag === "User" ? [{ ...entry.user, index: entry.index }] : [])),
+    files: kept.flatMap((entry) => (entry._tag === "File" ? [{ ...entry.file, index: entry.index }] : [])),
+    ...staged
+  }))
 
 /**
  * What storage already holds of the ids and keys a fixture names: the answer to {@link lookups}.
@@ -349,9 +421,10 @@ const byEntry: Order.Order<FixtureIssue> = Order.mapInput(
 )
 
 /**
- * The refusal of an import, if any: the source's own (decoding, duplicates) and the conflicts with storage
- * together, ordered by path: the document's own problems, then users, then files, each by position, and
- * within an entry its decoding problems before its conflicts. At most {@link issueLimit} are listed.
+ * The refusal of an import or an append, if any: the source's own (decoding, duplicates) and the conflicts
+ * with storage together, ordered by path: the document's own problems, then users, then files, each by
+ * position, and within an entry its decoding problems before its conflicts. At most {@link issueLimit} are
+ * listed.
  *
  * @since 0.1.0
  * @category conflicts

@@ -7,6 +7,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import type { AppendSource } from "./Append.js"
 import type { ApiKey, Timestamp, UserId } from "./FileData.js"
 import type { StorageUnavailable } from "./FileDataError.js"
 import type { FixtureInvalid, FixtureSource } from "./Fixture.js"
@@ -48,6 +49,17 @@ export interface UserInfo {
 export interface ImportSummary {
   readonly users: number
   readonly apiKeys: number
+  readonly files: number
+  readonly submissions: number
+}
+
+/**
+ * How much an append added: file entries, and submissions in all.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AppendSummary {
   readonly files: number
   readonly submissions: number
 }
@@ -131,6 +143,18 @@ export interface OperatorStore {
   readonly importFixture: <E = never, R = never>(
     fixture: FixtureSource<E, R>
   ) => Effect.Effect<ImportSummary, FixtureInvalid | StorageUnavailable | E, R>
+  /**
+   * Appends submissions to files that exist, decoded or read as a stream (`AppendReader` of
+   * `@filedata/fixture`), in one transaction that lasts while the stream is read: each file's
+   * `SubmissionCounter` grows by the number appended to it, and its `VisitCounter` is replaced where one is
+   * given. Refuses, naming the entry's path, an id no file has, a file named twice, and a counter that would
+   * pass the largest safe integer, together with the source's own refusal (`FixtureInvalid`); any other
+   * failure of the stream is passed on. Either way nothing is written. Readers see each file before the
+   * append or after it, never in between.
+   */
+  readonly appendSubmissions: <E = never, R = never>(
+    source: AppendSource<E, R>
+  ) => Effect.Effect<AppendSummary, FixtureInvalid | StorageUnavailable | E, R>
   /** Keeps the key's hash and its prefix (`ApiKeyPrefix.fromText`), never the key. */
   readonly createKey: (userId: UserId, apiKey: ApiKey) => Effect.Effect<ApiKeyInfo, UserNotFound | StorageUnavailable>
   readonly revokeKey: (keyId: string) => Effect.Effect<ApiKeyInfo, KeyNotFound | StorageUnavailable>

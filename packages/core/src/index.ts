@@ -5,6 +5,10 @@ export * as ApiKeyPrefix from "./ApiKeyPrefix.js"
 /**
  * @since 0.1.0
  */
+export * as Append from "./Append.js"
+/**
+ * @since 0.1.0
+ */
 export * as FileData from "./FileData.js"
 /**
  * @since 0.1.0

@@ -6,7 +6,15 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
-import { ApiKeyPrefix, FileData, type FileDataError, Fixture, OperatorStore, SubmissionEntry } from "@filedata/core"
+import {
+  ApiKeyPrefix,
+  Append,
+  FileData,
+  type FileDataError,
+  Fixture,
+  OperatorStore,
+  SubmissionEntry
+} from "@filedata/core"
 import * as Arr from "effect/Array"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -169,15 +177,53 @@ export const make = (
             sql`(${file.id}, ${file.userId}, ${file.name}, ${instant(file.creationDate)},
               ${boolean(file.publicAvailability)}, ${int8(file.SubmissionCounter)}, ${int8(file.VisitCounter)})`
         )
-        yield* insertAll(
-          "import_files",
-          ["file_index", "id"],
-          fixture.files,
-          (file) => sql`(${file.index}, ${file.id})`
-        )
-        yield* staging.copy
+        yield* copyStaged(fixture.files)
         return apiKeys.length
       })
+
+    // The staged rows go into `submissions` in document order, each to the file at its position in `$.files`,
+    // so seq keeps a createdDate tie in the document's order, after the file's earlier rows.
+    const copyStaged = (
+      files: ReadonlyArray<{ readonly id: string; readonly index: number }>
+    ): Effect.Effect<void, SqlError> =>
+      Effect.zipRight(
+        insertAll("import_files", ["file_index", "id"], files, (file) => sql`(${file.index}, ${file.id})`),
+        staging.copy
+      )
+
+    // The stored SubmissionCounter of each of these files that exists.
+    const submissionCounters = (ids: ReadonlyArray<string>): Effect.Effect<Map<string, number>, SqlError> =>
+      Effect.map(
+        Effect.forEach(
+          Arr.chunksOf(ids.filter(storable), batchSize),
+          (batch) => sql<{ readonly id: string; readonly counter: number | string }>`SELECT id,
+            submission_counter AS counter FROM files WHERE ${sql.in("id", batch)}`
+        ),
+        (pages) => new Map(pages.flatMap((rows) => rows.map((row) => [row.id, Number(row.counter)] as const)))
+      )
+
+    // Per file, one CASE arm in a statement for many files: few round trips whatever the number of files.
+    const updateCounters = (outline: Append.AppendOutline): Effect.Effect<void, SqlError> => {
+      const changes = outline.files
+        .map((file) => ({ id: file.id, added: outline.appended[file.index] ?? 0, visits: file.VisitCounter }))
+        .filter((change) => change.added > 0 || change.visits !== undefined)
+      const arms = sql.join(" ", false)
+      return Effect.forEach(
+        Arr.chunksOf(changes, batchSize),
+        (batch) => {
+          const ids = batch.map((change) => change.id)
+          const visits = batch.flatMap((change) =>
+            change.visits === undefined ? [] : [sql`WHEN ${change.id} THEN ${int8(change.visits)}`]
+          )
+          return sql`UPDATE files SET
+            submission_counter = submission_counter
+              + CASE id ${arms(batch.map((change) => sql`WHEN ${change.id} THEN ${int8(change.added)}`))} END
+            ${visits.length === 0 ? sql.literal("") : sql`, visit_counter = CASE id ${arms(visits)} ELSE visit_counter END`}
+            WHERE ${sql.in("id", ids)}`
+        },
+        { discard: true }
+      )
+    }
 
     // One transaction, every SQL failure mapped to the port's. @effect/sql makes a failed COMMIT or ROLLBACK
     // (a connection lost mid-transaction) a defect; for the port it is the database being unavailable.
@@ -194,29 +240,58 @@ export const make = (
         )
       )
 
+    // An import or an append: one transaction under the write lock, its submissions staged as its stream is
+    // read, checked once the stream has ended (under the lock, so no other writer changes what was checked
+    // before the write), then written; any refusal or failure rolls all of it back. Checked also when the
+    // source refused entries, so that its problems and the conflicts with storage are named at once.
+    const staged = <O extends Fixture.StagedSubmissions, A, E, R>(
+      stageAll: Effect.Effect<O, E | SqlError, R>,
+      check: (outline: O) => Effect.Effect<ReadonlyArray<Fixture.FixtureIssue>, SqlError>,
+      writeAll: (outline: O) => Effect.Effect<A, SqlError>
+    ) =>
+      transaction(
+        Effect.gen(function* () {
+          yield* writeLock
+          yield* staging.open
+          const outline = yield* stageAll
+          const refusal = Fixture.refusal(outline.refused, yield* check(outline))
+          if (Option.isSome(refusal)) return yield* refusal.value
+          const result = yield* writeAll(outline)
+          yield* staging.close
+          return result
+        })
+      )
+
     const keyColumns = sql`id, user_id, key_prefix, ${epochMillis("created_at")} AS created_at,
       ${epochMillis("revoked_at")} AS revoked_at`
 
     return {
       importFixture: (source) =>
-        transaction(
-          Effect.gen(function* () {
-            yield* writeLock
-            yield* staging.open
-            const fixture = yield* Fixture.stageEntries(source, stage)
-            // Checked under the write lock, so no other writer can take an id between check and write; checked
-            // also when the source refused entries, so that every problem is named at once.
-            const refusal = Fixture.refusal(fixture.refused, yield* problems(fixture))
-            if (Option.isSome(refusal)) return yield* refusal.value
-            const apiKeys = yield* write(fixture, yield* Clock.currentTimeMillis)
-            yield* staging.close
-            return {
+        staged(Fixture.stageEntries(source, stage), problems, (fixture) =>
+          Effect.map(
+            Effect.flatMap(Clock.currentTimeMillis, (now) => write(fixture, now)),
+            (apiKeys) => ({
               users: fixture.users.length,
               apiKeys,
               files: fixture.files.length,
               submissions: fixture.submissions
-            }
-          })
+            })
+          )
+        ),
+
+      // Readers see a file before or after an append, never half of it (docs/architecture.md#appending): under
+      // the write lock no other writer inserts submissions, so the rows copied get seqs above every committed
+      // row, and they commit in this one transaction with the counters' update.
+      appendSubmissions: (source) =>
+        staged(
+          Append.stageEntries(source, stage),
+          (outline) =>
+            Effect.map(submissionCounters(Append.lookups(outline)), (counters) => Append.problems(outline, counters)),
+          (outline) =>
+            Effect.as(Effect.zipRight(copyStaged(outline.files), updateCounters(outline)), {
+              files: outline.files.length,
+              submissions: outline.submissions
+            })
         ),
 
       createKey: (userId, apiKey) =>

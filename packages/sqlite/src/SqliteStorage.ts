@@ -96,6 +96,7 @@ export const layer = (
       const store: OperatorStore.OperatorStore = {
         ...operator,
         importFixture: (fixture) => aroundWrite(operator.importFixture(fixture)),
+        appendSubmissions: (source) => aroundWrite(operator.appendSubmissions(source)),
         createKey: (userId, apiKey) => aroundWrite(operator.createKey(userId, apiKey)),
         revokeKey: (keyId) => aroundWrite(operator.revokeKey(keyId)),
         createUser: (userId) => aroundWrite(operator.createUser(userId))
