@@ -1,34 +1,36 @@
-// `pnpm pack:check`: the publishable packages as a new user gets them. Each is packed with `pnpm pack` (its
-// prepack builds a fresh dist/), its tarball is checked (built JavaScript, types and maps, README, LICENSE; no
-// tests; no workspace: or catalog: left in its dependencies), then all are installed with plain `npm install`
-// into an empty project outside the workspace, which must import every package in Node (ESM), run the use
-// case on SQLite, and type-check under strict NodeNext settings: an index importing every package, each
-// README's example, and the client alone without Node's types (it must build for browsers).
+// `pnpm pack:check`: the publishable packages as a new user gets them, and the embedding example run on them
+// (docs/embedding.md). Every package under packages/ that is not private is packed with `pnpm pack` (its
+// prepack builds a fresh dist/) and its tarball checked (built JavaScript, types and maps, README, LICENSE; no
+// tests; no workspace: or catalog: left in its dependencies). apps/example-embedding is packed too, which
+// rewrites its workspace: and catalog: ranges as a publish would, and unpacked into a temporary directory
+// outside the workspace; the tarballs are installed there with plain `npm install`. In that project:
+//   - Node (ESM) imports every package, and vitest runs the conformance suites of its README on the adapters;
+//   - tsc checks under strict NodeNext settings an index importing every package and each README's example,
+//     and the client's example alone without Node's types (it must build for browsers);
+//   - the example is built with its own strict tsconfig and run: the use case in process on the packed SQLite
+//     adapter, then the workspace's built server (seeded with the CLI from the example's fixture.json) through
+//     the packed client. Its in-process and HTTP replies must be the same, and its refusal AccessDenied.
 //
 // Needs the npm registry (the packages' own dependencies) and compiles better-sqlite3 when no prebuilt binary
-// can be fetched, so it is a script to run before a release, not part of `pnpm test`.
-import { execFileSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+// can be fetched; CI runs it after the tests. The temporary directory is removed when every check passed.
+import { execFileSync, spawn } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
 const root = resolve(import.meta.dirname, "..")
-const packages = [
-  "core",
-  "client",
-  "sqlite",
-  "postgres",
-  "rate-limiter-memory",
-  "rate-limiter-redis",
-  "runtime",
-  "conformance",
-  ...process.argv.slice(2)
-]
+const exampleDir = join(root, "apps", "example-embedding")
+const readJson = (path) => JSON.parse(readFileSync(path, "utf8"))
+// Every package another project could use; the private ones (packages/testing) serve the tests alone.
+const packages = readdirSync(join(root, "packages"))
+  .filter((dir) => existsSync(join(root, "packages", dir, "package.json")))
+  .filter((dir) => readJson(join(root, "packages", dir, "package.json")).private !== true)
+  .sort()
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
 const work = mkdtempSync(join(tmpdir(), "filedata-pack-check-"))
 const tarballs = join(work, "tarballs")
-const consumer = join(work, "consumer")
+const consumer = join(work, "example")
 mkdirSync(tarballs)
 mkdirSync(consumer)
 
@@ -38,15 +40,16 @@ const check = (condition, message) => {
 }
 const run = (command, args, options = {}) =>
   execFileSync(command, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], ...options })
+const tarballName = (name, version) => `${name.slice(1).replace("/", "-")}-${version}.tgz`
 
 // 1. Pack, and look inside each tarball.
 const names = {}
 for (const dir of packages) {
   const packageDir = join(root, "packages", dir)
-  const { name, version } = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8"))
+  const { name, version } = readJson(join(packageDir, "package.json"))
   names[dir] = name
   run("pnpm", ["pack", "--pack-destination", tarballs], { cwd: packageDir })
-  const tarball = `${name.slice(1).replace("/", "-")}-${version}.tgz`
+  const tarball = tarballName(name, version)
   const entries = run("tar", ["-tzf", join(tarballs, tarball)])
     .trim()
     .split("\n")
@@ -69,13 +72,15 @@ for (const dir of packages) {
   )
 }
 
-// 2. Install into an empty project, as a user would.
-writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }))
-const files = readdirSync(tarballs).map((file) => join(tarballs, file))
-run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...files, "@types/node@^20.19.0"], {
-  cwd: consumer,
-  stdio: "inherit"
-})
+// 2. The example, as its tarball would be published, is the project everything is installed into, as a user
+// would: plain npm, every tarball standing in for the registry's copy of its package.
+const example = readJson(join(exampleDir, "package.json"))
+run("pnpm", ["pack", "--pack-destination", work], { cwd: exampleDir })
+run("tar", ["-xzf", join(work, tarballName(example.name, example.version)), "-C", consumer, "--strip-components=1"])
+const files = packages.map((dir) =>
+  join(tarballs, tarballName(names[dir], readJson(join(root, "packages", dir, "package.json")).version))
+)
+run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...files], { cwd: consumer, stdio: "inherit" })
 
 const readmeExample = (dir) => {
   const text = readFileSync(join(root, "packages", dir, "README.md"), "utf8")
@@ -84,42 +89,34 @@ const readmeExample = (dir) => {
   return match?.[1] ?? ""
 }
 
-// 3. Node (ESM) imports every package and runs the use case on the packed SQLite adapter. The conformance
-// suites can only be imported by a test run: vitest runs its README's example, on the packed adapters.
+// 3. Node (ESM) imports every package. The conformance suites can only be imported by a test run: vitest runs
+// its README's example, on the packed adapters.
+const checks = join(consumer, "checks")
+mkdirSync(join(checks, "node"), { recursive: true })
 const runnable = packages.filter((dir) => dir !== "conformance")
-const imports = runnable.map((dir, i) => `import * as p${i} from "${names[dir]}"`).join("\n")
 writeFileSync(
-  join(consumer, "smoke.mjs"),
-  `${imports}
-import { Effect, Layer } from "effect"
-const { FileDataReply, Fixture, GetFileData, OperatorStore } = p0
-const packages = [${runnable.map((_, i) => `p${i}`).join(", ")}]
-for (const namespace of packages) if (Object.keys(namespace).length === 0) throw new Error("empty package")
-const ports = Layer.merge(
-  p2.SqliteStorage.layer({ filename: ":memory:" }),
-  p4.MemoryRateLimiter.layer({ apiKey: { limit: 9, windowMillis: 60000 }, clientAddress: { limit: 9, windowMillis: 60000 } })
-)
-const fixture = { users: [{ id: "u", apiKeys: ["k"] }], files: [{ id: "f", userId: "u", name: "Form", creationDate: "2024-01-01T00:00:00.000Z" }] }
-const file = await Effect.gen(function* () {
-  yield* Effect.flatMap(OperatorStore.OperatorStore, (store) => Effect.flatMap(Fixture.decode(fixture), store.importFixture))
-  return yield* GetFileData.run({ clientAddress: "10.0.0.1", body: Effect.succeed({ fileId: "f", apiKey: "k" }) }).pipe(
-    Effect.flatMap(FileDataReply.toFileData)
-  )
-}).pipe(Effect.provide(ports), Effect.runPromise)
-if (file.name !== "Form") throw new Error("unexpected reply " + JSON.stringify(file))
-console.log("node imported " + packages.length + " packages and read " + JSON.stringify(file))
+  join(checks, "imports.mjs"),
+  `${runnable.map((dir, i) => `import * as p${i} from "${names[dir]}"`).join("\n")}
+const packages = { ${runnable.map((dir, i) => `"${names[dir]}": p${i}`).join(", ")} }
+for (const [name, namespace] of Object.entries(packages)) {
+  if (Object.keys(namespace).length === 0) throw new Error(name + " exports nothing")
+}
+console.log("node imported " + Object.keys(packages).join(", "))
 `
 )
 try {
-  process.stdout.write(run(process.execPath, ["smoke.mjs"], { cwd: consumer }))
+  process.stdout.write(run(process.execPath, [join(checks, "imports.mjs")], { cwd: consumer }))
 } catch (error) {
   problems.push(`node: ${error.stderr || error.message}`)
 }
 if (packages.includes("conformance")) {
-  mkdirSync(join(consumer, "test"))
-  writeFileSync(join(consumer, "test", "Conformance.test.ts"), readmeExample("conformance"))
+  mkdirSync(join(checks, "test"))
+  writeFileSync(join(checks, "test", "Conformance.test.ts"), readmeExample("conformance"))
+  // The storage property imports a hundred fixtures: past vitest's default 5 s on a busy machine, so the same
+  // 30 s per test as the workspace's vitest.config.ts.
+  const vitest = ["node_modules/vitest/vitest.mjs", "run", "--reporter=dot", "--testTimeout=30000", "checks/test"]
   try {
-    const output = run(process.execPath, ["node_modules/vitest/vitest.mjs", "run", "--reporter=dot"], { cwd: consumer })
+    const output = run(process.execPath, vitest, { cwd: consumer })
     console.log(
       `vitest ran the conformance suites: ${output
         .trim()
@@ -132,15 +129,21 @@ if (packages.includes("conformance")) {
   }
 }
 
-// 4. Type-check: every package, every README's example, and the client alone for the browser.
-mkdirSync(join(consumer, "src"))
+// 4. Type-check: every package, every README's example, the client alone for the browser, and the example with
+// its own (stricter) settings, as its build.
 writeFileSync(
-  join(consumer, "src", "index.ts"),
+  join(checks, "node", "index.ts"),
   `${packages.map((dir, i) => `import * as p${i} from "${names[dir]}"`).join("\n")}
 export const all = [${packages.map((_, i) => `p${i}`).join(", ")}] as const
 `
 )
-for (const dir of packages) writeFileSync(join(consumer, "src", `readme-${dir}.ts`), readmeExample(dir))
+for (const dir of packages) writeFileSync(join(checks, "node", `readme-${dir}.ts`), readmeExample(dir))
+const embedding = readFileSync(join(root, "docs", "embedding.md"), "utf8")
+for (const [i, [, code]] of [...embedding.matchAll(/```ts\n([\s\S]*?)```/g)].entries()) {
+  writeFileSync(join(checks, "node", `embedding-${i + 1}.ts`), code)
+}
+mkdirSync(join(checks, "browser"))
+writeFileSync(join(checks, "browser", "app.ts"), readmeExample("client"))
 const compilerOptions = {
   strict: true,
   module: "NodeNext",
@@ -152,16 +155,14 @@ const compilerOptions = {
   noEmit: true
 }
 writeFileSync(
-  join(consumer, "tsconfig.json"),
-  JSON.stringify({ compilerOptions: { ...compilerOptions, types: ["node"] }, include: ["src"] })
+  join(checks, "tsconfig.json"),
+  JSON.stringify({ compilerOptions: { ...compilerOptions, types: ["node"] }, include: ["node"] })
 )
-mkdirSync(join(consumer, "browser"))
-writeFileSync(join(consumer, "browser", "app.ts"), readmeExample("client"))
 writeFileSync(
-  join(consumer, "tsconfig.browser.json"),
+  join(checks, "tsconfig.browser.json"),
   JSON.stringify({ compilerOptions: { ...compilerOptions, types: [] }, include: ["browser"] })
 )
-for (const project of ["tsconfig.json", "tsconfig.browser.json"]) {
+for (const project of ["checks/tsconfig.json", "checks/tsconfig.browser.json"]) {
   try {
     run(process.execPath, [tsc, "-p", project], { cwd: consumer })
     console.log(`tsc -p ${project}: no errors`)
@@ -169,9 +170,75 @@ for (const project of ["tsconfig.json", "tsconfig.browser.json"]) {
     problems.push(`tsc -p ${project}:\n${error.stdout}${error.stderr}`)
   }
 }
+let exampleBuilt = false
+try {
+  run("npm", ["run", "--silent", "build"], { cwd: consumer })
+  exampleBuilt = true
+  console.log("the example builds (npm run build)")
+} catch (error) {
+  problems.push(`the example's build:\n${error.stdout}${error.stderr}`)
+}
+
+// 5. The example against a running server. The server is an app of this workspace, not a package: its build
+// (brought up to date first) serves a database the CLI seeds with the example's fixture.
+const startServer = async (databaseUrl) => {
+  const env = { PATH: process.env.PATH, DATABASE_URL: databaseUrl, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "warn" }
+  const server = spawn(process.execPath, [join(root, "apps/server/dist/main.js")], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  const url = await new Promise((resolveUrl, reject) => {
+    const seen = (chunk) => {
+      output += chunk
+      const match = /listening on (http:\/\/\S+)/.exec(output)
+      if (match !== null) resolveUrl(match[1])
+    }
+    server.stdout.setEncoding("utf8").on("data", seen)
+    server.stderr.setEncoding("utf8").on("data", seen)
+    server.once("exit", (code) => reject(new Error(`the server exited with ${code} before listening:\n${output}`)))
+  })
+  const stop = () =>
+    new Promise((resolveStop) => {
+      if (server.exitCode !== null || server.signalCode !== null) return resolveStop()
+      server.once("exit", () => resolveStop())
+      server.kill("SIGTERM")
+    })
+  return { url, stop }
+}
+
+if (exampleBuilt) {
+  run(process.execPath, [join(root, "scripts/run.mjs"), "--build-only"], { stdio: "inherit" })
+  const databaseUrl = `file:${join(work, "server", "filedata.db")}`
+  const cli = join(root, "apps/cli/dist/main.js")
+  run(process.execPath, [cli, "import", join(consumer, "fixture.json")], {
+    env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" }
+  })
+  const server = await startServer(databaseUrl)
+  try {
+    const output = run("npm", ["start", "--silent"], {
+      cwd: consumer,
+      env: { ...process.env, FILEDATA_URL: server.url }
+    })
+    process.stdout.write(`the example, calling ${server.url}:\n${output}`)
+    const line = (prefix) =>
+      output
+        .split("\n")
+        .find((text) => text.startsWith(prefix))
+        ?.slice(prefix.length)
+    check(line("in process: ") !== undefined, "the example printed no in-process reply")
+    check(line("over HTTP: ") === line("in process: "), "the example's HTTP reply differs from its in-process one")
+    check(line("refused: ")?.startsWith("AccessDenied (403 access_denied)"), "the example's refusal is no AccessDenied")
+  } catch (error) {
+    problems.push(`the example: ${error.stdout ?? ""}${error.stderr ?? error.message}`)
+  } finally {
+    await server.stop()
+  }
+}
 
 if (problems.length > 0) {
   console.error(`\n${problems.length} problem(s), in ${work}:\n${problems.join("\n")}`)
   process.exit(1)
 }
-console.log(`\n${packages.length} packages pack, install, import and type-check (${work})`)
+rmSync(work, { recursive: true, force: true })
+console.log(`\n${packages.length} packages pack, install with npm, import and type-check; the example runs on them`)
