@@ -114,7 +114,7 @@ if (packages.includes("conformance")) {
   writeFileSync(join(checks, "test", "Conformance.test.ts"), readmeExample("conformance"))
   // The storage property imports a hundred fixtures: past vitest's default 5 s on a busy machine, so the same
   // 30 s per test as the workspace's vitest.config.ts.
-  const vitest = ["node_modules/vitest/vitest.mjs", "run", "--reporter=dot", "--testTimeout=30000", "checks/test"]
+  const vitest = ["node_modules/vitest/vitest.mjs", "run", "--reporter=dot", "checks/test"]
   try {
     const output = run(process.execPath, vitest, { cwd: consumer })
     console.log(

@@ -129,7 +129,9 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
     <A, E, R>(self: Effect.Effect<A, E, R>) =>
       Effect.provide(self, makeStorage({ pageSize }))
 
-  describe(name, () => {
+  // Each test builds and migrates a store of its own and imports through it: on a busy machine that outlasts
+  // vitest's default 5 s, so an adapter author's run does not depend on the machine's load.
+  describe(name, { timeout: 60_000 }, () => {
     describe("FileRepository", () => {
       it.effect("finds the owner of an active key, and no one for an unknown or revoked key", () =>
         Effect.gen(function* () {
