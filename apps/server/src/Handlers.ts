@@ -8,12 +8,13 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import { FileDataApi } from "@filedata/client"
 import { FileRepository, GetFileData, RateLimiter } from "@filedata/core"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as ClientAddress from "./ClientAddress.js"
-import { FileDataApi } from "./FileDataApi.js"
+import * as ContentCoding from "./ContentCoding.js"
 import * as Instrumentation from "./Instrumentation.js"
 import * as Middleware from "./Middleware.js"
 import * as Problem from "./Problem.js"
@@ -27,6 +28,8 @@ import * as RequestBody from "./RequestBody.js"
  */
 export interface Options {
   readonly trustProxy: boolean
+  /** Without it, the default of `HTTP_SEND_TIMEOUT_MS`. */
+  readonly http?: { readonly sendTimeoutMillis: number } | undefined
 }
 
 /**
@@ -45,15 +48,18 @@ export const files = (
   never,
   FileRepository.FileRepository | RateLimiter.RateLimiter
 > =>
-  HttpApiBuilder.group(FileDataApi, "files", (handlers) =>
+  HttpApiBuilder.group(FileDataApi.FileDataApi, "files", (handlers) =>
     Effect.map(Effect.all({ files: FileRepository.FileRepository, limiter: RateLimiter.RateLimiter }), (ports) => {
       const meter = RateLimitHeaders.meters(ports.limiter)
+      const sendTimeoutMillis = options.http?.sendTimeoutMillis ?? Reply.defaultSendTimeoutMillis
       return handlers.handleRaw("getFileData", ({ request }) =>
         Effect.flatMap(Middleware.CurrentRequestId, (assigned) => {
           const response = NodeHttpServerRequest.toServerResponse(request)
           const frame: Reply.Frame = {
             requestId: assigned ?? Middleware.requestId(request.headers["x-request-id"]),
-            meter: meter()
+            meter: meter(),
+            coding: ContentCoding.negotiate(request.headers["accept-encoding"]),
+            sendTimeoutMillis
           }
           const outcome = GetFileData.runWith(
             { files: ports.files, limiter: frame.meter.limiter },
@@ -83,7 +89,7 @@ export const system: Layer.Layer<
   HttpApiGroup.ApiGroup<"filedata", "system">,
   never,
   FileRepository.FileRepository | RateLimiter.RateLimiter
-> = HttpApiBuilder.group(FileDataApi, "system", (handlers) =>
+> = HttpApiBuilder.group(FileDataApi.FileDataApi, "system", (handlers) =>
   Effect.map(Effect.all({ files: FileRepository.FileRepository, limiter: RateLimiter.RateLimiter }), (ports) => {
     const counting = ports.limiter.counting ?? Effect.succeed(undefined)
     return handlers.handleRaw("health", () =>

@@ -6,7 +6,9 @@
  * - Metrics (`METRICS_PORT`), on the Node listener, so both the hot route and the platform's requests are
  *   measured alike and whatever the log level: `filedata_http_request_duration_seconds` (histogram, its
  *   `_count` the requests) by route, method and status, `filedata_replies_in_flight`,
- *   `filedata_replies_sent_bytes_total` by route.
+ *   `filedata_replies_sent_bytes_total` by route; the replies the server writes for requests no listener saw
+ *   (a head Node could not parse, one that did not come in time) under the route and method `unknown`, and
+ *   `filedata_connections_closed_total` for connections closed before their first request.
  * - Problems: every problem reply annotates the request's log line with its `code` and counts
  *   `filedata_problems_total` by code.
  * - Traces (`OTEL_EXPORTER_OTLP_ENDPOINT`): one server span per hot-route request, the parent of the ports'
@@ -17,9 +19,12 @@
  * @since 0.1.0
  */
 
-import type { IncomingMessage, ServerResponse } from "node:http"
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
+import type { Socket } from "node:net"
+import type { Duplex } from "node:stream"
 import * as Headers from "@effect/platform/Headers"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
+import { ApiError } from "@filedata/client"
 import { RequestLog } from "@filedata/core"
 import { Telemetry } from "@filedata/runtime"
 import * as Effect from "effect/Effect"
@@ -27,7 +32,6 @@ import * as Metric from "effect/Metric"
 import * as MetricBoundaries from "effect/MetricBoundaries"
 import * as MetricLabel from "effect/MetricLabel"
 import * as Option from "effect/Option"
-import type { ProblemCode } from "./FileDataApi.js"
 
 const requestDuration = Metric.histogram(
   "filedata_http_request_duration_seconds",
@@ -49,10 +53,17 @@ const problems = Metric.counter("filedata_problems_total", {
   incremental: true
 })
 
+const connectionsClosed = Metric.counter("filedata_connections_closed_total", {
+  description:
+    "Connections the server closed before their first request, by reason: address_limit (the address held " +
+    "HTTP_MAX_CONNECTIONS_PER_ADDRESS already), first_request_timeout (no request head in HTTP_FIRST_REQUEST_TIMEOUT_MS)",
+  incremental: true
+})
+
 const noLabels: ReadonlyArray<MetricLabel.MetricLabel> = []
 
 // A metric caches its series by the identity of the label array it is updated with: each distinct set is made
-// once. Every part is bounded: routes by `paths`, methods by Node's parser, statuses and codes by the server.
+// once. Every part is bounded: routes by `routeOf`, methods by Node's parser, statuses and codes by the server.
 const labelCache = <K>(make: (key: K) => ReadonlyArray<MetricLabel.MetricLabel>) => {
   const cache = new Map<K, ReadonlyArray<MetricLabel.MetricLabel>>()
   return (key: K): ReadonlyArray<MetricLabel.MetricLabel> => {
@@ -65,7 +76,11 @@ const labelCache = <K>(make: (key: K) => ReadonlyArray<MetricLabel.MetricLabel>)
   }
 }
 
-const problemLabels = labelCache((code: string) => [MetricLabel.make("code", code)])
+// The client's list of codes is the list counted: one series each.
+const problemLabels = {} as Record<ApiError.ProblemCode, ReadonlyArray<MetricLabel.MetricLabel>>
+for (const code of Object.keys(ApiError.problemCodes) as Array<ApiError.ProblemCode>) {
+  problemLabels[code] = [MetricLabel.make("code", code)]
+}
 
 /**
  * Names the problem a request is answered with on its log line (`code`) and counts it; call it in the
@@ -74,10 +89,10 @@ const problemLabels = labelCache((code: string) => [MetricLabel.make("code", cod
  * @since 0.1.0
  * @category problems
  */
-export const problem = (code: ProblemCode): Effect.Effect<void> =>
+export const problem = (code: ApiError.ProblemCode): Effect.Effect<void> =>
   Effect.zipRight(
     RequestLog.annotate("code", code),
-    Effect.sync(() => problems.unsafeUpdate(1, problemLabels(code)))
+    Effect.sync(() => problems.unsafeUpdate(1, problemLabels[code]))
   )
 
 /**
@@ -88,48 +103,104 @@ export const problem = (code: ProblemCode): Effect.Effect<void> =>
  */
 export type Listener = (request: IncomingMessage, response: ServerResponse) => void
 
-const UNKNOWN_ROUTE = "unknown"
+/**
+ * The route and method of what is not one the service serves, or not known.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const unknownRoute = "unknown"
 
-const measure = (listener: Listener, paths: ReadonlySet<string>): Listener => {
+/**
+ * Why the server closed a connection before its first request.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ClosedBecause = "address_limit" | "first_request_timeout"
+
+/**
+ * The metrics of one listener, taken at start; each part does nothing when metrics are off.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Meter {
+  /** `listener`, each request measured. */
+  readonly measured: (listener: Listener) => Listener
+  /**
+   * Counts a reply written on `socket` for a request no listener saw: by its status, under the route and
+   * method `unknown`, timed from when the connection began to wait for that request (its accept, or the end of
+   * its previous reply).
+   */
+  readonly unrouted: (socket: Duplex, status: number) => void
+  /** Counts a connection the server closed before its first request. */
+  readonly closed: (because: ClosedBecause) => void
+}
+
+const unmetered: Meter = { measured: (listener) => listener, unrouted: () => {}, closed: () => {} }
+
+const closedLabels: Record<ClosedBecause, ReadonlyArray<MetricLabel.MetricLabel>> = {
+  address_limit: [MetricLabel.make("reason", "address_limit")],
+  first_request_timeout: [MetricLabel.make("reason", "first_request_timeout")]
+}
+
+const meterOf = (server: Server, routeOf: (url: string) => string): Meter => {
   const routeLabels = labelCache((route: string) => [MetricLabel.make("route", route)])
   const durationLabels = labelCache((key: string) => {
     const [route, method, status] = key.split(" ")
     return [
-      MetricLabel.make("route", route ?? UNKNOWN_ROUTE),
-      MetricLabel.make("method", method ?? ""),
+      MetricLabel.make("route", route ?? unknownRoute),
+      MetricLabel.make("method", method ?? unknownRoute),
       MetricLabel.make("status", status ?? "0")
     ]
   })
-  return (request, response) => {
-    const started = performance.now()
-    const { socket } = request
-    const bytesBefore = socket.bytesWritten
-    repliesInFlight.unsafeUpdate(1, noLabels)
-    // "close" comes once the reply has ended, or the connection was cut before.
-    response.once("close", () => {
-      repliesInFlight.unsafeUpdate(-1, noLabels)
-      const path = (request.url ?? "").split("?", 1)[0] ?? ""
-      const route = paths.has(path) ? path : UNKNOWN_ROUTE
-      const status = response.headersSent ? response.statusCode : 0
+  // When each connection began to wait for its next request, for the replies written without one.
+  const waitingSince = new WeakMap<Duplex, number>()
+  server.on("connection", (socket: Socket) => waitingSince.set(socket, performance.now()))
+  // Every code's and reason's series from the start, at 0: a rate over a series that appears only with its
+  // first problem misses that problem.
+  for (const labels of Object.values(problemLabels)) problems.unsafeUpdate(0, labels)
+  for (const labels of Object.values(closedLabels)) connectionsClosed.unsafeUpdate(0, labels)
+  return {
+    measured: (listener) => (request, response) => {
+      const started = performance.now()
+      const { socket } = request
+      const bytesBefore = socket.bytesWritten
+      repliesInFlight.unsafeUpdate(1, noLabels)
+      // "close" comes once the reply has ended, or the connection was cut before.
+      response.once("close", () => {
+        const ended = performance.now()
+        waitingSince.set(socket, ended)
+        repliesInFlight.unsafeUpdate(-1, noLabels)
+        const route = routeOf(request.url ?? "")
+        const status = response.headersSent ? response.statusCode : 0
+        requestDuration.unsafeUpdate((ended - started) / 1000, durationLabels(`${route} ${request.method} ${status}`))
+        sentBytes.unsafeUpdate(socket.bytesWritten - bytesBefore, routeLabels(route))
+      })
+      listener(request, response)
+    },
+    unrouted: (socket, status) => {
+      const now = performance.now()
       requestDuration.unsafeUpdate(
-        (performance.now() - started) / 1000,
-        durationLabels(`${route} ${request.method} ${status}`)
+        (now - (waitingSince.get(socket) ?? now)) / 1000,
+        durationLabels(`${unknownRoute} ${unknownRoute} ${status}`)
       )
-      sentBytes.unsafeUpdate(socket.bytesWritten - bytesBefore, routeLabels(route))
-    })
-    listener(request, response)
+    },
+    closed: (because) => connectionsClosed.unsafeUpdate(1, closedLabels[because])
   }
 }
 
 /**
- * `listener`, measured when metrics are on (see the module's description); `listener` itself when they are
- * off. `paths` are the routes served: any other path is counted under the route `unknown`.
+ * The metrics of `server`'s requests and connections when metrics are on (see the module's description);
+ * parts that do nothing when they are off. `routeOf` names the route of a request target: a path the service
+ * serves, or {@link unknownRoute}.
  *
  * @since 0.1.0
  * @category metrics
  */
-export const measured = (listener: Listener, paths: ReadonlySet<string>): Effect.Effect<Listener> =>
-  Effect.map(Telemetry.Settings, (enabled) => (enabled.metrics ? measure(listener, paths) : listener))
+export const meter = (server: Server, routeOf: (url: string) => string): Effect.Effect<Meter> =>
+  Effect.map(Telemetry.Settings, (enabled) => (enabled.metrics ? meterOf(server, routeOf) : unmetered))
 
 /**
  * How the hot route runs a request's effect (`FileDataRoute.runNowOrAsync`).

@@ -1,5 +1,7 @@
 import { request as rawRequest } from "node:http"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { expect, layer } from "@effect/vitest"
+import { FileDataApi } from "@filedata/client"
 import * as Effect from "effect/Effect"
 import * as Server from "../src/Server.js"
 import * as TestServer from "./utils/TestServer.js"
@@ -257,11 +259,12 @@ layer(server, { excludeTestServices: true })("POST /api/v1/file-data", (it) => {
       const reply = yield* TestServer.request("/openapi.json")
       expect(reply.status).toBe(200)
       const operation = reply.json.paths["/api/v1/file-data"].post
-      expect(Object.keys(operation.responses).sort()).toEqual(["200", "403", "404", "422", "503"])
+      expect(Object.keys(operation.responses).sort()).toEqual(["200", "403", "404", "422", "500", "503"])
       for (const response of Object.values<{ headers: object }>(operation.responses)) {
         expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(["RateLimit-Policy", "RateLimit"]))
       }
       expect(reply.json.paths["/health"].get).toBeDefined()
+      expect(reply.json).toEqual(OpenApi.fromApi(FileDataApi.FileDataApi))
     })
   )
 

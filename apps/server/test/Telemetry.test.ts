@@ -5,7 +5,7 @@
 import type { ChildProcess } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
-import { createServer as createNetServer } from "node:net"
+import { connect, createServer as createNetServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "@effect/vitest"
@@ -234,6 +234,121 @@ describe("metrics (built server, real process)", () => {
     const exit = await stop(running)
     expect(exit.stdout).not.toContain("metrics on")
   }, 30_000)
+})
+
+/** A connection from 127.0.0.1 to `port`: once connected, and all it received once the server closed it. */
+const connection = (port: number) => {
+  const socket = connect({ port, host: "127.0.0.1" })
+  let received = ""
+  socket.setEncoding("latin1")
+  socket.on("data", (chunk: string) => (received += chunk))
+  // A connection the server closes while the request is still being written ends with EPIPE or ECONNRESET.
+  socket.on("error", () => {})
+  return {
+    socket,
+    connected: new Promise<void>((resolve) => socket.once("connect", () => resolve())),
+    closed: new Promise<string>((resolve) => socket.once("close", () => resolve(received)))
+  }
+}
+
+/** Sends `request` on a connection of its own; all it received once the server closed it. */
+const exchange = (port: number, request: string) => {
+  const { socket, closed } = connection(port)
+  socket.write(request)
+  return closed
+}
+
+describe("what the server answers before any route (built server, real process)", () => {
+  it("counts the protocol errors by status and code, and the connections closed before a request; logs each reply with its code and address", async () => {
+    const { env } = await database()
+    const running = await serve({
+      ...env,
+      METRICS_PORT: "0",
+      LOG_LEVEL: "info",
+      HTTP_MAX_CONNECTIONS_PER_ADDRESS: "2",
+      HTTP_FIRST_REQUEST_TIMEOUT_MS: "2000"
+    })
+    const port = Number(new URL(running.base).port)
+    const scrapeUrl = await Conditions.until(() => metricsUrl(running.stdout()), {
+      what: "the metrics line",
+      limitMillis: 5_000
+    })
+    const scrape = async () => samples(await (await fetch(scrapeUrl)).text())
+
+    // Every code of the client's list, and both reasons, from the start.
+    const before = await scrape()
+    for (const code of ["request_header_fields_too_large", "expectation_failed", "internal_error"]) {
+      expect(sampleValue(before, "filedata_problems_total", { code }), code).toBe(0)
+    }
+    for (const reason of ["address_limit", "first_request_timeout"]) {
+      expect(sampleValue(before, "filedata_connections_closed_total", { reason }), reason).toBe(0)
+    }
+
+    // Two connections hold the address's two; a third is closed at once, without a byte. Then one of the two
+    // begins a request head and does not finish it (408), the other never sends anything (closed).
+    const silent = connection(port)
+    const partial = connection(port)
+    await Promise.all([silent.connected, partial.connected])
+    expect(await connection(port).closed).toBe("")
+    partial.socket.write("GET /health HTTP/1.1\r\nHost: filedata.test\r\n")
+    expect(await silent.closed).toBe("")
+    expect(await partial.closed).toMatch(/^HTTP\/1\.1 408 /)
+
+    expect(await exchange(port, "NONSENSE\r\n\r\n")).toMatch(/^HTTP\/1\.1 400 /)
+    expect(
+      await exchange(port, `GET /health HTTP/1.1\r\nHost: filedata.test\r\nX-Filler: ${"a".repeat(20_000)}\r\n\r\n`)
+    ).toMatch(/^HTTP\/1\.1 431 /)
+    expect(
+      await exchange(
+        port,
+        "GET /health HTTP/1.1\r\nHost: filedata.test\r\nExpect: tea\r\nX-Request-Id: edge-expect\r\n\r\n"
+      )
+    ).toMatch(/^HTTP\/1\.1 417 /)
+    expect(await exchange(port, "GET /health HTTP/1.1\r\nX-Request-Id: edge-no-host\r\n\r\n")).toMatch(
+      /^HTTP\/1\.1 400 /
+    )
+
+    const duration = "filedata_http_request_duration_seconds_count"
+    const all = await Conditions.until(
+      async () => {
+        const all = await scrape()
+        return sampleValue(all, duration, { route: "/health", status: "400" }) === 1 ? all : undefined
+      },
+      { what: "the request without Host counted", limitMillis: 5_000 }
+    )
+    // The requests no route saw, under the route and method `unknown`; the others by their path and method.
+    const unrouted = { route: "unknown", method: "unknown" }
+    expect(sampleValue(all, duration, { ...unrouted, status: "408" })).toBe(1)
+    expect(sampleValue(all, duration, { ...unrouted, status: "400" })).toBe(1)
+    expect(sampleValue(all, duration, { ...unrouted, status: "431" })).toBe(1)
+    expect(sampleValue(all, duration, { route: "/health", method: "GET", status: "417" })).toBe(1)
+    expect(sampleValue(all, duration, { route: "/health", method: "GET", status: "400" })).toBe(1)
+    expect(sampleValue(all, "filedata_problems_total", { code: "request_timeout" })).toBe(1)
+    expect(sampleValue(all, "filedata_problems_total", { code: "bad_request" })).toBe(2)
+    expect(sampleValue(all, "filedata_problems_total", { code: "request_header_fields_too_large" })).toBe(1)
+    expect(sampleValue(all, "filedata_problems_total", { code: "expectation_failed" })).toBe(1)
+    expect(sampleValue(all, "filedata_connections_closed_total", { reason: "address_limit" })).toBe(1)
+    expect(sampleValue(all, "filedata_connections_closed_total", { reason: "first_request_timeout" })).toBe(2)
+
+    const { stdout } = await stop(running)
+    const address = { clientAddress: "127.0.0.1" }
+    expect(requestLine(stdout, "edge-expect")).toMatchObject({
+      ...address,
+      method: "GET",
+      path: "/health",
+      status: 417,
+      code: "expectation_failed"
+    })
+    expect(requestLine(stdout, "edge-no-host")).toMatchObject({ ...address, status: 400, code: "bad_request" })
+    const unread = logLines(stdout)
+      .filter((line) => line.message === "request" && line.annotations.method === "-")
+      .map(({ annotations }) => annotations)
+    expect(unread).toEqual([
+      expect.objectContaining({ ...address, path: "-", status: 408, code: "request_timeout" }),
+      expect.objectContaining({ ...address, path: "-", status: 400, code: "bad_request" }),
+      expect.objectContaining({ ...address, path: "-", status: 431, code: "request_header_fields_too_large" })
+    ])
+  }, 60_000)
 })
 
 describe("the start refuses metrics it cannot serve", () => {

@@ -344,7 +344,7 @@ describe.runIf(hasRedisServer)("RedisRateLimiter, a Redis that goes away after s
   it.live("recovers by itself when Redis restarts, or stops answering for a while", () =>
     Effect.gen(function* () {
       const { limiter, port, server } = yield* limiterOnOwnRedis("closed", 5)
-      expect((yield* limiter.consume(apiKey("k"))).remaining).toBe(4)
+      for (const remaining of [4, 3, 2]) expect((yield* limiter.consume(apiKey("k"))).remaining).toBe(remaining)
       yield* stop(server)
       // Killed: checks fail fast.
       const [down, error] = yield* Effect.timed(Effect.flip(limiter.consume(apiKey("k"))))
@@ -355,8 +355,9 @@ describe.runIf(hasRedisServer)("RedisRateLimiter, a Redis that goes away after s
         Effect.gen(function* () {
           const server = yield* startRedisServer(port)
           const [restarted, state] = yield* untilCounted(limiter, apiKey("k"))
-          // A fresh server without persistence: the count starts over.
-          expect(state.remaining).toBe(4)
+          // A fresh server without persistence: the count starts over (4 left; 3 when a check that timed out
+          // under load was counted all the same), where the old count would leave 1.
+          expect(state.remaining).toBeGreaterThanOrEqual(3)
           expect(Duration.toMillis(restarted)).toBeLessThan(3_000)
 
           // A server that stops answering is waited for no longer than the check's timeout.

@@ -26,7 +26,10 @@ describe("ServiceConfig, valid", () => {
           requestTimeoutMillis: 30_000,
           keepAliveTimeoutMillis: 5_000,
           maxConnections: 1_000,
-          drainTimeoutMillis: 10_000
+          maxConnectionsPerAddress: 100,
+          firstRequestTimeoutMillis: 5_000,
+          drainTimeoutMillis: 10_000,
+          sendTimeoutMillis: 30_000
         },
         storage: {
           database: { _tag: "Sqlite", filename: "./data/filedata.db" },
@@ -60,7 +63,10 @@ describe("ServiceConfig, valid", () => {
         HTTP_REQUEST_TIMEOUT_MS: "600000",
         HTTP_KEEP_ALIVE_TIMEOUT_MS: "7",
         HTTP_MAX_CONNECTIONS: "1000000",
+        HTTP_MAX_CONNECTIONS_PER_ADDRESS: "3",
+        HTTP_FIRST_REQUEST_TIMEOUT_MS: "600000",
         HTTP_DRAIN_TIMEOUT_MS: "0",
+        HTTP_SEND_TIMEOUT_MS: "250",
         DATABASE_URL: "postgres://u:p@db:5432/filedata?sslmode=require",
         DATABASE_POOL_MAX: "3",
         DATABASE_STATEMENT_TIMEOUT_MS: "0",
@@ -90,7 +96,10 @@ describe("ServiceConfig, valid", () => {
           requestTimeoutMillis: 600_000,
           keepAliveTimeoutMillis: 7,
           maxConnections: 1_000_000,
-          drainTimeoutMillis: 0
+          maxConnectionsPerAddress: 3,
+          firstRequestTimeoutMillis: 600_000,
+          drainTimeoutMillis: 0,
+          sendTimeoutMillis: 250
         },
         storage: { database: { _tag: "Postgres" }, pool: { max: 3, statementTimeoutMillis: 0 } },
         rateLimiting: {
@@ -138,6 +147,25 @@ describe("ServiceConfig, valid", () => {
         for (const mode of ["memory", "closed", "open"]) {
           expect((yield* read({ RATE_LIMIT_FAILURE_MODE: mode })).rateLimiting.failureMode).toBe(mode)
         }
+        // As earlier releases read them: any case, surrounding spaces ignored.
+        expect((yield* read({ LOG_LEVEL: " INFO " })).logLevel).toBe(LogLevel.Info)
+        expect((yield* read({ LOG_LEVEL: "Warn" })).logLevel).toBe(LogLevel.Warning)
+        expect((yield* read({ RATE_LIMIT_FAILURE_MODE: "OPEN" })).rateLimiting.failureMode).toBe("open")
+      })
+  )
+
+  it.effect(
+    "behind a proxy every connection is the proxy's: the per-address cap defaults to HTTP_MAX_CONNECTIONS",
+    () =>
+      Effect.gen(function* () {
+        expect((yield* read({ TRUST_PROXY: "true" })).http.maxConnectionsPerAddress).toBe(1_000)
+        expect((yield* read({ TRUST_PROXY: "true", HTTP_MAX_CONNECTIONS: "5000" })).http.maxConnectionsPerAddress).toBe(
+          5_000
+        )
+        expect(
+          (yield* read({ TRUST_PROXY: "true", HTTP_MAX_CONNECTIONS_PER_ADDRESS: "40" })).http.maxConnectionsPerAddress
+        ).toBe(40)
+        expect((yield* read({ HTTP_MAX_CONNECTIONS: "50" })).http.maxConnectionsPerAddress).toBe(100)
       })
   )
 })
@@ -219,7 +247,10 @@ const invalid: ReadonlyArray<readonly [variable: string, values: ReadonlyArray<s
   ["HTTP_REQUEST_TIMEOUT_MS", ["0", "600001", "-5"]],
   ["HTTP_KEEP_ALIVE_TIMEOUT_MS", ["0", "600001", "1.5"]],
   ["HTTP_MAX_CONNECTIONS", ["0", "1000001", "many"]],
+  ["HTTP_MAX_CONNECTIONS_PER_ADDRESS", ["", "0", "1000001", "all"]],
+  ["HTTP_FIRST_REQUEST_TIMEOUT_MS", ["0", "600001", "5s"]],
   ["HTTP_DRAIN_TIMEOUT_MS", ["-1", "600001", "soon"]],
+  ["HTTP_SEND_TIMEOUT_MS", ["0", "600001", "30s"]],
   ["DATABASE_URL", ["", "file:", "./data/filedata.db", "mysql://db/x", "postgres://[::1/x", "sqlite:x.db"]],
   ["DATABASE_POOL_MAX", ["0", "1001", "ten"]],
   ["DATABASE_STATEMENT_TIMEOUT_MS", ["-1", "2147483648", "5s"]],
@@ -227,7 +258,7 @@ const invalid: ReadonlyArray<readonly [variable: string, values: ReadonlyArray<s
   ["RATE_LIMIT_IP_MAX", ["0", "six hundred"]],
   ["RATE_LIMIT_WINDOW_MS", ["0", "2147483648", "1m"]],
   ["REDIS_URL", ["http://x", "redis:/cache", "127.0.0.1:6379", "redis://[::1", "unix:///tmp/redis.sock"]],
-  ["RATE_LIMIT_FAILURE_MODE", ["", "shut", "OPEN", "Memory"]],
+  ["RATE_LIMIT_FAILURE_MODE", ["", "shut", "fail-open"]],
   ["METRICS_PORT", ["-1", "65536", "x", "1e3", "9464.0"]],
   ["METRICS_HOST", ["", "  "]],
   ["OTEL_EXPORTER_OTLP_ENDPOINT", ["collector:4318", "grpc://collector:4317", "http://[::1", "//collector"]],
