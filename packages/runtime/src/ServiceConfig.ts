@@ -383,12 +383,14 @@ const httpUrl = (text: string): Either.Either<string, string> =>
     ? Either.right(text.trim())
     : Either.left(`Expected an http:// or https:// URL but received ${quoted(redactUrl(text))}`)
 
+// Whatever its case, as the OpenTelemetry specification reads its enumerations.
 const otlpProtocol = (name: string) =>
-  optional(name, (text) =>
-    text.trim() === "http/protobuf" || text.trim() === "http/json"
-      ? Either.right(text.trim() as TraceExport["protocol"])
+  optional(name, (text) => {
+    const value = text.trim().toLowerCase()
+    return value === "http/protobuf" || value === "http/json"
+      ? Either.right(value as TraceExport["protocol"])
       : Either.left(`Expected http/protobuf or http/json (grpc is not supported) but received ${quoted(text)}`)
-  )
+  })
 
 // OTEL_RESOURCE_ATTRIBUTES: `key=value` pairs separated by commas, values percent-encoded (W3C Baggage's
 // format, as the OpenTelemetry specification says).
@@ -430,7 +432,7 @@ export const telemetry: Config.Config<TelemetryOptions> = Config.all({
   tracesEndpoint: optional("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", httpUrl),
   protocol: otlpProtocol("OTEL_EXPORTER_OTLP_PROTOCOL"),
   tracesProtocol: otlpProtocol("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"),
-  exporter: Config.literal("otlp", "none")("OTEL_TRACES_EXPORTER").pipe(Config.withDefault("otlp")),
+  exporter: oneOf("OTEL_TRACES_EXPORTER", ["otlp", "none"]).pipe(Config.withDefault("otlp")),
   disabled: Config.boolean("OTEL_SDK_DISABLED").pipe(Config.withDefault(false)),
   serviceName: optional("OTEL_SERVICE_NAME", (text) => Either.right(text.trim())),
   attributes: resourceAttributes

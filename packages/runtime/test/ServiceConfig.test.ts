@@ -190,6 +190,11 @@ describe("ServiceConfig, telemetry", () => {
         OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json"
       })
       expect(own.traces).toEqual(Option.some({ url: "http://traces:4318/custom", protocol: "http/json" }))
+      const upper = yield* telemetry({
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318",
+        OTEL_EXPORTER_OTLP_PROTOCOL: "HTTP/JSON"
+      })
+      expect(upper.traces).toEqual(Option.some({ url: "http://collector:4318/v1/traces", protocol: "http/json" }))
     })
   )
 
@@ -200,6 +205,8 @@ describe("ServiceConfig, telemetry", () => {
       const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" }
       expect((yield* telemetry({ ...endpoint, OTEL_SDK_DISABLED: "true" })).traces).toEqual(Option.none())
       expect((yield* telemetry({ ...endpoint, OTEL_TRACES_EXPORTER: "none" })).traces).toEqual(Option.none())
+      // Enumerations whatever their case, as the OpenTelemetry specification reads them.
+      expect((yield* telemetry({ ...endpoint, OTEL_TRACES_EXPORTER: " NONE " })).traces).toEqual(Option.none())
     })
   )
 
@@ -263,7 +270,7 @@ const invalid: ReadonlyArray<readonly [variable: string, values: ReadonlyArray<s
   ["METRICS_HOST", ["", "  "]],
   ["OTEL_EXPORTER_OTLP_ENDPOINT", ["collector:4318", "grpc://collector:4317", "http://[::1", "//collector"]],
   ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", ["ftp://collector/v1/traces", "collector"]],
-  ["OTEL_EXPORTER_OTLP_PROTOCOL", ["grpc", "json", "HTTP/JSON"]],
+  ["OTEL_EXPORTER_OTLP_PROTOCOL", ["grpc", "json", "http/json/"]],
   ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", ["grpc", "protobuf"]],
   ["OTEL_TRACES_EXPORTER", ["", "jaeger", "zipkin", "console"]],
   ["OTEL_SDK_DISABLED", ["", "maybe"]],
