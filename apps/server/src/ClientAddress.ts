@@ -192,10 +192,23 @@ const lastEntry = (forwarded: string): string | undefined => {
   return undefined
 }
 
-const forwardedEntry = (headers: IncomingHttpHeaders | Readonly<Record<string, string | undefined>>) => {
-  const forwarded = headers["x-forwarded-for"]
-  return forwarded === undefined ? undefined : lastEntry(Array.isArray(forwarded) ? forwarded.join(",") : forwarded)
-}
+type RequestHeaders = IncomingHttpHeaders | Readonly<Record<string, string | undefined>>
+
+// The socket's peer, or with `trustProxy` the last `X-Forwarded-For` entry, the one the trusted proxy appended,
+// when `form` reads it as an address; each in `form`.
+const addressIn =
+  (form: (text: string) => string | undefined) =>
+  (headers: RequestHeaders, socketAddress: string | undefined, trustProxy: boolean): string => {
+    if (trustProxy) {
+      const forwarded = headers["x-forwarded-for"]
+      const last =
+        forwarded === undefined ? undefined : lastEntry(Array.isArray(forwarded) ? forwarded.join(",") : forwarded)
+      const address = last === undefined ? undefined : form(last)
+      if (address !== undefined) return address
+    }
+    // Node hands out addresses only; anything else would come from the operating system, not from a client.
+    return socketAddress === undefined ? "unknown" : (form(socketAddress) ?? socketAddress)
+  }
 
 /**
  * The address a request came from as its log line names it: the address {@link of} counts the request under
@@ -205,18 +218,8 @@ const forwardedEntry = (headers: IncomingHttpHeaders | Readonly<Record<string, s
  * @since 0.1.0
  * @category accessors
  */
-export const logged = (
-  headers: IncomingHttpHeaders | Readonly<Record<string, string | undefined>>,
-  socketAddress: string | undefined,
-  trustProxy: boolean
-): string => {
-  if (trustProxy) {
-    const last = forwardedEntry(headers)
-    const address = last === undefined ? undefined : canonical(last)
-    if (address !== undefined) return address
-  }
-  return socketAddress === undefined ? "unknown" : (canonical(socketAddress) ?? socketAddress)
-}
+export const logged: (headers: RequestHeaders, socketAddress: string | undefined, trustProxy: boolean) => string =
+  addressIn(canonical)
 
 /**
  * The key the request's address is counted under ({@link counted}): the socket's peer, or with `trustProxy`
@@ -228,16 +231,5 @@ export const logged = (
  * @since 0.1.0
  * @category accessors
  */
-export const of = (
-  headers: IncomingHttpHeaders | Readonly<Record<string, string | undefined>>,
-  socketAddress: string | undefined,
-  trustProxy: boolean
-): string => {
-  if (trustProxy) {
-    const last = forwardedEntry(headers)
-    const key = last === undefined ? undefined : counted(last)
-    if (key !== undefined) return key
-  }
-  // Node hands out addresses only; anything else would come from the operating system, not from a client.
-  return socketAddress === undefined ? "unknown" : (counted(socketAddress) ?? socketAddress)
-}
+export const of: (headers: RequestHeaders, socketAddress: string | undefined, trustProxy: boolean) => string =
+  addressIn(counted)

@@ -43,22 +43,21 @@ const repliesInFlight = Metric.counter("filedata_replies_in_flight", {
   description: "Requests received whose reply has not ended yet"
 })
 
-const sentBytes = Metric.counter("filedata_replies_sent_bytes_total", {
-  description: "Bytes written to the connection for replies, header fields included, by route",
-  incremental: true
-})
+const sentBytes = Telemetry.counter(
+  "filedata_replies_sent_bytes_total",
+  "Bytes written to the connection for replies, header fields included, by route"
+)
 
-const problems = Metric.counter("filedata_problems_total", {
-  description: "Problems by their code: problem replies, and failures that cut a reply already begun",
-  incremental: true
-})
+const problems = Telemetry.counter(
+  "filedata_problems_total",
+  "Problems by their code: problem replies, and failures that cut a reply already begun"
+)
 
-const connectionsClosed = Metric.counter("filedata_connections_closed_total", {
-  description:
-    "Connections the server closed before their first request, by reason: address_limit (the address held " +
-    "HTTP_MAX_CONNECTIONS_PER_ADDRESS already), first_request_timeout (no request head in HTTP_FIRST_REQUEST_TIMEOUT_MS)",
-  incremental: true
-})
+const connectionsClosed = Telemetry.counter(
+  "filedata_connections_closed_total",
+  "Connections the server closed before their first request, by reason: address_limit (the address held " +
+    "HTTP_MAX_CONNECTIONS_PER_ADDRESS already), first_request_timeout (no request head in HTTP_FIRST_REQUEST_TIMEOUT_MS)"
+)
 
 const noLabels: ReadonlyArray<MetricLabel.MetricLabel> = []
 
@@ -77,10 +76,7 @@ const labelCache = <K>(make: (key: K) => ReadonlyArray<MetricLabel.MetricLabel>)
 }
 
 // The client's list of codes is the list counted: one series each.
-const problemLabels = {} as Record<ApiError.ProblemCode, ReadonlyArray<MetricLabel.MetricLabel>>
-for (const code of Object.keys(ApiError.problemCodes) as Array<ApiError.ProblemCode>) {
-  problemLabels[code] = [MetricLabel.make("code", code)]
-}
+const problemLabels = Telemetry.labels("code", Object.keys(ApiError.problemCodes) as Array<ApiError.ProblemCode>)
 
 /**
  * Names the problem a request is answered with on its log line (`code`) and counts it; call it in the
@@ -140,10 +136,7 @@ export interface Meter {
 
 const unmetered: Meter = { measured: (listener) => listener, unrouted: () => {}, closed: () => {} }
 
-const closedLabels: Record<ClosedBecause, ReadonlyArray<MetricLabel.MetricLabel>> = {
-  address_limit: [MetricLabel.make("reason", "address_limit")],
-  first_request_timeout: [MetricLabel.make("reason", "first_request_timeout")]
-}
+const closedLabels = Telemetry.labels<ClosedBecause>("reason", ["address_limit", "first_request_timeout"])
 
 const meterOf = (server: Server, routeOf: (url: string) => string): Meter => {
   const routeLabels = labelCache((route: string) => [MetricLabel.make("route", route)])

@@ -15,7 +15,7 @@ import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { FileDataApi } from "@filedata/client"
 import type { FileRepository, RateLimiter } from "@filedata/core"
-import { Logging, type ServiceConfig } from "@filedata/runtime"
+import { Listener, Logging, type ServiceConfig } from "@filedata/runtime"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -93,14 +93,7 @@ const IDLE_SWEEP_MILLIS = 50
 
 const listen = (server: Server, options: Options) =>
   Effect.acquireRelease(
-    Effect.async<void, HttpServerError.ServeError>((resume) => {
-      const failed = (cause: Error) => resume(Effect.fail(new HttpServerError.ServeError({ cause })))
-      server.once("error", failed)
-      server.listen({ port: options.port, host: options.host }, () => {
-        server.off("error", failed)
-        resume(Effect.void)
-      })
-    }),
+    Effect.mapError(Listener.listen(server, options), (cause) => new HttpServerError.ServeError({ cause })),
     () =>
       Effect.async<void>((resume) => {
         const idle = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MILLIS).unref()

@@ -76,23 +76,23 @@ export const layerConfig: Layer.Layer<Settings, CannotListen | ConfigError.Confi
   Effect.map(ServiceConfig.telemetry, layer)
 )
 
-const storageFailures = Metric.counter("filedata_storage_failures_total", {
-  description: "Storage calls that failed (StorageUnavailable), by operation",
-  incremental: true
-})
+/**
+ * A counter of events (a Prometheus `_total`), each update adding the number that happened.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const counter = (name: string, description: string): Metric.Metric.Counter<number> =>
+  Metric.counter(name, { description, incremental: true })
 
-const rateLimiterFailures = Metric.counter("filedata_rate_limiter_failures_total", {
-  description: "Rate limiter calls that failed because its store was unavailable (RateLimiterUnavailable)",
-  incremental: true
-})
-
-const rateLimitRefusals = Metric.counter("filedata_rate_limit_refusals_total", {
-  description: "Requests refused by the rate limit, by the quota they were past (apiKey, clientAddress)",
-  incremental: true
-})
-
-// One array per label set, kept: a metric caches its series by the identity of the labels it is updated with.
-const labels = <K extends string>(
+/**
+ * The label set `key=value` of each of `values`, each made once and kept: a metric caches its series by the
+ * identity of the label array it is updated with, so an update with a kept array hashes nothing.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const labels = <K extends string>(
   key: string,
   values: ReadonlyArray<K>
 ): Record<K, ReadonlyArray<MetricLabel.MetricLabel>> => {
@@ -100,6 +100,21 @@ const labels = <K extends string>(
   for (const value of values) sets[value] = [MetricLabel.make(key, value)]
   return sets
 }
+
+const storageFailures = counter(
+  "filedata_storage_failures_total",
+  "Storage calls that failed (StorageUnavailable), by operation"
+)
+
+const rateLimiterFailures = counter(
+  "filedata_rate_limiter_failures_total",
+  "Rate limiter calls that failed because its store was unavailable (RateLimiterUnavailable)"
+)
+
+const rateLimitRefusals = counter(
+  "filedata_rate_limit_refusals_total",
+  "Requests refused by the rate limit, by the quota they were past (apiKey, clientAddress)"
+)
 
 type StorageOperation = "findKeyOwner" | "findFile" | "submissionPage" | "ping"
 

@@ -1,6 +1,10 @@
 /**
  * @since 0.1.0
  */
+export * as Listener from "./Listener.js"
+/**
+ * @since 0.1.0
+ */
 export * as Logging from "./Logging.js"
 /**
  * @since 0.1.0

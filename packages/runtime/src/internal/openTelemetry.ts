@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
+import * as Listener from "../Listener.js"
 import * as Logging from "../Logging.js"
 import type * as ServiceConfig from "../ServiceConfig.js"
 import { CannotListen } from "../StartupFailure.js"
@@ -22,17 +23,10 @@ const METRICS_PATH = "/metrics"
 
 const listen = (server: Server, address: { readonly host: string; readonly port: number }) =>
   Effect.acquireRelease(
-    Effect.async<void, CannotListen>((resume) => {
-      const failed = (cause: Error) =>
-        resume(
-          Effect.fail(new CannotListen({ address: `METRICS_HOST=${address.host} METRICS_PORT=${address.port}`, cause }))
-        )
-      server.once("error", failed)
-      server.listen({ port: address.port, host: address.host }, () => {
-        server.off("error", failed)
-        resume(Effect.void)
-      })
-    }),
+    Effect.mapError(
+      Listener.listen(server, address),
+      (cause) => new CannotListen({ address: `METRICS_HOST=${address.host} METRICS_PORT=${address.port}`, cause })
+    ),
     () =>
       Effect.async<void>((resume) => {
         server.close(() => resume(Effect.void))
