@@ -21,6 +21,10 @@ export * as FileRepository from "./FileRepository.js"
 /**
  * @since 0.1.0
  */
+export * as FileRequest from "./FileRequest.js"
+/**
+ * @since 0.1.0
+ */
 export * as Fixture from "./Fixture.js"
 /**
  * @since 0.1.0

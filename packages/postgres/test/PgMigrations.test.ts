@@ -6,6 +6,7 @@ import { FileData, FileRepository, SubmissionEntry } from "@filedata/core"
 import { PgMigrations, PgStorage } from "@filedata/postgres"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { importDocument, tempSchema, testDatabaseUrl, urlForSchema } from "./utils.js"
 
@@ -73,8 +74,13 @@ describe.skipIf(testDatabaseUrl === undefined)("PgMigrations on PostgreSQL (TEST
           FROM submissions ORDER BY seq`
       )
 
-      const { read, added } = yield* Effect.gen(function* () {
+      const { read, added, readPoints } = yield* Effect.gen(function* () {
         const files = yield* FileRepository.FileRepository
+        const readPoint = Effect.map(files.findFile(FileData.FileId.make("f1")), (found) =>
+          Option.map(found, (file) => file.readPoint)
+        )
+        // The read point starts at the highest seq the migration found, and moves with each import.
+        const first = yield* readPoint
         const read = yield* Effect.all(
           ["f1", "f2"].map((id) =>
             Stream.runCollect(FileRepository.submissions(files, FileData.FileId.make(id))).pipe(
@@ -95,7 +101,7 @@ describe.skipIf(testDatabaseUrl === undefined)("PgMigrations on PostgreSQL (TEST
           ]
         })
         const added = yield* Stream.runCollect(FileRepository.submissions(files, FileData.FileId.make("f3")))
-        return { read, added: Chunk.toReadonlyArray(added) }
+        return { read, added: Chunk.toReadonlyArray(added), readPoints: [first, yield* readPoint] }
       }).pipe(Effect.provide(PgStorage.layer({ url: urlForSchema(schema), pageSize: 700, poolMax: 2 })))
 
       const after = yield* inSchema(
@@ -126,6 +132,7 @@ describe.skipIf(testDatabaseUrl === undefined)("PgMigrations on PostgreSQL (TEST
         )
       }
       expect(added).toEqual([{ createdDate: "2024-01-01T00:00:00.000Z", contentJson: '{"n":"1"}' }])
+      expect(readPoints).toEqual([Option.some("30005"), Option.some(after[after.length - 1]?.seq)])
 
       const columns = yield* inSchema(
         schema,
@@ -146,7 +153,8 @@ describe.skipIf(testDatabaseUrl === undefined)("PgMigrations on PostgreSQL (TEST
       )
       expect(recorded).toEqual([
         { migration_id: 1, name: "create_tables" },
-        { migration_id: 2, name: "submission_entries" }
+        { migration_id: 2, name: "submission_entries" },
+        { migration_id: 3, name: "submission_read_point" }
       ])
     })
   )
@@ -189,11 +197,13 @@ describe.skipIf(testDatabaseUrl === undefined)("PgMigrations on PostgreSQL (TEST
         const files = yield* FileRepository.FileRepository
         const entries: Array<string> = []
         let after: string | undefined
-        do {
-          const page = yield* Effect.orDie(files.submissionPage(file, after))
+        let hasMore = true
+        while (hasMore) {
+          const page = yield* Effect.orDie(files.readSubmissions(file, { after }))
           entries.push(...page.entries)
           after = page.next
-        } while (after !== undefined)
+          hasMore = page.hasMore
+        }
         return entries
       }).pipe(Effect.provide(PgStorage.layer({ url: urlForSchema(schema), pageSize: 2, poolMax: 2 })))
 
