@@ -127,15 +127,16 @@ export const decoder = <A, I>(
     }
   }
   return (body) =>
-    Either.mapLeft(decode(shallow(body)), (error) =>
-      ParseResult.ArrayFormatter.formatErrorSync(error).map(
-        (issue) =>
-          new Issue({
-            pointer: issue.path.map((token) => `/${escapePointerToken(token)}`).join(""),
-            detail: describe(issue)
-          })
-      )
-    )
+    Either.mapLeft(decode(shallow(body)), (error) => {
+      // A member may fail more than one way with the same text; it is told once.
+      const issues = new Map<string, Issue>()
+      for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+        const pointer = issue.path.map((token) => `/${escapePointerToken(token)}`).join("")
+        const detail = describe(issue)
+        issues.set(JSON.stringify([pointer, detail]), new Issue({ pointer, detail }))
+      }
+      return [...issues.values()]
+    })
 }
 
 /**

@@ -33,6 +33,10 @@ export * as GetFileData from "./GetFileData.js"
 /**
  * @since 0.1.0
  */
+export * as GetSubmissions from "./GetSubmissions.js"
+/**
+ * @since 0.1.0
+ */
 export * as OperatorStore from "./OperatorStore.js"
 /**
  * @since 0.1.0
@@ -41,4 +45,16 @@ export * as RateLimiter from "./RateLimiter.js"
 /**
  * @since 0.1.0
  */
+export * as SubmissionCursor from "./SubmissionCursor.js"
+/**
+ * @since 0.1.0
+ */
 export * as SubmissionEntry from "./SubmissionEntry.js"
+/**
+ * @since 0.1.0
+ */
+export * as SubmissionsJson from "./SubmissionsJson.js"
+/**
+ * @since 0.1.0
+ */
+export * as SubmissionsReply from "./SubmissionsReply.js"

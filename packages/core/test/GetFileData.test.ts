@@ -10,19 +10,9 @@ import type * as FileDataReply from "../src/FileDataReply.js"
 import * as GetFileData from "../src/GetFileData.js"
 import * as SubmissionEntry from "../src/SubmissionEntry.js"
 import * as Journal from "./utils/Journal.js"
+import { ADDRESS, input } from "./utils/Requests.js"
 import * as TestFileRepository from "./utils/TestFileRepository.js"
 import * as TestRateLimiter from "./utils/TestRateLimiter.js"
-
-const ADDRESS = "203.0.113.7"
-
-/** A request whose body read is journalled, so a test sees whether and when the body was read. */
-const input = (body: unknown, journal: Journal.Journal, clientAddress = ADDRESS): GetFileData.GetFileDataInput => ({
-  clientAddress,
-  body: Effect.sync(() => {
-    journal.push("body")
-    return body
-  })
-})
 
 const run = (
   request: GetFileData.GetFileDataInput,

@@ -61,7 +61,7 @@ interface Row {
 
 // Positions are `createdMillis:seq`, as text like every adapter's.
 const POSITION = /^(-?\d{1,15}):(\d{1,15})$/
-const START = { createdMillis: Number.MIN_SAFE_INTEGER, seq: 0 }
+const START = { createdMillis: Date.parse("0000-01-01T00:00:00.000Z"), seq: 0 }
 
 const parsePosition = (text: string) => {
   const match = POSITION.exec(text)
