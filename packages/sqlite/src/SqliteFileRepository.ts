@@ -130,8 +130,15 @@ export const make = (options: {
         // Keyset paging: each page seeks past the last row of the previous one, so a page costs the same at
         // the end of a million rows as at the start. Only the entries are read: measured, the two numbers of
         // every row cost a quarter of the page. Where the page ends is looked up on its own, from the index
-        // (docs/performance.md#stored-reply-entries).
+        // (docs/performance.md#stored-reply-entries). The page size's limit is a constant: SQLite plans with the
+        // value bound to a `LIMIT ?`, so prepares the statement again at every run
+        // (docs/performance.md#pages-not-a-stream).
         page: db
+          .prepare<RangeArguments, string | null>(
+            `SELECT entry FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ${pageSize}`
+          )
+          .pluck(),
+        pageOf: db
           .prepare<[...RangeArguments, limit: number], string | null>(
             `SELECT entry FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ?`
           )
@@ -143,7 +150,14 @@ export const make = (options: {
             `SELECT entry, created_date, content FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ?`
           )
           .raw(),
-        // The page's last row and the one after it, if any: the next position, and whether more match.
+        // A page shorter than its limit holds the rest of the range: it ends where the range does.
+        rangeEnd: db
+          .prepare<RangeArguments, [createdDate: number, seq: number]>(
+            `SELECT created_date, seq FROM submissions WHERE ${RANGE}
+              ORDER BY created_date DESC, seq DESC LIMIT 1`
+          )
+          .raw(),
+        // A full page's last row and the one after it, if any: where it ends, and whether more match.
         pageEnd: db
           .prepare<[...RangeArguments, offset: number], [createdDate: number, seq: number]>(
             `SELECT created_date, seq FROM submissions WHERE ${RANGE}
@@ -172,18 +186,17 @@ export const make = (options: {
             return { entries: [], next: range.after, hasMore: false }
           }
           const lower = SubmissionPosition.lowerBound(after, range.since)
-          const { createdDate } = lower
           const bounds: RangeArguments = [
             fileId,
-            createdDate,
-            createdDate,
-            createdDate,
+            lower.createdDate,
+            lower.createdDate,
+            lower.createdDate,
             Number(lower.seq),
             range.until ?? Number.MAX_SAFE_INTEGER,
             range.upTo === undefined ? Number.MAX_SAFE_INTEGER : Number(range.upTo)
           ]
           const limit = range.limit ?? pageSize
-          const stored = statements.page.all(...bounds, limit)
+          const stored = limit === pageSize ? statements.page.all(...bounds) : statements.pageOf.all(...bounds, limit)
           const entries = stored.includes(null)
             ? statements.pageParts
                 .all(...bounds, limit)
@@ -193,13 +206,13 @@ export const make = (options: {
             return { entries, next: range.after ?? SubmissionPosition.format(lower), hasMore: false }
           }
           // The statements run in the turn's one read transaction, so they all see the same rows.
-          const [last, beyond] = statements.pageEnd.all(...bounds, entries.length - 1)
-          const [lastCreated, lastSeq] = last as [number, number]
-          return {
-            entries,
-            next: `${lastCreated}:${lastSeq}`,
-            hasMore: entries.length === limit && beyond !== undefined
+          if (entries.length < limit) {
+            const [endDate, endSeq] = statements.rangeEnd.get(...bounds) as [number, number]
+            return { entries, next: `${endDate}:${endSeq}`, hasMore: false }
           }
+          const [last, beyond] = statements.pageEnd.all(...bounds, limit - 1)
+          const [endDate, endSeq] = last as [number, number]
+          return { entries, next: `${endDate}:${endSeq}`, hasMore: beyond !== undefined }
         }),
       // Health checks look at the path now, however recently a request did.
       ping: Effect.asVoid(connection.readChecked((statements) => statements.ping.get())),

@@ -236,7 +236,8 @@ describe("SqliteFileRepository", () => {
       Effect.gen(function* () {
         const filename = yield* tempDatabase
         yield* Effect.void.pipe(withStorage(filename))
-        // The same statements SqliteFileRepository sends for a file, a page and where a page ends.
+        // The same statements SqliteFileRepository sends for a file, a page, where a full page ends and where the
+        // range ends.
         const range = (sql: SqlClient.SqlClient) =>
           sql`file_id = ${"f1"} AND created_date >= ${0}
           AND (created_date > ${0} OR (created_date = ${0} AND seq > ${0}))
@@ -249,13 +250,18 @@ describe("SqliteFileRepository", () => {
             sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT entry FROM submissions WHERE ${range(sql)}
             ORDER BY created_date, seq LIMIT ${1000}`,
             sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT created_date, seq FROM submissions WHERE ${range(sql)}
-            ORDER BY created_date, seq LIMIT 2 OFFSET ${999}`
+            ORDER BY created_date, seq LIMIT 2 OFFSET ${999}`,
+            sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT created_date, seq FROM submissions WHERE ${range(sql)}
+            ORDER BY created_date DESC, seq DESC LIMIT 1`
           ])
         )
         expect(plans.map((plan) => plan.map((row) => row.detail))).toEqual([
           ["SEARCH files USING INDEX sqlite_autoindex_files_1 (id=?)", "SCALAR SUBQUERY 1", "SEARCH submissions"],
           [
             "SEARCH submissions USING INDEX submissions_file_created_seq (file_id=? AND created_date>? AND created_date<?)"
+          ],
+          [
+            "SEARCH submissions USING COVERING INDEX submissions_file_created_seq (file_id=? AND created_date>? AND created_date<?)"
           ],
           [
             "SEARCH submissions USING COVERING INDEX submissions_file_created_seq (file_id=? AND created_date>? AND created_date<?)"
