@@ -64,12 +64,19 @@ export const GetSubmissionsRequest = Schema.Struct({
   fileId: FileId.annotations({ description: "Identifier of the file whose submissions are requested" }),
   apiKey: ApiKey.annotations({ description: "The caller's API key" }),
   since: Schema.optionalWith(
-    InstantFromIso.annotations({ description: "Only submissions with createdDate >= since" }),
+    InstantFromIso.annotations({
+      description: "An ISO 8601 date-time with a zone: only submissions with createdDate >= since"
+    }),
     { exact: true }
   ),
-  until: Schema.optionalWith(InstantFromIso.annotations({ description: "Only submissions with createdDate < until" }), {
-    exact: true
-  }),
+  until: Schema.optionalWith(
+    InstantFromIso.annotations({
+      description: "An ISO 8601 date-time with a zone: only submissions with createdDate < until"
+    }),
+    {
+      exact: true
+    }
+  ),
   after: Schema.optionalWith(
     Schema.String.pipe(Schema.minLength(1)).annotations({
       description: "The next of an earlier reply for the same file: continue after its last submission"
