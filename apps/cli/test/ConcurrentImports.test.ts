@@ -5,8 +5,10 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
-import { build, finish, killLeftovers, startBuilt } from "../../server/test/utils/Processes.js"
-import { snapshot } from "../../server/test/utils/SqliteFiles.js"
+import { Processes, SqliteFiles } from "@filedata/testing"
+
+const { finish, killLeftovers, startBuilt } = Processes
+const { snapshot } = SqliteFiles
 
 // Enough submissions that the two imports overlap: each reads and stages for a while before it writes.
 const SUBMISSIONS = 2000
@@ -67,7 +69,6 @@ afterAll(() => {
 
 describe("two imports at once on one SQLite file (real processes)", () => {
   beforeAll(async () => {
-    await build()
     migrated = join(tempDir(), "migrated.db")
     const created = await finish(startBuilt("cli", ["key", "list"], { DATABASE_URL: `file:${migrated}` }))
     if (created.code !== 0) throw new Error(created.stderr)
@@ -86,7 +87,7 @@ describe("two imports at once on one SQLite file (real processes)", () => {
     for (let round = 0; round < 3; round++) {
       const { results, database } = await importBoth(document("alice", "a-file"), document("bob", "b-file"))
       for (const result of results) expect(result.code, `round ${round}: ${result.stderr}`).toBe(0)
-      expect(database.tables.effect_sql_migrations?.rows).toBe(2)
+      expect(database.tables.effect_sql_migrations?.rows).toBe(3)
       expect(database.tables.submissions?.rows).toBe(2 * SUBMISSIONS)
     }
   }, 60_000)

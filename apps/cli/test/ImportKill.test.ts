@@ -2,34 +2,26 @@
 // was before it started, and the database stays healthy for the server and the next import. The built CLI
 // and server run as real processes, the way an operator (or a fault script) runs them.
 
-import { existsSync, mkdtempSync, statSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, statSync } from "node:fs"
 import { join } from "node:path"
-import { afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
-import { build, finish, killLeftovers, listening, post, startBuilt } from "../../server/test/utils/Processes.js"
-import { bulkFile, snapshot } from "../../server/test/utils/SqliteFiles.js"
+import { afterEach, describe, expect, it } from "@effect/vitest"
+import { Fixtures, Processes, SqliteFiles, TempDirectory } from "@filedata/testing"
 
-const baseline = {
-  users: [{ id: "alice", apiKeys: ["alice-key-5d0e2b"] }],
-  files: [
-    {
-      id: "contact",
-      userId: "alice",
-      name: "Contact",
-      creationDate: "2024-01-01T00:00:00.000Z",
-      submissions: [
-        { createdDate: "2024-01-02T09:30:00.000Z", content: { email: "a@example.com" } },
-        { createdDate: "2024-01-03T09:30:00.000Z", content: { email: "b@example.com" } }
-      ]
-    }
+const { finish, killLeftovers, listening, post, startBuilt } = Processes
+const { snapshot } = SqliteFiles
+
+const baseline = Fixtures.aliceContact(["alice-key-5d0e2b"], {
+  submissions: [
+    { createdDate: "2024-01-02T09:30:00.000Z", content: { email: "a@example.com" } },
+    { createdDate: "2024-01-03T09:30:00.000Z", content: { email: "b@example.com" } }
   ]
-}
+})
 
 // Big enough that its import writes for a while (hundreds of milliseconds at least) after it starts writing.
 const SUBMISSIONS = 200_000
 const big = {
   users: [{ id: "bulk", apiKeys: ["bulk-key-81c4aa"] }],
-  files: [bulkFile(SUBMISSIONS, 4)]
+  files: [Fixtures.bulkFile(SUBMISSIONS, 4)]
 }
 
 // The import is writing once its uncommitted pages spill into the WAL beyond this size.
@@ -40,16 +32,11 @@ const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, m
 afterEach(killLeftovers)
 
 describe("an import killed with SIGKILL halfway (real processes)", () => {
-  beforeAll(build, 180_000)
-
   it("leaves the database exactly as before it started; the server and the next import use it", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "filedata-import-kill-"))
+    const dir = TempDirectory.make("import-kill")
     const filename = join(dir, "filedata.db")
     const env = { DATABASE_URL: `file:${filename}`, PORT: "0", HOST: "127.0.0.1" }
-    const write = (name: string, document: unknown) => {
-      writeFileSync(join(dir, name), JSON.stringify(document))
-      return join(dir, name)
-    }
+    const write = (name: string, document: unknown) => TempDirectory.write(dir, name, document)
 
     const first = await finish(startBuilt("cli", ["import", write("baseline.json", baseline)], env))
     expect(first.code, first.stderr).toBe(0)

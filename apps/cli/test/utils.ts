@@ -1,12 +1,10 @@
-import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { spawn, spawnSync } from "node:child_process"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import type * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { FileData, FileRepository, OperatorStore } from "@filedata/core"
 import { Storage } from "@filedata/runtime"
+import { Processes, TempDirectory } from "@filedata/testing"
 import * as Chunk from "effect/Chunk"
 import * as ConfigProvider from "effect/ConfigProvider"
 import type * as Console from "effect/Console"
@@ -19,17 +17,10 @@ import * as Stream from "effect/Stream"
 import * as Commands from "../src/Commands.js"
 
 /** A fresh directory under the system temp dir, removed when the scope closes. */
-export const tempDir = Effect.acquireRelease(
-  Effect.sync(() => mkdtempSync(join(tmpdir(), "filedata-cli-"))),
-  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-)
+export const tempDir = TempDirectory.scoped("cli")
 
 /** Writes `content` (a string as is, anything else as JSON) to `dir/name` and returns the path. */
-export const writeFixture = (dir: string, name: string, content: unknown): string => {
-  const path = join(dir, name)
-  writeFileSync(path, typeof content === "string" ? content : JSON.stringify(content, null, 2))
-  return path
-}
+export const writeFixture = TempDirectory.write
 
 /** The SQLite layer the runtime selects for a `file:` URL, on a file of its own. */
 export const sqlite = (filename: string) => Storage.layer({ database: { _tag: "Sqlite", filename } })
@@ -124,15 +115,20 @@ export const allKeys = Effect.flatMap(OperatorStore.OperatorStore, (store) => st
 export const userExists = (id: string) =>
   Effect.flatMap(OperatorStore.OperatorStore, (store) => store.userExists(FileData.UserId.make(id)))
 
-const root = fileURLToPath(new URL("../../..", import.meta.url))
-
 /** `node ARGS` from the repository root, as `pnpm filedata` runs, with stdout and stderr piped (not terminals). */
 export const runProcess = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+  Processes.finish(Processes.node(args, env))
+
+/**
+ * `node apps/cli/dist/main.js ARGS` on the current build (brought up to date once by the tests' global setup), with stdout and
+ * stderr piped, so neither is a terminal, and `input` written to its stdin.
+ */
+export const runBuilt = (args: ReadonlyArray<string>, env: Record<string, string>, input = "") =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      cwd: root,
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"]
+    const child = spawn(process.execPath, ["apps/cli/dist/main.js", ...args], {
+      cwd: Processes.root,
+      env: { ...process.env, LOG_LEVEL: "warn", ...env },
+      stdio: ["pipe", "pipe", "pipe"]
     })
     let stdout = ""
     let stderr = ""
@@ -144,4 +140,29 @@ export const runProcess = (args: ReadonlyArray<string>, env: Record<string, stri
     })
     child.on("error", reject)
     child.on("close", (code) => resolve({ code, stdout, stderr }))
+    child.stdin.end(input)
   })
+
+const hasScript = spawnSync("script", ["--version"], { stdio: "ignore" }).status === 0
+
+/**
+ * `node apps/cli/dist/main.js ARGS` with stdout and stderr on a pseudo-terminal, through util-linux `script`;
+ * `undefined` where `script` is missing. What the terminal showed comes back as one text.
+ */
+export const runOnTerminal = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+  hasScript
+    ? new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+        const command = [process.execPath, "apps/cli/dist/main.js", ...args].map((arg) => `'${arg}'`).join(" ")
+        const child = spawn("script", ["-qec", command, "/dev/null"], {
+          cwd: Processes.root,
+          env: { ...process.env, LOG_LEVEL: "warn", ...env },
+          stdio: ["ignore", "pipe", "pipe"]
+        })
+        let output = ""
+        child.stdout.on("data", (chunk) => {
+          output += chunk
+        })
+        child.on("error", reject)
+        child.on("close", (code) => resolve({ code, output }))
+      })
+    : undefined

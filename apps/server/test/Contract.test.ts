@@ -1,27 +1,12 @@
 // The contract's commands as an outside harness drives them: the launcher behind `pnpm filedata` and
 // `pnpm start`, real processes, real files, real signals.
 
-import { mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { afterEach, describe, expect, it } from "@effect/vitest"
-import { finish, killLeftovers, listening, post, start } from "./utils/Processes.js"
+import { Fixtures, Processes, TempDirectory } from "@filedata/testing"
 
-const good = {
-  users: [{ id: "user-1", apiKeys: ["a-plaintext-api-key"] }],
-  files: [
-    {
-      id: "file-1",
-      userId: "user-1",
-      name: "Contact form",
-      creationDate: "2024-01-01T00:00:00.000Z",
-      publicAvailability: true,
-      SubmissionCounter: 2,
-      VisitCounter: 10,
-      submissions: [{ createdDate: "2024-01-02T09:30:00.000Z", content: { email: "a@example.com" } }]
-    }
-  ]
-}
+const { finish, killLeftovers, listening, post, start } = Processes
+
+const good = Fixtures.contractExample
 
 const badInLastEntry = {
   users: [{ id: "user-2", apiKeys: ["second-key"] }],
@@ -34,16 +19,16 @@ const badInLastEntry = {
 afterEach(killLeftovers)
 
 describe("the contract's commands", () => {
-  const dir = mkdtempSync(join(tmpdir(), "filedata-contract-"))
-  const env = { DATABASE_URL: `file:${join(dir, "filedata.db")}`, PORT: "0", HOST: "127.0.0.1" }
-  writeFileSync(join(dir, "good.json"), JSON.stringify(good))
-  writeFileSync(join(dir, "bad.json"), JSON.stringify(badInLastEntry))
+  const dir = TempDirectory.make("contract")
+  const env = { DATABASE_URL: `file:${dir}/filedata.db`, PORT: "0", HOST: "127.0.0.1" }
+  const goodFile = TempDirectory.write(dir, "good.json", good)
+  const badFile = TempDirectory.write(dir, "bad.json", badInLastEntry)
 
   it("imports, serves on a free port, answers, and stops cleanly on SIGTERM", { timeout: 180_000 }, async () => {
-    const imported = await finish(start(["cli", "import", join(dir, "good.json")], env))
+    const imported = await finish(start(["cli", "import", goodFile], env))
     expect(imported.code).toBe(0)
 
-    const rejected = await finish(start(["cli", "import", join(dir, "bad.json")], env))
+    const rejected = await finish(start(["cli", "import", badFile], env))
     expect(rejected.code).not.toBe(0)
     expect(rejected.stderr).toContain("$.files[1].creationDate")
 

@@ -3,40 +3,31 @@
 // this process (deleted, moved, overwritten, replaced by a directory, locked), signals sent for real.
 
 import type { ChildProcess } from "node:child_process"
-import { chmodSync, mkdirSync, mkdtempSync, renameSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdirSync, renameSync, writeFileSync } from "node:fs"
 import { Agent, request as httpRequest } from "node:http"
 import { connect as tcpConnect } from "node:net"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
-import { build, finish, killLeftovers, listening, post, startBuilt } from "./utils/Processes.js"
-import { backup, bulkFile, connect, remove, restore } from "./utils/SqliteFiles.js"
+import { Conditions, Fixtures, Processes, SqliteFiles, TempDirectory } from "@filedata/testing"
+
+const { finish, killLeftovers, listening, post, startBuilt } = Processes
+const { backup, connect, remove, restore } = SqliteFiles
 
 const KEY = "fault-test-key-3f9a1c"
 const body = { fileId: "contact", apiKey: KEY }
 
-const fixture = {
-  users: [{ id: "alice", apiKeys: [KEY] }],
-  files: [
-    {
-      id: "contact",
-      userId: "alice",
-      name: "Contact",
-      creationDate: "2024-01-01T00:00:00.000Z",
-      submissions: [{ createdDate: "2024-01-02T09:30:00.000Z", content: { email: "a@example.com" } }]
-    }
-  ]
-}
+const fixture = Fixtures.aliceContact([KEY], {
+  submissions: [{ createdDate: "2024-01-02T09:30:00.000Z", content: { email: "a@example.com" } }]
+})
 
 const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis))
 
 /** A database holding `document`, imported by the CLI, and the environment both apps read it with. */
 const database = async (document: unknown) => {
-  const dir = mkdtempSync(join(tmpdir(), "filedata-faults-"))
+  const dir = TempDirectory.make("faults")
   const filename = join(dir, "filedata.db")
   const env = { DATABASE_URL: `file:${filename}`, PORT: "0", HOST: "127.0.0.1" }
-  writeFileSync(join(dir, "fixture.json"), JSON.stringify(document))
-  const imported = await finish(startBuilt("cli", ["import", join(dir, "fixture.json")], env))
+  const imported = await finish(startBuilt("cli", ["import", TempDirectory.write(dir, "fixture.json", document)], env))
   expect(imported.code, imported.stderr).toBe(0)
   return { dir, filename, env }
 }
@@ -86,25 +77,24 @@ const expectUnavailable = async (base: string) => {
 
 /** Polls until the operation and the health check answer 200 again; fails after a few seconds. */
 const expectServing = async (base: string) => {
-  const deadline = performance.now() + 5_000
-  for (;;) {
-    const reply = await post(base, body)
-    const checked = await health(base)
-    if (reply.status === 200 && checked.status === 200) {
-      expect((await reply.json()).submissions).toHaveLength(1)
-      return
-    }
-    await reply.body?.cancel()
-    if (performance.now() > deadline) throw new Error(`still ${reply.status} / health ${checked.status}`)
-    await sleep(25)
-  }
+  let seen = ""
+  const reply = await Conditions.until(
+    async () => {
+      const reply = await post(base, body)
+      const checked = await health(base)
+      if (reply.status === 200 && checked.status === 200) return reply
+      await reply.body?.cancel()
+      seen = `still ${reply.status} / health ${checked.status}`
+      return undefined
+    },
+    { what: () => seen, limitMillis: 5_000, intervalMillis: 25 }
+  )
+  expect((await reply.json()).submissions).toHaveLength(1)
 }
 
 afterEach(killLeftovers)
 
 describe("the server when its SQLite database fails (real processes)", () => {
-  beforeAll(build, 180_000)
-
   it("deleted, then restored from a backup; moved away, then back: 503 meanwhile, no crash", async () => {
     const { dir, filename, env } = await database(fixture)
     const server = await serve(env)
@@ -211,13 +201,12 @@ describe("large replies (real processes)", () => {
   const SUBMISSIONS = 100_000
   const big = {
     users: [{ id: "bulk", apiKeys: [KEY] }],
-    files: [{ ...fixture.files[0], userId: "bulk" }, bulkFile(SUBMISSIONS, 8)]
+    files: [{ ...fixture.files[0], userId: "bulk" }, Fixtures.bulkFile(SUBMISSIONS, 8)]
   }
 
   // One database for every test here: the import takes a few seconds, and stopping the server changes nothing.
   let env: Record<string, string> = {}
   beforeAll(async () => {
-    await build()
     env = (await database(big)).env
   }, 180_000)
 
@@ -271,21 +260,22 @@ describe("large replies (real processes)", () => {
   }
 
   /** Resolves once a new connection to `port` is refused; fails after `limitMillis`. */
-  const refused = async (port: number, limitMillis: number) => {
-    const deadline = performance.now() + limitMillis
-    for (;;) {
-      const outcome = await new Promise<string>((resolve) => {
-        const socket = tcpConnect(port, "127.0.0.1")
-        socket.once("connect", () => {
-          socket.destroy()
-          resolve("connected")
+  const refused = (port: number, limitMillis: number) => {
+    let outcome = ""
+    return Conditions.until(
+      async () => {
+        outcome = await new Promise<string>((resolve) => {
+          const socket = tcpConnect(port, "127.0.0.1")
+          socket.once("connect", () => {
+            socket.destroy()
+            resolve("connected")
+          })
+          socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"))
         })
-        socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"))
-      })
-      if (outcome === "ECONNREFUSED") return performance.now()
-      if (performance.now() > deadline) throw new Error(`connections still ${outcome}`)
-      await sleep(20)
-    }
+        return outcome === "ECONNREFUSED" ? performance.now() : undefined
+      },
+      { what: () => `connections still ${outcome}`, limitMillis, intervalMillis: 20 }
+    )
   }
 
   const expectWhole = (reply: { readonly complete: boolean; readonly text: string }) => {
@@ -317,8 +307,8 @@ describe("large replies (real processes)", () => {
   it("lets the replies in flight finish whole, refuses new connections meanwhile, then exits 0", async () => {
     const server = await serve(env)
     const port = Number(new URL(server.base).port)
-    // Two readers that take a few seconds for the whole reply.
-    const clients = [download(server.base, 12_000), download(server.base, 8_000)]
+    // Two readers that take a second or two for the whole reply.
+    const clients = [download(server.base, 24_000), download(server.base, 16_000)]
     await Promise.all(clients.map((client) => client.headers))
 
     const signalled = performance.now()
@@ -339,9 +329,11 @@ describe("large replies (real processes)", () => {
     expect(exitedAt - signalled).toBeLessThan(9_000)
   }, 60_000)
 
-  it("cuts a reply that would outlast the drain bound (10 s) at the bound, and still exits 0", async () => {
-    const server = await serve(env)
-    const finishing = download(server.base, 12_000)
+  it("cuts a reply that would outlast the drain bound (HTTP_DRAIN_TIMEOUT_MS) at the bound, and still exits 0", async () => {
+    // Long enough for the finishing reader's reply (under a second) on a loaded machine.
+    const DRAIN_MILLIS = 4_000
+    const server = await serve({ ...env, HTTP_DRAIN_TIMEOUT_MS: String(DRAIN_MILLIS) })
+    const finishing = download(server.base, 40_000)
     const stalled = download(server.base, 0)
     await Promise.all([finishing.headers, stalled.headers])
 
@@ -357,27 +349,33 @@ describe("large replies (real processes)", () => {
     expectWhole(await finishing.done)
     expect(cut.complete).toBe(false)
     expect(() => JSON.parse(cut.text)).toThrow()
-    expect(exitedAt - signalled).toBeGreaterThan(9_000)
-    expect(exitedAt - signalled).toBeLessThan(14_000)
+    expect(exitedAt - signalled).toBeGreaterThan(DRAIN_MILLIS - 1_000)
+    expect(exitedAt - signalled).toBeLessThan(DRAIN_MILLIS + 4_000)
   }, 60_000)
 
   it("under load on kept-alive connections: every reply sent is whole, and it exits 0 at once", async () => {
     const server = await serve({ ...env, RATE_LIMIT_MAX: "1000000", RATE_LIMIT_IP_MAX: "1000000" })
     const statuses: Array<number> = []
+    const replies = [0, 0, 0, 0]
     // fetch keeps connections alive between requests; each loop goes on until its connection is refused.
-    const loops = Array.from({ length: 4 }, async () => {
+    const loops = replies.map(async (_, loop) => {
       for (;;) {
         try {
           const reply = await post(server.base, body)
           const parsed = await reply.json()
           statuses.push(reply.status)
+          replies[loop] = (replies[loop] ?? 0) + 1
           if (reply.status === 200) expect(parsed.submissions).toHaveLength(1)
         } catch {
           return performance.now()
         }
       }
     })
-    await sleep(500)
+    // Under load: every loop has had replies on its kept-alive connection.
+    await Conditions.until(() => (replies.every((count) => count >= 20) ? true : undefined), {
+      what: () => `replies per loop ${replies.join(", ")}`,
+      limitMillis: 10_000
+    })
     const signalled = performance.now()
     server.child.kill("SIGTERM")
     const exit = await server.closed

@@ -1,4 +1,5 @@
 import { expect, layer } from "@effect/vitest"
+import { Fixtures } from "@filedata/testing"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
@@ -10,10 +11,7 @@ const capture = Logger.map(Logger.jsonLogger, (line) => {
   lines.push(line)
 })
 
-const fixture = {
-  users: [{ id: "alice", apiKeys: ["alice-secret-key"] }],
-  files: [{ id: "contact", userId: "alice", name: "Contact", creationDate: "2024-01-01T00:00:00.000Z" }]
-}
+const fixture = Fixtures.aliceContact(["alice-secret-key"])
 
 const server = TestServer.layer({ fixture }).pipe(
   Layer.provide(Layer.merge(Logger.replace(Logger.defaultLogger, capture), Logger.minimumLogLevel(LogLevel.All)))

@@ -3,20 +3,19 @@
 // Needs TEST_DATABASE_URL and TEST_REDIS_URL; skipped, with a note saying why, without them.
 
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { finish, listening, post, root, start } from "./utils/Processes.js"
+import { Processes, TempDirectory, TestServices } from "@filedata/testing"
 
-const testDatabaseUrl = process.env.TEST_DATABASE_URL || undefined
-const testRedisUrl = process.env.TEST_REDIS_URL || undefined
+const { finish, listening, post, root, start } = Processes
+
+const testDatabaseUrl = TestServices.databaseUrl
+const testRedisUrl = TestServices.redisUrl
 const skipReasons = [
-  ...(testDatabaseUrl === undefined
-    ? ["TEST_DATABASE_URL is unset (e.g. TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test)"]
-    : []),
-  ...(testRedisUrl === undefined ? ["TEST_REDIS_URL is unset (e.g. TEST_REDIS_URL=redis://127.0.0.1:6379)"] : [])
+  ...(testDatabaseUrl === undefined ? [TestServices.databaseUnset] : []),
+  ...(testRedisUrl === undefined ? [TestServices.redisUnset] : [])
 ]
 for (const reason of skipReasons) console.warn(`Multi-instance tests SKIPPED: ${reason}`)
 
@@ -57,7 +56,7 @@ if (skipReasons.length > 0) {
     // counters no earlier run can have touched.
     const run = `${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`
     const database = `filedata_multi_${run}`
-    const dir = mkdtempSync(join(tmpdir(), "filedata-multi-"))
+    const dir = TempDirectory.make("multi")
     const keys = { first: `multi-first-${run}`, second: `multi-second-${run}`, limited: `multi-limited-${run}` }
     let env: Record<string, string> = {}
 

@@ -1,11 +1,10 @@
 import { expect, layer } from "@effect/vitest"
+import { Fixtures } from "@filedata/testing"
 import * as Effect from "effect/Effect"
+import * as TestClock from "effect/TestClock"
 import * as TestServer from "./utils/TestServer.js"
 
-const fixture = {
-  users: [{ id: "alice", apiKeys: ["alice-key", "alice-second-key"] }],
-  files: [{ id: "contact", userId: "alice", name: "Contact", creationDate: "2024-01-01T00:00:00.000Z" }]
-}
+const fixture = Fixtures.aliceContact(["alice-key", "alice-second-key"])
 
 // A Structured Field list of `"name";key=int;...` items, as the two RateLimit fields are, read strictly:
 // anything else in the field fails the match.
@@ -37,13 +36,13 @@ const expectRateLimited = (reply: TestServer.Reply) => {
   expect(reply.text).not.toContain("alice-key")
 }
 
+// On the test clock, which the limiter reads: a window ends when the test moves the clock past it.
 layer(
   TestServer.layer({
     fixture,
     trustProxy: true,
     policy: { apiKey: { limit: 3, windowMillis: 1_000 }, clientAddress: { limit: 5, windowMillis: 1_000 } }
-  }),
-  { excludeTestServices: true }
+  })
 )("rate limits", (it) => {
   it.effect("the same API key past RATE_LIMIT_MAX gets 422 with Retry-After, until the window ends", () =>
     Effect.gen(function* () {
@@ -58,7 +57,7 @@ layer(
         { "x-forwarded-for": "10.0.0.10" }
       )
       expect(other.status).toBe(200)
-      yield* Effect.sleep("1100 millis")
+      yield* TestClock.adjust("1100 millis")
       expect((yield* call("10.0.0.11")).status).toBe(200)
     })
   )

@@ -4,11 +4,13 @@
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
-import { build, finish, killLeftovers, startBuilt } from "./utils/Processes.js"
+import { afterEach, describe, expect, it } from "@effect/vitest"
+import { Processes, TestServices } from "@filedata/testing"
 
-const testDatabaseUrl = process.env.TEST_DATABASE_URL
-const hasTestDatabase = testDatabaseUrl !== undefined && testDatabaseUrl !== ""
+const { finish, killLeftovers, startBuilt } = Processes
+
+const testDatabaseUrl = TestServices.databaseUrl
+const hasTestDatabase = testDatabaseUrl !== undefined
 if (!hasTestDatabase) {
   console.warn("StartUp: the missing PostgreSQL database case SKIPPED: TEST_DATABASE_URL is unset")
 }
@@ -43,7 +45,6 @@ const refusedPostgresLine =
   "Cannot start: the database at DATABASE_URL=postgres://***@127.0.0.1:1/filedata is not available: " +
   "PgClient: Failed to connect: connect ECONNREFUSED 127.0.0.1:1"
 
-beforeAll(build, 120_000)
 afterEach(killLeftovers)
 
 describe("the server refuses to start", () => {

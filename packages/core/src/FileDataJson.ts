@@ -52,7 +52,7 @@ export const maxPieceLength: number = Pieces.maxPieceLength
 const step = (
   reply: FileDataReply,
   position: Position
-): Effect.Effect<readonly [pieces: ReadonlyArray<string>, next: Position | undefined], StorageUnavailable> =>
+): Effect.Effect<readonly [pieces: Array<string>, next: Position | undefined], StorageUnavailable> =>
   Effect.map(reply.submissionPage(position.after), (page) => {
     const { entries } = page
     const before = (position.first ? head(reply.file) : "") + (position.empty || entries.length === 0 ? "" : ",")

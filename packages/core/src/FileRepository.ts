@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import type * as Brand from "effect/Brand"
+import * as Brand from "effect/Brand"
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -22,6 +22,14 @@ import * as SubmissionEntry from "./SubmissionEntry.js"
  * @category models
  */
 export type ReadPoint = string & Brand.Brand<"ReadPoint">
+
+/**
+ * A read point from an adapter's text.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const ReadPoint: Brand.Brand.Constructor<ReadPoint> = Brand.nominal<ReadPoint>()
 
 /**
  * A file as `findFile` found it: what storage holds, and the read point taken in the same read, so its

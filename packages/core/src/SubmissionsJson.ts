@@ -40,7 +40,7 @@ interface Position {
 const step = (
   reply: SubmissionsReply.SubmissionsReply,
   position: Position
-): Effect.Effect<readonly [pieces: ReadonlyArray<string>, next: Position | undefined], StorageUnavailable> =>
+): Effect.Effect<readonly [pieces: Array<string>, next: Position | undefined], StorageUnavailable> =>
   Effect.map(SubmissionsReply.step(reply, position.progress), (page) => {
     const { entries } = page
     const before = (position.first ? head : "") + (position.empty || entries.length === 0 ? "" : ",")

@@ -81,6 +81,14 @@ const submissionEntries = Effect.gen(function* () {
   }
 })
 
+// The first characters of each key, kept at creation so an operator can match a leaked key to its id
+// (ApiKeyPrefix). Expand only (docs/operations.md): nullable, since the keys stored so far are kept only as
+// hashes and cannot get one, and instances of the previous release create keys without it meanwhile.
+const apiKeyPrefixes = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE api_keys ADD COLUMN key_prefix text`
+})
+
 // The read point of a reply (`FileRepository.FoundFile`), the highest seq committed, kept in a row that each
 // statement inserting submissions moves up in its own transaction, by a trigger, so writers of a release that
 // knows nothing of it keep it too. Neither `max(seq)` nor the sequence will do for readers:
@@ -114,7 +122,8 @@ const submissionReadPoint = Effect.gen(function* () {
 export const loader: Migrator.Loader = Migrator.fromRecord({
   "1_create_tables": createTables,
   "2_submission_entries": submissionEntries,
-  "3_submission_read_point": submissionReadPoint
+  "3_api_key_prefixes": apiKeyPrefixes,
+  "4_submission_read_point": submissionReadPoint
 })
 
 // Any fixed number works; only this adapter's migrations take it.

@@ -2,15 +2,14 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { OperatorStore } from "@filedata/core"
 import { FixtureDocument } from "@filedata/fixture"
+import { TestServices } from "@filedata/testing"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 
 /** The server the tests use; unset means the PostgreSQL tests are skipped. */
-export const testDatabaseUrl: string | undefined = process.env.TEST_DATABASE_URL || undefined
+export const testDatabaseUrl = TestServices.databaseUrl
 
-if (testDatabaseUrl === undefined) {
-  console.warn("PostgreSQL tests skipped: TEST_DATABASE_URL is not set (e.g. postgres://postgres@127.0.0.1:5432/test)")
-}
+if (testDatabaseUrl === undefined) console.warn(`PostgreSQL tests skipped: ${TestServices.databaseUnset}`)
 
 /** Runs statements on a client of its own against the test database, outside the adapter. */
 export const admin = <A, E>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>) =>

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { FileData, RateLimiter } from "@filedata/core"
+import { ManualClock } from "@filedata/testing"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
@@ -30,11 +31,13 @@ describe("MemoryRateLimiter", () => {
     { arrivals, limit: FastCheck.integer({ min: 1, max: 5 }), windowMillis: FastCheck.integer({ min: 1, max: 1000 }) },
     ({ arrivals, limit, windowMillis }) =>
       Effect.gen(function* () {
-        const limiter = yield* MemoryRateLimiter.make(policy(limit, windowMillis))
+        // Thousands of steps per run: a manual clock moves at no cost, TestClock.adjust takes timer turns.
+        const time = ManualClock.make()
+        const limiter = yield* Effect.withClock(MemoryRateLimiter.make(policy(limit, windowMillis)), time.clock)
         const admitted = new Map<number, Array<number>>()
         let now = 0
         for (const { gap, subject } of arrivals) {
-          yield* TestClock.adjust(gap)
+          time.advance(gap)
           now += gap
           const result = yield* Effect.either(limiter.consume(key(`key-${subject}`)))
           if (Either.isRight(result)) {
@@ -139,6 +142,26 @@ describe("MemoryRateLimiter", () => {
       expect(yield* limiter.size).toBe(0)
       // A subject from long ago starts afresh.
       yield* limiter.consume(key("round-0-key-0"))
+    })
+  )
+
+  it.effect("a subject exhausted from outside is refused until the window it was given closes, then admitted", () =>
+    Effect.gen(function* () {
+      const limiter = yield* MemoryRateLimiter.make(policy(3, 60_000))
+      expect(yield* limiter.counting).toBe("memory")
+      yield* limiter.consume(key("k"))
+      yield* limiter.exhaust(key("k"), 20_000)
+      yield* limiter.exhaust(address("10.0.0.1"), 90_000)
+      expect(yield* Effect.flip(limiter.consume(key("k")))).toMatchObject({ limit: 3, retryAfterMillis: 20_000 })
+      // Never longer than a window, whatever it was told.
+      expect(yield* Effect.flip(limiter.consume(address("10.0.0.1")))).toMatchObject({ retryAfterMillis: 60_000 })
+      yield* limiter.consume(key("other"))
+      yield* TestClock.adjust(20_000)
+      expect(yield* limiter.consume(key("k"))).toMatchObject({ remaining: 2, resetMillis: 60_000 })
+      yield* Effect.flip(limiter.consume(address("10.0.0.1")))
+      // Kept no longer than any other subject.
+      yield* TestClock.adjust(120_000)
+      expect(yield* limiter.size).toBe(0)
     })
   )
 })

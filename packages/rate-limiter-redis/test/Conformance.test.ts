@@ -1,14 +1,15 @@
 import { randomUUID } from "node:crypto"
 import { describe, it } from "@effect/vitest"
 import { RateLimiterConformance } from "@filedata/conformance"
+import { TestServices } from "@filedata/testing"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import { RedisRateLimiter } from "../src/index.js"
 
-const url = process.env.TEST_REDIS_URL
+const url = TestServices.redisUrl
 
-if (url === undefined || url === "") {
-  const reason = "TEST_REDIS_URL is unset; run with TEST_REDIS_URL=redis://127.0.0.1:6379 to test against Redis"
+if (url === undefined) {
+  const reason = TestServices.redisUnset
   console.warn(`RedisRateLimiter conformance SKIPPED: ${reason}`)
   describe("RateLimiter conformance: RedisRateLimiter", () => {
     it.skip(`SKIPPED: ${reason}`, () => {})

@@ -2,11 +2,12 @@
 // into a directory, made unreadable, locked. Every fault is StorageUnavailable (never a defect, never a
 // hang), and the reader recovers by itself once a usable database is back at the path.
 
-import { chmodSync, copyFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdirSync, renameSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { FileRepository, OperatorStore } from "@filedata/core"
 import { SqliteFileRepository, SqliteStorage } from "@filedata/sqlite"
+import { Logs, SqliteFiles } from "@filedata/testing"
 import Database from "better-sqlite3"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -14,7 +15,6 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import { apiKey, file, fileId, fixture, tempDatabase, tempDir } from "./utils.js"
@@ -24,8 +24,6 @@ const document = {
   files: [file({ id: "f1", userId: "u1", submissions: [{ createdDate: "2024-02-01T00:00:00Z", content: { a: "1" } }] })]
 }
 
-const SIDE_FILES = ["-wal", "-shm", "-journal"]
-
 /** A migrated database at `filename` holding `document`, with the adapter's layer still open on it. */
 const storage = (filename: string) =>
   Effect.gen(function* () {
@@ -34,24 +32,7 @@ const storage = (filename: string) =>
     return Context.get(context, FileRepository.FileRepository)
   })
 
-/** A copy of the database as a backup tool makes it: consistent, on its own, without -wal or -shm. */
-const backup = (filename: string, target: string) => {
-  const db = new Database(filename, { readonly: true })
-  db.exec(`VACUUM INTO '${target.replaceAll("'", "''")}'`)
-  db.close()
-}
-
-/** Removes the database and its side files, as `rm filedata.db*` does. */
-const remove = (filename: string) => {
-  for (const suffix of ["", ...SIDE_FILES]) rmSync(`${filename}${suffix}`, { force: true, recursive: true })
-}
-
-/** Puts `source` at `filename` the way a restore should: a new file renamed into place, nothing beside it. */
-const restore = (source: string, filename: string) => {
-  remove(filename)
-  copyFileSync(source, `${filename}.restoring`)
-  renameSync(`${filename}.restoring`, filename)
-}
+const { backup, remove, restore } = SqliteFiles
 
 const expectUnavailable = <A, E>(exit: Exit.Exit<A, E>) => {
   expect(Exit.isFailure(exit)).toBe(true)
@@ -169,7 +150,9 @@ describe("SqliteFileRepository under faults", () => {
       yield* refusedUntilRestored(filename, files, () => {
         // Pages still in the WAL would be read from there, whatever the main file holds; after a checkpoint
         // every page comes from the main file, as it does once writers are done.
-        const checkpoint = new Database(filename)
+        // It copies every page, then finds the reader's snapshot still open and gives up truncating: at once,
+        // not after a busy timeout, since on this one thread the snapshot cannot end while it waits.
+        const checkpoint = new Database(filename, { timeout: 0 })
         checkpoint.pragma("wal_checkpoint(TRUNCATE)")
         checkpoint.close()
         // Same file, new bytes: an open WAL connection would keep answering from its page cache.
@@ -249,11 +232,7 @@ describe("SqliteFileRepository under faults", () => {
   )
 
   it.scopedLive("warns once when the database goes away and says when it is readable again", () => {
-    const lines: Array<{ readonly level: string; readonly message: unknown }> = []
-    const logger = Logger.replace(
-      Logger.defaultLogger,
-      Logger.make(({ logLevel, message }) => void lines.push({ level: logLevel.label, message }))
-    )
+    const { lines, logger } = Logs.capture()
     return Effect.gen(function* () {
       const filename = yield* tempDatabase
       const files = yield* storage(filename)

@@ -279,7 +279,8 @@ describe("SqliteFileRepository", () => {
           users: [{ id: "u1", apiKeys: ["key-one"] }],
           files: [file({ id: "f1", userId: "u1" })]
         })
-        const other = new Database(filename)
+        // No busy timeout: on this one thread the snapshot cannot end while a checkpoint waits for it.
+        const other = new Database(filename, { timeout: 0 })
         yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
 
         // Another connection commits between two reads of the same turn: the second read still agrees with

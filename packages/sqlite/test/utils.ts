@@ -1,18 +1,14 @@
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { FileData } from "@filedata/core"
 import { FixtureDocument } from "@filedata/fixture"
+import { Fixtures, TempDirectory } from "@filedata/testing"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 
 /** A fresh directory under the system temp dir, removed when the scope closes. */
-export const tempDir = Effect.acquireRelease(
-  Effect.sync(() => mkdtempSync(join(tmpdir(), "filedata-sqlite-"))),
-  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-)
+export const tempDir = TempDirectory.scoped("sqlite")
 
 /** A database path whose parent directory does not exist yet, so the layer has to create it. */
 export const tempDatabase = Effect.map(tempDir, (dir) => join(dir, "data", "filedata.db"))
@@ -43,11 +39,7 @@ export const counts = (filename: string) =>
 export const fixture = (document: unknown) => Effect.orDie(FixtureDocument.decode(document))
 
 /** A file of the fixture format with the fields a test does not care about filled in. */
-export const file = (fields: {
-  readonly id: string
-  readonly userId: string
-  readonly submissions?: ReadonlyArray<{ readonly createdDate: string; readonly content: unknown }>
-}) => ({ name: `File ${fields.id}`, creationDate: "2024-01-01T00:00:00.000Z", ...fields })
+export const file = Fixtures.file
 
 /** Branded values for test literals. */
 export const fileId = (id: string): FileData.FileId => FileData.FileId.make(id)

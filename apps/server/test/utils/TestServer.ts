@@ -1,10 +1,9 @@
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { OperatorStore, type RateLimiter } from "@filedata/core"
 import { FixtureDocument } from "@filedata/fixture"
 import { MemoryRateLimiter } from "@filedata/rate-limiter-memory"
 import { SqliteStorage } from "@filedata/sqlite"
+import { TempDirectory } from "@filedata/testing"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Server from "../../src/Server.js"
@@ -19,7 +18,10 @@ export const httpLimits: Server.HttpLimits = {
   requestTimeoutMillis: 30_000,
   keepAliveTimeoutMillis: 5_000,
   maxConnections: 1_000,
-  drainTimeoutMillis: 10_000
+  maxConnectionsPerAddress: 1_000,
+  firstRequestTimeoutMillis: 5_000,
+  drainTimeoutMillis: 10_000,
+  sendTimeoutMillis: 30_000
 }
 
 export interface Options {
@@ -34,7 +36,7 @@ export interface Options {
  * A fresh SQLite file holding `fixture`, and a memory rate limiter.
  */
 export const ports = (options: Options) => {
-  const storage = SqliteStorage.layer({ filename: join(mkdtempSync(join(tmpdir(), "filedata-server-")), "test.db") })
+  const storage = SqliteStorage.layer({ filename: join(TempDirectory.make("server"), "test.db") })
   const seeded = Layer.effectDiscard(
     Effect.gen(function* () {
       const store = yield* OperatorStore.OperatorStore

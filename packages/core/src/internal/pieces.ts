@@ -43,20 +43,24 @@ export const pieces = (entries: ReadonlyArray<SubmissionEntry>, before: string, 
  */
 export const writeAll: <P, E, E2, R>(
   start: P,
-  step: (position: P) => Effect.Effect<readonly [pieces: ReadonlyArray<string>, next: P | undefined], E>,
+  step: (position: P) => Effect.Effect<readonly [pieces: Array<string>, next: P | undefined], E>,
   write: (piece: string, last: boolean) => Effect.Effect<void, E2, R>
 ) => Effect.Effect<void, E | E2, R> =
   // Made once, not per reply: docs/performance.md#generator-functions-made-once
   Effect.fnUntraced(function* <P, E, E2, R>(
     start: P,
-    step: (position: P) => Effect.Effect<readonly [pieces: ReadonlyArray<string>, next: P | undefined], E>,
+    step: (position: P) => Effect.Effect<readonly [pieces: Array<string>, next: P | undefined], E>,
     write: (piece: string, last: boolean) => Effect.Effect<void, E2, R>
   ) {
     let position: P | undefined = start
     while (position !== undefined) {
-      const [pieces, next]: readonly [ReadonlyArray<string>, P | undefined] = yield* step(position)
+      const [pieces, next]: readonly [Array<string>, P | undefined] = yield* step(position)
       for (let i = 0; i < pieces.length; i++) {
-        yield* write(pieces[i] as string, next === undefined && i === pieces.length - 1)
+        const piece = pieces[i] as string
+        // Let go of a piece once it is handed on: a reader that stops would otherwise keep every piece of the
+        // page written so far (docs/performance.md#stalled-readers).
+        pieces[i] = ""
+        yield* write(piece, next === undefined && i === pieces.length - 1)
       }
       position = next
     }
@@ -69,7 +73,7 @@ export const writeAll: <P, E, E2, R>(
  */
 export const stream = <P, E>(
   start: P,
-  step: (position: P) => Effect.Effect<readonly [pieces: ReadonlyArray<string>, next: P | undefined], E>
+  step: (position: P) => Effect.Effect<readonly [pieces: Array<string>, next: P | undefined], E>
 ): Stream.Stream<string, E> =>
   Stream.paginateChunkEffect(start, (position) =>
     Effect.map(step(position), ([pieces, next]) => [Chunk.unsafeFromArray(pieces), Option.fromNullable(next)] as const)
