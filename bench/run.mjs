@@ -18,8 +18,8 @@ import { createRequire } from "node:module"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import { createBrotliDecompress, createGunzip } from "node:zlib"
-import autocannon from "autocannon"
 import { writeFixture } from "./lib/fixture.mjs"
+import { bodiesOf, load } from "./lib/load.mjs"
 import { build, cpuMs, resetPeak, root, start, status, stop } from "./lib/processes.mjs"
 
 const work = join(root, ".bench")
@@ -106,25 +106,7 @@ const contents = (path) => {
   }
 }
 
-const load = (server, bodies, seconds = duration) =>
-  new Promise((resolve, reject) => {
-    let i = 0
-    autocannon(
-      {
-        url: `${server.url}/api/v1/file-data`,
-        connections,
-        duration: seconds,
-        requests: [
-          {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            setupRequest: (request) => ({ ...request, body: bodies[i++ % bodies.length] })
-          }
-        ]
-      },
-      (error, result) => (error ? reject(error) : resolve(result))
-    )
-  })
+const loadOn = (server, bodies, seconds = duration) => load(server.url, bodies, { seconds, connections })
 
 // The reply as sent, over node:http: bytes on the wire, time to the last byte; with `decoded`, also the length
 // once decoded, to check the compressed reply against the identity one.
@@ -325,19 +307,17 @@ const serve = async (profile, shape, db, serverUrl) => {
 }
 
 const underLoad = async (profile, shape, servers, baseline) => {
-  const bodies = Array.from({ length: shape.files }, (_, f) =>
-    JSON.stringify({ fileId: `file-${f}`, apiKey: `bench-key-${f % shape.users}` })
-  )
+  const bodies = bodiesOf(shape)
   // Every server gets the same load unmeasured first, so the rounds compare code the JIT has compiled, not the
   // first seconds of a cold start (which cost filedata, with more code to compile, far more).
-  for (const server of servers) if (warmup > 0) await load(server, bodies, warmup)
+  for (const server of servers) if (warmup > 0) await loadOn(server, bodies, warmup)
   const results = new Map(servers.map((server) => [server.name, []]))
   for (let round = 0; round < rounds; round++) {
     for (const server of rotate(servers, round)) {
       const pid = server.child.pid
       resetPeak(pid)
       const cpu = cpuMs(pid)
-      const result = await load(server, bodies)
+      const result = await loadOn(server, bodies)
       const cpuPerRequest = ((cpuMs(pid) - cpu) * 1000) / result.requests.total
       if (result.non2xx > 0 || result.errors > 0)
         throw new Error(`${server.name}: ${result.non2xx} non-2xx, ${result.errors} errors`)

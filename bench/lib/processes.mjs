@@ -83,8 +83,14 @@ export const status = (pid, field) =>
 // /proc/PID/stat.
 const ticksPerSecond = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100
 export const cpuMs = (pid) => {
+  const { user, system } = cpuSplit(pid)
+  return user + system
+}
+
+// The same, user and system (kernel) time apart, in milliseconds.
+export const cpuSplit = (pid) => {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond
+  return { user: (Number(fields[11]) * 1000) / ticksPerSecond, system: (Number(fields[12]) * 1000) / ticksPerSecond }
 }
 
 // Writing 5 to clear_refs resets the peak RSS (VmHWM), so each scenario reports its own peak.
