@@ -8,11 +8,19 @@
 import { spawn } from "node:child_process"
 import { once } from "node:events"
 import { rmSync } from "node:fs"
+import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { root } from "./processes.mjs"
 
 // The Node options that let perf name JavaScript frames and walk through them.
-export const nodeOptions = ["--perf-basic-prof", "--interpreted-frames-native-stack"]
+// V8 also writes a log file of its own under these flags: one, in .bench/, instead of one per process in the
+// working directory.
+export const nodeOptions = [
+  "--perf-basic-prof",
+  "--interpreted-frames-native-stack",
+  "--no-logfile-per-isolate",
+  `--logfile=${join(root, ".bench", "v8.log")}`
+]
 
 // Samples `pid` (all its threads) until `stop` is called, `frequency` times a second of its CPU time. A fixed
 // period (`-c`): in frequency mode (`-F`) perf stopped sampling part-way through busy windows here.
