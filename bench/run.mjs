@@ -73,16 +73,16 @@ const admin = async (statement) => {
   }
 }
 
-// Runs a command under /usr/bin/time for its wall time and peak RSS.
+// Runs a command under /usr/bin/time for its wall time, CPU time (user + system) and peak RSS.
 const timed = (args, env) => {
-  const result = spawnSync("/usr/bin/time", ["-f", "%e %M", process.execPath, ...args], {
+  const result = spawnSync("/usr/bin/time", ["-f", "%e %M %U %S", process.execPath, ...args], {
     cwd: root,
     env: { ...process.env, ...env },
     encoding: "utf8"
   })
   if (result.status !== 0) throw new Error(`${args.join(" ")} failed:\n${result.stdout}\n${result.stderr}`)
-  const [seconds, kilobytes] = result.stderr.trim().split("\n").at(-1).split(" ").map(Number)
-  return { seconds, rssMiB: kilobytes / 1024 }
+  const [seconds, kilobytes, user, system] = result.stderr.trim().split("\n").at(-1).split(" ").map(Number)
+  return { seconds, cpuSeconds: user + system, rssMiB: kilobytes / 1024 }
 }
 
 const removeDatabase = (path) => {
@@ -233,11 +233,13 @@ const importBoth = (profile, db, serverUrl, fixture) => {
   }
   removeDatabase(plainDb)
   row(profile, "import time", imported.seconds, plain.seconds, "s")
+  row(profile, "import CPU time", imported.cpuSeconds, plain.cpuSeconds, "s")
   row(profile, "import peak RSS", imported.rssMiB, plain.rssMiB, "MiB")
   imports[profile] = { filedata: imported, baseline: plain }
 }
 
-// Start-up, `starts` times each kind in turn: time to the listening line, and RSS a second after it.
+// Start-up, `starts` times each kind in turn: time to the listening line, the process's CPU time by then (pnpm's
+// own process aside), and RSS a second after it.
 const startUp = async (db, env) => {
   const kinds = [
     { name: "pnpm start", args: ["start"], options: { command: "pnpm", detached: true } },
@@ -245,12 +247,13 @@ const startUp = async (db, env) => {
     { name: "node apps/server/dist/main.js", args: ["apps/server/dist/main.js"], rss: true },
     { name: "baseline", args: ["bench/baseline.mjs", db, "0"], rss: true }
   ]
-  const measured = new Map(kinds.map((kind) => [kind.name, { ms: [], rss: [] }]))
+  const measured = new Map(kinds.map((kind) => [kind.name, { ms: [], cpu: [], rss: [] }]))
   for (let i = 0; i < starts; i++) {
     for (const kind of rotate(kinds, i)) {
       const server = await start(kind.name, kind.args, env, undefined, kind.options)
       measured.get(kind.name).ms.push(server.startupMs)
       if (kind.rss) {
+        measured.get(kind.name).cpu.push(cpuMs(server.child.pid))
         await sleep(1000)
         measured.get(kind.name).rss.push(status(server.child.pid, "VmRSS"))
       }
@@ -261,6 +264,9 @@ const startUp = async (db, env) => {
   const baseline = of("baseline")
   for (const kind of kinds.slice(0, 3)) {
     row("start", `to the listening line: ${kind.name}`, median(of(kind.name).ms), median(baseline.ms), "ms")
+  }
+  for (const kind of kinds.slice(1, 3)) {
+    row("start", `CPU time to the listening line: ${kind.name}`, median(of(kind.name).cpu), median(baseline.cpu), "ms")
   }
   for (const kind of kinds.slice(1, 3)) {
     row("start", `idle RSS after start: ${kind.name}`, median(of(kind.name).rss), median(baseline.rss), "MiB")
