@@ -156,6 +156,17 @@ for (const m of measured) {
       .map(([kind, micros]) => `${kind} ${f1(per(m, micros))}`)
     console.log(`- ${owner} ${f1(per(m, m.main.owners.get(owner)))}: ${parts.join(", ")}`)
   }
+  for (const [label, map] of [
+    ["nearest function of its own code on the stack (self time of everything it called)", m.main.ownNearest],
+    ["functions of its own code, inclusive", m.main.ownInclusive]
+  ]) {
+    console.log(`\n${m.name}: ${label} (µs a request)\n`)
+    console.log("| µs | function |")
+    console.log("|---:|---|")
+    for (const [name, micros] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+      if (per(m, micros) >= 0.2) console.log(`| ${f1(per(m, micros))} | ${name} |`)
+    }
+  }
   console.log(`\n${m.name}: the ${top} leaf functions with the most time (µs a request)\n`)
   console.log("| µs | function | owner |")
   console.log("|---:|---|---|")

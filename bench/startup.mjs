@@ -218,7 +218,10 @@ const memoryPart = async () => {
   line("V8 heap used", (r) => r.memory.heapUsed)
   line("V8 heap committed", (r) => r.memory.heapTotal)
   for (const space of memory.filedata.spaces.map((s) => s.space_name)) {
-    line(`- ${space} used`, (r) => r.spaces.find((s) => s.space_name === space)?.space_used_size ?? 0)
+    const of = (r) => r.spaces.find((s) => s.space_name === space)
+    if (of(memory.filedata).space_size === 0 && of(memory.baseline)?.space_size === 0) continue
+    line(`- ${space}: used`, (r) => of(r)?.space_used_size ?? 0)
+    line(`- ${space}: committed`, (r) => of(r)?.space_size ?? 0)
   }
   line(
     "V8 code and metadata (bytecode, compiled code)",

@@ -132,6 +132,16 @@ const ownerOf = (frame) => packageOf(frame.js.url)
  * nearest JavaScript frame from the leaf up, so native and builtin time counts for the JavaScript that called
  * it), the kind of its leaf, its leaf function, and every package anywhere on its stack (inclusive time).
  */
+// A JavaScript frame as `name path:line`, the path inside the repository or the package.
+const jsName = ({ js }) =>
+  `${js.name} ${js.url
+    .replace(/^file:\/\//, "")
+    .replace(/^.*\/node_modules\//, "")
+    .replace(`${root}/`, "")}:${js.line}`
+
+// The code measured against: filedata's packages, or the bench's own scripts (the baseline).
+const isOwn = (frame) => frame.js !== undefined && /^(@filedata\/|bench$)/.test(ownerOf(frame))
+
 export const account = async (file, pid) => {
   const main = {
     total: 0,
@@ -139,7 +149,9 @@ export const account = async (file, pid) => {
     kinds: new Map(),
     functions: new Map(),
     inclusive: new Map(),
-    ownerKinds: new Map()
+    ownerKinds: new Map(),
+    ownNearest: new Map(),
+    ownInclusive: new Map()
   }
   const others = { total: 0, kinds: new Map() }
   for await (const sample of samples(file)) {
@@ -156,20 +168,17 @@ export const account = async (file, pid) => {
     const owner = nearest === undefined ? "(no JavaScript on the stack)" : ownerOf(nearest)
     add(main.owners, owner, sample.micros)
     add(main.ownerKinds, `${owner}\t${kind === "JavaScript" ? "JavaScript" : kind}`, sample.micros)
-    const name =
-      leaf === undefined
-        ? "unknown"
-        : leaf.js
-          ? `${leaf.js.name} ${leaf.js.url
-              .replace(/^file:\/\//, "")
-              .replace(/^.*\/node_modules\//, "")
-              .replace(/^\/work\/[^/]+\/[^/]+\//, "")}:${leaf.js.line}`
-          : `${leaf.symbol} [${kind}]`
+    const name = leaf === undefined ? "unknown" : leaf.js ? jsName(leaf) : `${leaf.symbol} [${kind}]`
     const entry = main.functions.get(name) ?? { micros: 0, owner }
     entry.micros += sample.micros
     main.functions.set(name, entry)
     for (const pkg of new Set(sample.frames.filter((frame) => frame.js).map(ownerOf)))
       add(main.inclusive, pkg, sample.micros)
+    // The nearest function of the code measured, and every one on the stack: which of its functions cause the
+    // time, Effect's runtime, Node and SQLite below them included.
+    const own = sample.frames.filter(isOwn)
+    add(main.ownNearest, own.length === 0 ? "(none of it on the stack)" : jsName(own[0]), sample.micros)
+    for (const fn of new Set(own.map(jsName))) add(main.ownInclusive, fn, sample.micros)
   }
   return { main, others }
 }
