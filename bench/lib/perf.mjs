@@ -14,12 +14,14 @@ import { root } from "./processes.mjs"
 
 // The Node options that let perf name JavaScript frames and walk through them.
 // V8 also writes a log file of its own under these flags: one, in .bench/, instead of one per process in the
-// working directory. Code space is not compacted, so that code does not move under the addresses the map names
-// (code freed and its address reused can still be named wrongly: a long warm-up makes that rare).
+// working directory. Code space is not compacted and bytecode not flushed, so that code does not move or go away
+// under the addresses the map names (code freed and its address reused can still be named wrongly: a long warm-up
+// makes that rare; a profile whose owners look absurd, SQLite under undici, is one of those).
 export const nodeOptions = [
   "--perf-basic-prof",
   "--interpreted-frames-native-stack",
   "--no-compact-code-space",
+  "--no-flush-bytecode",
   "--no-logfile-per-isolate",
   `--logfile=${join(root, ".bench", "v8.log")}`
 ]
