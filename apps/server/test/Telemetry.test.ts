@@ -517,7 +517,7 @@ describe("traces (built server, real process, local OTLP/HTTP receiver)", () => 
       "RateLimiter.consume",
       "FileRepository.findKeyOwner",
       "FileRepository.findFile",
-      "FileRepository.submissionPage"
+      "FileRepository.readSubmissions"
     ])
     expect(children(traced).map((span) => span.attributes["filedata.rate_limit.scope"])).toEqual([
       "clientAddress",

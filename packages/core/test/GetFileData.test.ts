@@ -1,10 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
-import * as FiberRef from "effect/FiberRef"
-import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { type StoredSubmission, timestampFromEpochMillis } from "../src/FileData.js"
@@ -13,19 +10,9 @@ import type * as FileDataReply from "../src/FileDataReply.js"
 import * as GetFileData from "../src/GetFileData.js"
 import * as SubmissionEntry from "../src/SubmissionEntry.js"
 import * as Journal from "./utils/Journal.js"
+import { ADDRESS, input } from "./utils/Requests.js"
 import * as TestFileRepository from "./utils/TestFileRepository.js"
 import * as TestRateLimiter from "./utils/TestRateLimiter.js"
-
-const ADDRESS = "203.0.113.7"
-
-/** A request whose body read is journalled, so a test sees whether and when the body was read. */
-const input = (body: unknown, journal: Journal.Journal, clientAddress = ADDRESS): GetFileData.GetFileDataInput => ({
-  clientAddress,
-  body: Effect.sync(() => {
-    journal.push("body")
-    return body
-  })
-})
 
 const run = (
   request: GetFileData.GetFileDataInput,
@@ -37,11 +24,13 @@ const collectSubmissions = (reply: FileDataReply.FileDataReply) =>
   Effect.gen(function* () {
     const rows: Array<StoredSubmission> = []
     let after: string | undefined
-    do {
+    let hasMore = true
+    while (hasMore) {
       const page = yield* reply.submissionPage(after)
       rows.push(...page.entries.map(SubmissionEntry.parse))
       after = page.next
-    } while (after !== undefined)
+      hasMore = page.hasMore
+    }
     return rows as ReadonlyArray<StoredSubmission>
   })
 
@@ -92,7 +81,8 @@ describe("getFileData: access", () => {
         creationDate: "2024-01-01T00:00:00.000Z",
         publicAvailability: true,
         SubmissionCounter: 7,
-        VisitCounter: 42
+        VisitCounter: 42,
+        readPoint: "4"
       })
       const rows = yield* collectSubmissions(reply)
       expect(rows.map((row) => JSON.parse(row.contentJson))).toEqual([
@@ -150,7 +140,7 @@ describe("getFileData: access", () => {
         if (ownerUser.id === callerUser.id) {
           expect(result._tag).toBe("Right")
           if (result._tag !== "Right") return
-          expect(result.right.file).toEqual(repository.file(fileId))
+          expect(result.right.file).toEqual({ ...repository.file(fileId), readPoint: expect.any(String) })
           const rows = yield* collectSubmissions(result.right)
           expect(rows).toEqual(repository.submissions(fileId))
           expect(rows).toHaveLength(submissions.length)
@@ -496,33 +486,42 @@ describe("getFileData: reading", () => {
   )
 })
 
-describe("getFileData: what the request's log line learns", () => {
-  /**
-   * The annotations of a line the same fiber logs after the use case, as a transport's request line; each call
-   * as a request's fiber of its own would, from no annotations.
-   */
-  const annotationsAfter = (body: unknown) =>
-    Effect.gen(function* () {
-      const lines: Array<Record<string, unknown>> = []
-      const logger = Logger.make(({ annotations }) => void lines.push(Object.fromEntries(annotations)))
-      yield* Effect.exit(run(input(body, []), TestFileRepository.make(spec)))
-      yield* Effect.logInfo("request").pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
-      return lines[0]
-    }).pipe(Effect.locally(FiberRef.currentLogAnnotations, HashMap.empty()))
+describe("getFileData: one moment", () => {
+  const dated = (day: number, n: number) => ({
+    createdDate: timestampFromEpochMillis(Date.UTC(2024, 0, day)),
+    content: { n: String(n) }
+  })
 
-  it.effect("the file once the body is read, the key's user once the key is known; never the key", () =>
+  it.effect("a reply read while submissions are appended shows the file before the append, a later one after it", () =>
     Effect.gen(function* () {
-      expect(yield* annotationsAfter({ fileId: "contact", apiKey: "alice-key-1" })).toEqual({
-        fileId: "contact",
-        userId: "alice"
+      const before = Array.from({ length: 9 }, (_, i) => dated(2 + i, i))
+      const repository = TestFileRepository.make({
+        users: [{ id: "alice", apiKeys: ["alice-key"] }],
+        files: [{ id: "f", ownerId: "alice", submissions: before }],
+        pageSize: 2
       })
-      // The user is the one whose key it is, also when the file is another's.
-      expect(yield* annotationsAfter({ fileId: "contact", apiKey: "carol-key" })).toEqual({
-        fileId: "contact",
-        userId: "carol"
-      })
-      expect(yield* annotationsAfter({ fileId: "contact", apiKey: "no-such-key" })).toEqual({ fileId: "contact" })
-      expect(yield* annotationsAfter({ fileId: "contact" })).toEqual({})
+      const ask = run(input({ fileId: "f", apiKey: "alice-key" }, []), repository)
+      const reply = yield* ask
+      // Between the first page and the second, a writer appends around and inside the reply's range.
+      const appended = [dated(1, 100), dated(5, 101), dated(30, 102)]
+      const first = yield* reply.submissionPage(undefined)
+      repository.append("f", appended)
+      const rows = [...first.entries.map(SubmissionEntry.parse)]
+      let page = first
+      while (page.hasMore) {
+        page = yield* reply.submissionPage(page.next)
+        rows.push(...page.entries.map(SubmissionEntry.parse))
+      }
+      const stored = (submissions: ReadonlyArray<ReturnType<typeof dated>>) =>
+        [...submissions]
+          .sort((a, b) => Date.parse(a.createdDate) - Date.parse(b.createdDate))
+          .map((row) => ({ createdDate: row.createdDate, contentJson: JSON.stringify(row.content) }))
+      expect(reply.file.SubmissionCounter).toBe(9)
+      expect(rows).toEqual(stored(before))
+
+      const later = yield* ask
+      expect(later.file.SubmissionCounter).toBe(12)
+      expect(yield* collectSubmissions(later)).toEqual(stored([...before, ...appended]))
     })
   )
 })

@@ -23,7 +23,7 @@ const failingPorts = Layer.succeedContext(
   Context.make(FileRepository.FileRepository, {
     findKeyOwner: () => Effect.fail(unavailable),
     findFile: () => Effect.fail(unavailable),
-    submissionPage: () => Effect.fail(unavailable),
+    readSubmissions: () => Effect.fail(unavailable),
     ping: Effect.fail(unavailable)
   }).pipe(
     Context.add(RateLimiter.RateLimiter, {
@@ -65,7 +65,7 @@ const callEvery = Effect.gen(function* () {
   const limiter = yield* RateLimiter.RateLimiter
   yield* Effect.exit(files.findKeyOwner(apiKey))
   yield* Effect.exit(files.findFile(fileId))
-  yield* Effect.exit(files.submissionPage(fileId, undefined))
+  yield* Effect.exit(files.readSubmissions(fileId, {}))
   yield* Effect.exit(files.ping)
   yield* Effect.exit(limiter.consume({ scope: "clientAddress", address: "192.0.2.7" }))
   yield* Effect.exit(limiter.consume({ scope: "apiKey", apiKey }))
@@ -137,7 +137,7 @@ describe("Telemetry.instrumentedPorts", () => {
       expect(delta(before[0] ?? {}, after[0] ?? {})).toEqual({
         "operation=findKeyOwner": 1,
         "operation=findFile": 1,
-        "operation=submissionPage": 1,
+        "operation=readSubmissions": 1,
         "operation=ping": 1
       })
       expect(delta(before[1] ?? {}, after[1] ?? {})).toEqual({ "scope=apiKey": 1 })
@@ -160,7 +160,7 @@ describe("Telemetry.instrumentedPorts", () => {
         "request",
         "FileRepository.findKeyOwner",
         "FileRepository.findFile",
-        "FileRepository.submissionPage",
+        "FileRepository.readSubmissions",
         "FileRepository.ping",
         "RateLimiter.consume",
         "RateLimiter.consume"
