@@ -5,7 +5,7 @@
  * the order it is applied:
  *
  * 1. the client address is counted against its quota (every request, so floods stay cheap);
- * 2. the body is read and must be exactly `{ fileId, apiKey }`, both non-empty strings;
+ * 2. the body is read and must be exactly `{ fileId, apiKey }`, an id and a non-empty text (`TextRules`);
  * 3. the API key is counted against its quota;
  * 4. the key must match an active key, else `AccessDenied` (before any file is looked up);
  * 5. the file must exist, else `FileNotFound`;
@@ -25,16 +25,20 @@ import { AccessDenied, FileNotFound, type GetFileDataError, InvalidRequest, Issu
 import type { FileDataReply } from "./FileDataReply.js"
 import * as FileRepository from "./FileRepository.js"
 import * as RateLimiter from "./RateLimiter.js"
+import * as TextRules from "./TextRules.js"
 
 /**
- * The request body: exactly these two fields; any other field is refused.
+ * The request body: exactly these two fields, under the text rules (`TextRules`); any other field is refused.
  *
  * @since 0.1.0
  * @category schemas
  */
 export const GetFileDataRequest = Schema.Struct({
-  fileId: FileId.annotations({ description: "Identifier of the file whose data is requested" }),
-  apiKey: ApiKey.annotations({ description: "The caller's API key" })
+  fileId: FileId.annotations({
+    description:
+      "Identifier of the file whose data is requested: at most 256 characters (code points), well-formed Unicode without U+0000"
+  }),
+  apiKey: ApiKey.annotations({ description: "The caller's API key: well-formed Unicode without U+0000" })
 }).annotations({
   identifier: "GetFileDataRequest",
   parseOptions: { onExcessProperty: "error", errors: "all" }
@@ -72,8 +76,8 @@ const shallow = (body: unknown): unknown =>
     ? emptied(body)
     : Object.fromEntries(Object.entries(body).map(([key, value]) => [key, emptied(value)]))
 
-// Nearly every request is exactly `{"fileId": "…", "apiKey": "…"}` with non-empty strings: that shape is
-// accepted here without the schema's machinery, which costs more than the rest of the decoding. Anything
+// Nearly every request is exactly `{"fileId": "…", "apiKey": "…"}` with strings that obey the text rules:
+// that shape is accepted here without the schema's machinery, which costs more than the rest of the decoding. Anything
 // else, valid or not, goes through the schema; a property test holds the two to the same verdict.
 const commonShape = (body: unknown): GetFileDataRequest | undefined => {
   if (typeof body !== "object" || body === null || Object.getPrototypeOf(body) !== Object.prototype) return undefined
@@ -83,7 +87,11 @@ const commonShape = (body: unknown): GetFileDataRequest | undefined => {
     fields++
   }
   const { apiKey, fileId } = body as Record<string, unknown>
-  return fields === 2 && typeof fileId === "string" && fileId !== "" && typeof apiKey === "string" && apiKey !== ""
+  return fields === 2 &&
+    typeof fileId === "string" &&
+    TextRules.isId(fileId) &&
+    typeof apiKey === "string" &&
+    TextRules.isNonEmptyText(apiKey)
     ? { fileId: FileId.make(fileId, trusted), apiKey: Redacted.make(ApiKeyText.make(apiKey, trusted)) }
     : undefined
 }
@@ -93,7 +101,8 @@ const trusted = { disableValidation: true } as const
 
 const escapePointerToken = (token: PropertyKey): string => String(token).replaceAll("~", "~0").replaceAll("/", "~1")
 
-// The messages are fixed texts: a refused value, which may be a key, is never repeated back.
+// The messages are fixed texts: a refused value, which may be a key, is never repeated back. The text rules'
+// messages are fixed texts too; anything else a schema says is replaced.
 const describe = (issue: ParseResult.ArrayFormatterIssue): string => {
   switch (issue._tag) {
     case "Missing":
@@ -101,7 +110,11 @@ const describe = (issue: ParseResult.ArrayFormatterIssue): string => {
     case "Unexpected":
       return "is not allowed"
     default:
-      return issue.path.length === 0 ? "must be a JSON object" : "must be a non-empty string"
+      return issue.path.length === 0
+        ? "must be a JSON object"
+        : TextRules.isFixedMessage(issue.message)
+          ? issue.message
+          : "must be a non-empty string"
   }
 }
 

@@ -38,3 +38,7 @@ export * as RateLimiter from "./RateLimiter.js"
  * @since 0.1.0
  */
 export * as SubmissionEntry from "./SubmissionEntry.js"
+/**
+ * @since 0.1.0
+ */
+export * as TextRules from "./TextRules.js"

@@ -228,7 +228,9 @@ describe("getFileData: validation", () => {
   // Bodies as JSON.parse makes them, built from text so `__proto__` and repeated keys stay own keys.
   const jsonValue = FastCheck.oneof(
     FastCheck.constantFrom("", "contact", "alice-key-1", " ", "\u0000", 0, 1, true, false, null, [], {}, ["k"]),
+    FastCheck.constantFrom("😀".repeat(256), "😀".repeat(257), "x".repeat(256), "x".repeat(257), "a\ud800", "\udc00"),
     FastCheck.string(),
+    FastCheck.string({ unit: FastCheck.oneof(FastCheck.char16bits(), FastCheck.constantFrom("😀", "\u0000")) }),
     FastCheck.jsonValue({ maxDepth: 2 })
   )
   const member = FastCheck.tuple(
@@ -305,6 +307,26 @@ describe("getFileData: validation", () => {
       { fileId: "contact", apiKey: "k", "a/b~c": 1 },
       [new Issue({ pointer: "/a~1b~0c", detail: "is not allowed" })]
     ],
+    [
+      "a fileId one character too long, counted in code points",
+      { fileId: "😀".repeat(257), apiKey: "k" },
+      [new Issue({ pointer: "/fileId", detail: "must be at most 256 characters" })]
+    ],
+    [
+      "a fileId holding U+0000",
+      { fileId: "contact\u0000", apiKey: "k" },
+      [new Issue({ pointer: "/fileId", detail: "must not contain the character U+0000" })]
+    ],
+    [
+      "a fileId with a lone surrogate",
+      { fileId: "contact\ud800", apiKey: "k" },
+      [new Issue({ pointer: "/fileId", detail: "must be well-formed Unicode (no lone surrogate)" })]
+    ],
+    [
+      "an apiKey with a lone surrogate and one holding U+0000",
+      { fileId: "contact", apiKey: "\udc00k\u0000" },
+      [new Issue({ pointer: "/apiKey", detail: "must not contain the character U+0000" })]
+    ],
     ["an array", [], [new Issue({ pointer: "", detail: "must be a JSON object" })]],
     ["null", null, [new Issue({ pointer: "", detail: "must be a JSON object" })]],
     ["a string", "contact", [new Issue({ pointer: "", detail: "must be a JSON object" })]],
@@ -324,6 +346,16 @@ describe("getFileData: validation", () => {
     Effect.gen(function* () {
       const error = yield* parse({ fileId: "", extra: 1 })
       expect(new Set(pointers(error))).toEqual(new Set(["/fileId", "/apiKey", "/extra"]))
+    })
+  )
+
+  it.effect("accepts ids of exactly 256 code points, astral ones too, by either path", () =>
+    Effect.gen(function* () {
+      for (const fileId of ["a".repeat(256), "😀".repeat(256)]) {
+        expect((yield* GetFileData.parseRequest({ fileId, apiKey: "k" })).fileId).toBe(fileId)
+        expect((yield* GetFileData.parseRequest({ apiKey: "k", fileId })).fileId).toBe(fileId)
+        expect(Effect.runSync(Effect.either(GetFileData.parseRequest({ fileId, apiKey: "k", x: 1 })))._tag).toBe("Left")
+      }
     })
   )
 

@@ -10,7 +10,7 @@ import { FileData, SubmissionEntry } from "@filedata/core"
 import { KeyHash, StorageFailure } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { epochMillis, instant, lostConnection, storable } from "./internal/storage.js"
+import { epochMillis, instant, lostConnection } from "./internal/storage.js"
 
 /**
  * How many submissions one page reads when no size is given.
@@ -109,28 +109,24 @@ export const makeWith = (options: {
           Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.user_id as FileData.UserId))
         ),
       findFile: (fileId) =>
-        storable(fileId)
-          ? read(sql<FileRow>`SELECT id, user_id, name, ${epochMillis(sql, "creation_date")} AS creation_date,
-              public_availability, submission_counter, visit_counter
-              FROM files WHERE id = ${fileId}`).pipe(
-              Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toStoredFile))
-            )
-          : Effect.succeed(Option.none()),
+        read(sql<FileRow>`SELECT id, user_id, name, ${epochMillis(sql, "creation_date")} AS creation_date,
+          public_availability, submission_counter, visit_counter
+          FROM files WHERE id = ${fileId}`).pipe(
+          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toStoredFile))
+        ),
       submissionPage: (fileId, after) =>
-        storable(fileId)
-          ? Effect.map(read(page(fileId, Option.map(Option.fromNullable(after), fromPosition))), (rows) => {
-              const last = rows[rows.length - 1]
-              return {
-                entries: rows.map((row) =>
-                  SubmissionEntry.fromColumns(row.entry, Number(row.created_date), row.content as string)
-                ),
-                next:
-                  rows.length < pageSize || last === undefined
-                    ? undefined
-                    : toPosition({ createdDate: Number(last.created_date), seq: last.seq })
-              }
-            })
-          : Effect.succeed({ entries: [], next: undefined }),
+        Effect.map(read(page(fileId, Option.map(Option.fromNullable(after), fromPosition))), (rows) => {
+          const last = rows[rows.length - 1]
+          return {
+            entries: rows.map((row) =>
+              SubmissionEntry.fromColumns(row.entry, Number(row.created_date), row.content as string)
+            ),
+            next:
+              rows.length < pageSize || last === undefined
+                ? undefined
+                : toPosition({ createdDate: Number(last.created_date), seq: last.seq })
+          }
+        }),
       ping: Effect.asVoid(read(sql`SELECT 1`))
     }
   })
