@@ -48,14 +48,21 @@ const asProblem =
     ) as S
 
 /**
- * The request was refused before any lookup; `errors` locates each problem by JSON Pointer.
+ * The request was refused before any lookup; `errors` locates each problem by JSON Pointer, up to
+ * `FileDataError.issueLimit` of them, and `omitted` counts the rest.
  *
  * @since 0.1.0
  * @category problems
  */
 export const ValidationProblem = Schema.Struct({
   ...problemFields(422, ["validation_failed", "unsupported_media_type", "payload_too_large"]),
-  errors: Schema.Array(FileDataError.Issue)
+  errors: Schema.Array(FileDataError.Issue).pipe(Schema.maxItems(FileDataError.issueLimit)),
+  omitted: Schema.optionalWith(
+    Schema.Int.pipe(Schema.positive()).annotations({
+      description: "How many problems were found beyond those in errors; absent when errors lists them all"
+    }),
+    { exact: true }
+  )
 })
   .annotations({ identifier: "ValidationProblem", description: "RFC 9457 problem details" })
   .pipe(asProblem(422))

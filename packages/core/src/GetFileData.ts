@@ -21,7 +21,15 @@ import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { ApiKey, ApiKeyText, FileId } from "./FileData.js"
-import { AccessDenied, FileNotFound, type GetFileDataError, InvalidRequest, Issue } from "./FileDataError.js"
+import {
+  AccessDenied,
+  FileNotFound,
+  type GetFileDataError,
+  type InvalidRequest,
+  Issue,
+  invalidRequest,
+  issueLimit
+} from "./FileDataError.js"
 import type { FileDataReply } from "./FileDataReply.js"
 import * as FileRepository from "./FileRepository.js"
 import * as RateLimiter from "./RateLimiter.js"
@@ -71,10 +79,21 @@ const decodeRequest = Schema.decodeUnknownEither(GetFileDataRequest)
 const emptied = (value: unknown): unknown =>
   typeof value !== "object" || value === null ? value : Array.isArray(value) ? [] : {}
 
-const shallow = (body: unknown): unknown =>
-  typeof body !== "object" || body === null || Array.isArray(body)
-    ? emptied(body)
-    : Object.fromEntries(Object.entries(body).map(([key, value]) => [key, emptied(value)]))
+// Thousands of unknown members (a 64 KiB body holds eight thousand) would each become an issue to format;
+// only as many as a refusal lists are decoded, and the rest are counted.
+const shallow = (body: unknown): { readonly copy: unknown; readonly unlisted: number } => {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return { copy: emptied(body), unlisted: 0 }
+  const entries: Array<[string, unknown]> = []
+  let unknown = 0
+  let unlisted = 0
+  // `for in` rather than `Object.entries`, which builds a pair for each of thousands of keys.
+  for (const key in body) {
+    if (!Object.hasOwn(body, key)) continue
+    if (key !== "fileId" && key !== "apiKey" && ++unknown > issueLimit) unlisted++
+    else entries.push([key, emptied((body as Record<string, unknown>)[key])])
+  }
+  return { copy: Object.fromEntries(entries), unlisted }
+}
 
 // Nearly every request is exactly `{"fileId": "…", "apiKey": "…"}` with strings that obey the text rules:
 // that shape is accepted here without the schema's machinery, which costs more than the rest of the decoding. Anything
@@ -119,7 +138,8 @@ const describe = (issue: ParseResult.ArrayFormatterIssue): string => {
 }
 
 /**
- * Reads a parsed body as a {@link GetFileDataRequest}, listing every problem by its JSON Pointer.
+ * Reads a parsed body as a {@link GetFileDataRequest}, listing its problems by JSON Pointer (as many as
+ * `FileDataError.invalidRequest` lists, the rest counted).
  *
  * @since 0.1.0
  * @category decoding
@@ -127,7 +147,8 @@ const describe = (issue: ParseResult.ArrayFormatterIssue): string => {
 export const parseRequest = (body: unknown): Effect.Effect<GetFileDataRequest, InvalidRequest> => {
   const valid = commonShape(body)
   if (valid !== undefined) return Effect.succeed(valid)
-  const result = decodeRequest(shallow(body))
+  const { copy, unlisted } = shallow(body)
+  const result = decodeRequest(copy)
   if (result._tag === "Right") return Effect.succeed(result.right)
   const issues = ParseResult.ArrayFormatter.formatErrorSync(result.left).map(
     (issue) =>
@@ -136,7 +157,7 @@ export const parseRequest = (body: unknown): Effect.Effect<GetFileDataRequest, I
         detail: describe(issue)
       })
   )
-  return Effect.fail(new InvalidRequest({ reason: "InvalidPayload", issues }))
+  return Effect.fail(invalidRequest("InvalidPayload", issues, unlisted))
 }
 
 /**

@@ -346,6 +346,7 @@ describe("getFileData: validation", () => {
     Effect.gen(function* () {
       const error = yield* parse({ fileId: "", extra: 1 })
       expect(new Set(pointers(error))).toEqual(new Set(["/fileId", "/apiKey", "/extra"]))
+      expect(error.omitted).toBe(0)
     })
   )
 
@@ -356,6 +357,31 @@ describe("getFileData: validation", () => {
         expect((yield* GetFileData.parseRequest({ apiKey: "k", fileId })).fileId).toBe(fileId)
         expect(Effect.runSync(Effect.either(GetFileData.parseRequest({ fileId, apiKey: "k", x: 1 })))._tag).toBe("Left")
       }
+    })
+  )
+
+  it.effect("lists the first 20 problems of a body with thousands and counts the rest", () =>
+    Effect.gen(function* () {
+      const members = Array.from({ length: 8000 }, (_, i) => [`unknown-${i}`, i] as const)
+      const error = yield* parse(Object.fromEntries([["fileId", 7], ["apiKey", "k"], ...members]))
+      expect(pointers(error)).toEqual(Array.from({ length: 20 }, (_, i) => `/unknown-${i}`))
+      // 7,980 unknown members and the fileId.
+      expect(error.omitted).toBe(7981)
+      expect(error.message.length).toBeLessThanOrEqual(1024)
+      expect(error.message).toMatch(/^\/unknown-0: is not allowed; .*; and 7981 more$/)
+    })
+  )
+
+  it.effect("lists fewer problems when their pointers are long, and cuts the message", () =>
+    Effect.gen(function* () {
+      const long = (i: number) => `${i}`.padEnd(1500, "x")
+      const error = yield* parse(
+        Object.fromEntries([["fileId", "f"], ["apiKey", "k"], ...[0, 1, 2, 3].map((i) => [long(i), 1])])
+      )
+      expect(pointers(error)).toEqual([`/${long(0)}`, `/${long(1)}`])
+      expect(error.omitted).toBe(2)
+      expect(error.message).toHaveLength(1024)
+      expect(error.message.endsWith("…")).toBe(true)
     })
   )
 
