@@ -11,6 +11,7 @@ export default defineConfig({
       "@filedata/core": source("./packages/core/src/index.ts"),
       "@filedata/sql": source("./packages/sql/src/index.ts"),
       "@filedata/fixture": source("./packages/fixture/src/index.ts"),
+      "@filedata/client": source("./packages/client/src/index.ts"),
       "@filedata/sqlite": source("./packages/sqlite/src/index.ts"),
       "@filedata/rate-limiter-memory": source("./packages/rate-limiter-memory/src/index.ts"),
       "@filedata/runtime": source("./packages/runtime/src/index.ts"),

@@ -1,14 +1,17 @@
 // `pnpm bench`: seeded datasets, imported with the real CLI, served by the real server and by the raw
 // baseline (bench/baseline.mjs), measured interleaved so machine drift hits both alike.
 // Options: --profiles small,large,huge  --duration 10  --connections 50  --rounds 2  --warmup 5 (seconds)
+// --codings gzip,br: the content codings the big replies of large and huge are also measured in ("" for none).
 // small-pg: the small dataset served by filedata on PostgreSQL and Redis (BENCH_DATABASE_URL or TEST_DATABASE_URL,
 // BENCH_REDIS_URL or TEST_REDIS_URL; a fresh database is created and dropped), against the same SQLite baseline.
 // It joins the default profiles when both URLs are set.
 
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { request as httpRequest } from "node:http"
 import { createRequire } from "node:module"
 import { join } from "node:path"
+import { createBrotliDecompress, createGunzip } from "node:zlib"
 import autocannon from "autocannon"
 import { writeFixture } from "./lib/fixture.mjs"
 import { build, root, start, status, stop } from "./lib/processes.mjs"
@@ -93,9 +96,10 @@ const load = (server, bodies, seconds = duration) =>
 
 const download = async (server, body) => {
   const began = performance.now()
+  // fetch asks for gzip unless told otherwise: these rows measure the uncompressed reply.
   const response = await fetch(`${server.url}/api/v1/file-data`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", "accept-encoding": "identity" },
     body
   })
   let bytes = 0
@@ -103,6 +107,72 @@ const download = async (server, body) => {
   if (response.status !== 200) throw new Error(`${server.name} answered ${response.status}`)
   return { ms: performance.now() - began, bytes }
 }
+
+// The reply as sent, over node:http (fetch would decode it): bytes on the wire, time to the last byte; with
+// `decoded`, also the length once decoded, to check the compressed reply against the identity one.
+const downloadRaw = (server, body, encoding, decoded = false) =>
+  new Promise((resolve, reject) => {
+    const began = performance.now()
+    const req = httpRequest(`${server.url}/api/v1/file-data`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        ...(encoding === "identity" ? {} : { "accept-encoding": encoding })
+      }
+    })
+    req.on("error", reject)
+    req.on("response", (res) => {
+      if (res.statusCode !== 200) reject(new Error(`${server.name} answered ${res.statusCode}`))
+      const coding = res.headers["content-encoding"] ?? "identity"
+      if (coding !== encoding) reject(new Error(`${server.name} answered ${coding} to ${encoding}`))
+      let bytes = 0
+      let plain = 0
+      const decoder =
+        !decoded || coding === "identity" ? undefined : coding === "br" ? createBrotliDecompress() : createGunzip()
+      decoder?.on("data", (chunk) => (plain += chunk.length))
+      res.on("data", (chunk) => {
+        bytes += chunk.length
+        if (decoder === undefined) plain += chunk.length
+        else decoder.write(chunk)
+      })
+      res.on("end", () => {
+        const ms = performance.now() - began
+        if (decoder === undefined) return resolve({ ms, bytes, plain })
+        decoder.on("end", () => resolve({ ms, bytes, plain }))
+        decoder.end()
+      })
+    })
+    req.end(body)
+  })
+
+// The process's CPU time (user + system, every thread: zlib works on libuv's pool) in milliseconds.
+const ticksPerSecond = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100
+const cpuMs = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond
+}
+
+// One reply, or `parallel` at once, in `encoding`, on a server warmed by one reply before: time to the last
+// byte, bytes on the wire of one reply, the server's CPU time, and its peak RSS above idle.
+const replies = async (server, body, encoding, parallel) => {
+  await downloadRaw(server, body, encoding)
+  const idle = status(server.child.pid, "VmRSS")
+  resetPeak(server.child.pid)
+  const cpu = cpuMs(server.child.pid)
+  const began = performance.now()
+  const done = await Promise.all(Array.from({ length: parallel }, () => downloadRaw(server, body, encoding)))
+  return {
+    ms: performance.now() - began,
+    bytes: done[0].bytes,
+    cpuMs: cpuMs(server.child.pid) - cpu,
+    aboveIdle: status(server.child.pid, "VmHWM") - idle
+  }
+}
+
+// The codings `pnpm bench` measures filedata's big replies in, beside identity.
+const codings = option("codings", "gzip,br")
+  .split(",")
+  .filter((coding) => coding !== "")
 
 const rows = []
 const row = (profile, metric, server, baseline, unit, better) =>
@@ -282,6 +352,29 @@ const serve = async (profile, shape, db, serverUrl, fixture) => {
         "lower"
       )
     }
+    // Compressed replies (Accept-Encoding), against the same replies uncompressed: filedata's own and the
+    // baseline's, which never compresses. Server CPU covers zlib's threads too.
+    const [filedata, baseline] = servers
+    const identity = await downloadRaw(filedata, body, "identity")
+    for (const coding of codings) {
+      const checked = await downloadRaw(filedata, body, coding, true)
+      if (checked.plain !== identity.bytes) {
+        throw new Error(`${coding} reply decodes to ${checked.plain} bytes, identity is ${identity.bytes}`)
+      }
+    }
+    for (const parallel of [1, 4]) {
+      const label = parallel === 1 ? "1 reply" : `${parallel} in parallel`
+      const reference = await replies(baseline, body, "identity", parallel)
+      for (const coding of ["identity", ...codings]) {
+        const measured = await replies(filedata, body, coding, parallel)
+        const name = `${coding}:`
+        row(profile, `${name} time to last byte, ${label}`, measured.ms, reference.ms, "ms", "lower")
+        row(profile, `${name} server CPU, ${label}`, measured.cpuMs, reference.cpuMs, "ms", "lower")
+        if (parallel === 1)
+          row(profile, `${name} bytes on the wire`, measured.bytes / 1048576, reference.bytes / 1048576, "MiB", "lower")
+        row(profile, `${name} peak RSS above idle, ${label}`, measured.aboveIdle, reference.aboveIdle, "MiB", "lower")
+      }
+    }
   }
   await Promise.all(servers.map(stop))
 }
@@ -297,6 +390,12 @@ console.log("|---|---|---|---|---|---|")
 for (const r of rows) {
   console.log(
     `| ${r.profile} | ${r.metric} | ${format(r.filedata)} | ${format(r.baseline)} | ${r.unit} | ${format(r.ratio)} |`
+  )
+}
+if (codings.length > 0 && profiles.some((profile) => shapes[profile]?.load !== true)) {
+  console.log(
+    `\nRows "identity:", ${codings.map((coding) => `"${coding}:"`).join(", ")}: filedata's reply asked for in that coding; ` +
+      "the baseline column is always the baseline's uncompressed reply."
   )
 }
 const printed = profiles.filter((profile) => notes[profile] !== undefined)

@@ -1,5 +1,6 @@
 /**
- * The CLI's own failures and the one place where any failure becomes lines on stderr.
+ * The CLI's own failures, the one place where any failure becomes lines on stderr, and the exit code it
+ * ends with: 2 for a command line that is wrong (`docs/operations.md#the-cli`), 1 for a command that failed.
  *
  * @since 0.1.0
  */
@@ -10,6 +11,7 @@ import * as Cause from "effect/Cause"
 import * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
@@ -50,19 +52,73 @@ export class MalformedJson extends Schema.TaggedError<MalformedJson>()("Malforme
 }
 
 /**
- * A failure that has already been printed; all that is left is a non-zero exit code.
+ * No stored key has the text `key find` read.
  *
  * @since 0.1.0
  * @category errors
  */
-export class Reported extends Schema.TaggedError<Reported>()("Reported", {}) {
+export class NoMatchingKey extends Schema.TaggedError<NoMatchingKey>()("NoMatchingKey", {}) {
   /**
    * @since 0.1.0
    */
   override get message(): string {
-    return "the command failed"
+    return "no API key matches the key read from stdin"
   }
 }
+
+/**
+ * The command line is wrong in a way @effect/cli does not check itself.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", { detail: Schema.String }) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return this.detail
+  }
+}
+
+/**
+ * The exit code of a command line that is wrong: an unknown command or option, a missing argument, an
+ * invalid value.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const USAGE_EXIT_CODE = 2
+
+/**
+ * The exit code of a command that failed while it ran.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const FAILURE_EXIT_CODE = 1
+
+/**
+ * A failure that has already been printed; all that is left is its exit code.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class Reported extends Schema.TaggedError<Reported>()("Reported", {
+  exitCode: Schema.optionalWith(Schema.Literal(FAILURE_EXIT_CODE, USAGE_EXIT_CODE), {
+    default: () => FAILURE_EXIT_CODE
+  })
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return this.exitCode === USAGE_EXIT_CODE ? "the command line is wrong" : "the command failed"
+  }
+}
+
+const isUsageError = (error: unknown): boolean =>
+  ValidationError.isValidationError(error) || error instanceof UsageError
 
 /**
  * How many fixture issues are printed before the rest is only counted; a broken generator can produce
@@ -117,17 +173,32 @@ export const lines = (cause: Cause.Cause<unknown>): ReadonlyArray<string> =>
   })
 
 /**
- * Prints any failure of `self` to stderr and fails with {@link Reported}; an interruption stays one.
+ * Prints any failure of `self` to stderr and fails with {@link Reported}, carrying the exit code; an
+ * interruption stays one, and a failure already reported passes as it is.
  *
  * @since 0.1.0
  * @category combinators
  */
 export const report = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, Reported, R> =>
-  Effect.catchAllCause(self, (cause) =>
-    Cause.isInterruptedOnly(cause)
-      ? Effect.interrupt
-      : Effect.zipRight(
-          Effect.forEach(lines(cause), (line) => Console.error(line)),
-          Effect.fail(new Reported())
-        )
-  )
+  Effect.catchAllCause(self, (cause) => {
+    if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
+    const failure = Option.getOrUndefined(Cause.failureOption(cause))
+    if (failure instanceof Reported) return Effect.fail(failure)
+    return Effect.zipRight(
+      Effect.forEach(lines(cause), (line) => Console.error(line)),
+      Effect.fail(new Reported({ exitCode: isUsageError(failure) ? USAGE_EXIT_CODE : FAILURE_EXIT_CODE }))
+    )
+  })
+
+/**
+ * The process's exit code for how the program ended: 0 on success, the code a {@link Reported} failure
+ * carries, 1 for any other failure. An interruption (SIGINT, SIGTERM) ends with 0, as `runMain` does.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const exitCode = (exit: Exit.Exit<unknown, unknown>): number => {
+  if (Exit.isSuccess(exit) || Cause.isInterruptedOnly(exit.cause)) return 0
+  const failure = Option.getOrUndefined(Cause.failureOption(exit.cause))
+  return failure instanceof Reported ? failure.exitCode : FAILURE_EXIT_CODE
+}

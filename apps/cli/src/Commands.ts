@@ -5,18 +5,26 @@
  * @since 0.1.0
  */
 import * as Args from "@effect/cli/Args"
+import type * as CliApp from "@effect/cli/CliApp"
+import * as CliConfig from "@effect/cli/CliConfig"
 import * as Command from "@effect/cli/Command"
+import * as HelpDoc from "@effect/cli/HelpDoc"
+import * as Span from "@effect/cli/HelpDoc/Span"
 import * as Options from "@effect/cli/Options"
+import type * as ValidationError from "@effect/cli/ValidationError"
 import type * as PlatformError from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { FileData, type FileDataError, type Fixture, OperatorStore } from "@filedata/core"
-import { FixtureReader } from "@filedata/fixture"
+import { type Append, FileData, type FileDataError, type Fixture, OperatorStore } from "@filedata/core"
+import { AppendReader, FixtureReader } from "@filedata/fixture"
 import { ServiceConfig } from "@filedata/runtime"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Logger from "effect/Logger"
+import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
@@ -24,6 +32,7 @@ import * as ApiKeyGenerator from "./ApiKeyGenerator.js"
 import * as CliError from "./CliError.js"
 import * as DemoFixture from "./DemoFixture.js"
 import * as Progress from "./Progress.js"
+import * as Stdin from "./Stdin.js"
 
 /**
  * Every failure a command of the tree can end with, besides @effect/cli's own `ValidationError`.
@@ -36,9 +45,12 @@ export type CommandError =
   | FileDataError.StorageUnavailable
   | Fixture.FixtureInvalid
   | OperatorStore.UserNotFound
+  | OperatorStore.UserExists
   | OperatorStore.KeyNotFound
   | CliError.FixtureFileUnreadable
   | CliError.MalformedJson
+  | CliError.NoMatchingKey
+  | CliError.UsageError
 
 /**
  * The program name shown in usage and help.
@@ -83,34 +95,50 @@ const unreadable = (file: string) => (error: PlatformError.PlatformError) =>
           : error.message
   })
 
-// The file is read as a stream and imported as it is read: only a batch of submissions is in memory at a time.
-const importFile = (file: string) =>
+// The file is read as a stream and written as it is read: only a batch of submissions is in memory at a time.
+const streamFile = <Entry extends Fixture.FixtureEntry | Append.AppendEntry, A, E, R>(
+  file: string,
+  verb: string,
+  read: (
+    bytes: Stream.Stream<Uint8Array, CliError.FixtureFileUnreadable>
+  ) => Stream.Stream<Entry, CliError.FixtureFileUnreadable | FixtureReader.FixtureMalformed | Fixture.FixtureInvalid>,
+  write: (
+    entries: Stream.Stream<Entry, CliError.FixtureFileUnreadable | CliError.MalformedJson | Fixture.FixtureInvalid>
+  ) => Effect.Effect<A, E, R>
+) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
-    const store = yield* OperatorStore.OperatorStore
     const absolute = yield* fixturePath(file)
     const info = yield* Effect.mapError(fs.stat(absolute), unreadable(absolute))
     if (info.type === "Directory") {
       return yield* new CliError.FixtureFileUnreadable({ file: absolute, reason: "it is a directory" })
     }
-    return yield* Progress.track(Number(info.size), (meter) =>
-      store.importFixture(
-        FixtureReader.fromBytes(
-          fs.stream(absolute).pipe(
-            Stream.mapError(unreadable(absolute)),
-            Stream.tap((chunk) => meter.read(chunk.length))
-          )
-        ).pipe(
-          Stream.tap((entry) =>
-            entry._tag === "Submissions" ? meter.submissions(entry.submissions.length) : Effect.void
-          ),
-          Stream.catchTag("FixtureMalformed", (error) =>
-            Stream.fail(new CliError.MalformedJson({ file: absolute, detail: error.message }))
-          )
-        )
+    const bytes = (meter: Progress.Meter) =>
+      fs.stream(absolute).pipe(
+        Stream.mapError(unreadable(absolute)),
+        Stream.tap((chunk) => meter.read(chunk.length))
       )
+    return yield* Progress.track(
+      Number(info.size),
+      (meter) =>
+        write(
+          read(bytes(meter)).pipe(
+            Stream.tap((entry: Fixture.FixtureEntry | Append.AppendEntry) =>
+              entry._tag === "Submissions" ? meter.submissions(entry.submissions.length) : Effect.void
+            ),
+            Stream.catchTag("FixtureMalformed", (error) =>
+              Stream.fail(new CliError.MalformedJson({ file: absolute, detail: error.message }))
+            )
+          )
+        ),
+      verb
     )
   })
+
+const importFile = (file: string) =>
+  Effect.flatMap(OperatorStore.OperatorStore, (store) =>
+    streamFile(file, "importing", FixtureReader.fromBytes, store.importFixture)
+  )
 
 const importCommand = Command.make(
   "import",
@@ -128,6 +156,29 @@ const importCommand = Command.make(
       )
     })
 ).pipe(Command.withDescription("load a fixture file in one transaction: all of it or, on any error, nothing"))
+
+const appendCommand = Command.make(
+  "append",
+  {
+    file: Args.text({ name: "FILE.json" }).pipe(
+      Args.withDescription(
+        "the submissions to add, by file id; a relative path is read from the directory pnpm was called in"
+      )
+    )
+  },
+  ({ file }) =>
+    Effect.gen(function* () {
+      const store = yield* OperatorStore.OperatorStore
+      const summary = yield* streamFile(file, "appending", AppendReader.fromBytes, store.appendSubmissions)
+      yield* Console.log(
+        `appended ${plural(summary.submissions, "submission", "submissions")} to ${plural(summary.files, "file", "files")}`
+      )
+    })
+).pipe(
+  Command.withDescription(
+    "add submissions to files that exist in one transaction, counters too: all of it or, on any error, nothing"
+  )
+)
 
 // A server bound to every interface is reached locally through the loopback address.
 const reachableHost = (host: string): string =>
@@ -198,6 +249,18 @@ const table = (rows: ReadonlyArray<ReadonlyArray<string>>): ReadonlyArray<string
   )
 }
 
+const keyRows = (keys: ReadonlyArray<OperatorStore.ApiKeyInfo>): ReadonlyArray<string> =>
+  table([
+    ["ID", "PREFIX", "USER", "CREATED", "REVOKED"],
+    ...keys.map((key) => [
+      key.id,
+      Option.getOrElse(key.prefix, () => "-"),
+      key.userId,
+      key.createdAt,
+      Option.getOrElse(key.revokedAt, () => "-")
+    ])
+  ])
+
 const listKeysCommand = Command.make(
   "list",
   { user: userOption.pipe(Options.withDescription("only this user's keys"), Options.optional) },
@@ -211,33 +274,154 @@ const listKeysCommand = Command.make(
       if (keys.length === 0) {
         return yield* Console.log("no API keys")
       }
-      const rows = table([
-        ["ID", "USER", "CREATED", "REVOKED"],
-        ...keys.map((key) => [key.id, key.userId, key.createdAt, Option.getOrElse(key.revokedAt, () => "-")])
-      ])
-      yield* Effect.forEach(rows, (row) => Console.log(row))
+      yield* Effect.forEach(keyRows(keys), (row) => Console.log(row))
     })
-).pipe(Command.withDescription("list API keys (ids and dates; the keys themselves are never stored)"))
+).pipe(
+  Command.withDescription(
+    "list API keys: ids, the first characters of keys of 32 or more (- for others), owners and dates"
+  )
+)
+
+const findKeyCommand = Command.make("find", {}, () =>
+  Effect.gen(function* () {
+    const input = yield* Stdin.StandardInput
+    if (input.isTTY) yield* Console.error("Paste the API key and press Enter:")
+    const text = yield* input.readLine
+    if (Option.isNone(text) || text.value === "") {
+      return yield* new CliError.UsageError({
+        detail: "key find reads the API key from stdin, e.g. filedata key find < leaked-key.txt"
+      })
+    }
+    const store = yield* OperatorStore.OperatorStore
+    const found = yield* store.findKey(Redacted.make(FileData.ApiKeyText.make(text.value)))
+    if (Option.isNone(found)) return yield* new CliError.NoMatchingKey()
+    yield* Effect.forEach(keyRows([found.value]), (row) => Console.log(row))
+  })
+).pipe(
+  Command.withDescription(
+    "read an API key from stdin and print its id, owner and state, so a leaked key can be revoked"
+  )
+)
 
 const keyCommand = Command.make("key").pipe(
   Command.withDescription("manage API keys"),
-  Command.withSubcommands([createKeyCommand, revokeKeyCommand, listKeysCommand])
+  Command.withSubcommands([createKeyCommand, revokeKeyCommand, listKeysCommand, findKeyCommand])
+)
+
+const createUserCommand = Command.make(
+  "create",
+  {
+    id: Args.text({ name: "ID" }).pipe(
+      Args.withSchema(FileData.UserId),
+      Args.withDescription("the new user's id, under a fixture's text rules: at most 256 characters")
+    )
+  },
+  ({ id }) =>
+    Effect.gen(function* () {
+      const store = yield* OperatorStore.OperatorStore
+      yield* store.createUser(id)
+      yield* Console.log(`created user ${id}; give it a key with: filedata key create --user ${id}`)
+    })
+).pipe(Command.withDescription("create a user with no keys and no files"))
+
+const listUsersCommand = Command.make("list", {}, () =>
+  Effect.gen(function* () {
+    const store = yield* OperatorStore.OperatorStore
+    const users = yield* store.listUsers
+    if (users.length === 0) {
+      return yield* Console.log("no users")
+    }
+    const rows = table([
+      ["ID", "KEYS", "FILES"],
+      ...users.map((user) => [user.id, String(user.activeKeys), String(user.files)])
+    ])
+    yield* Effect.forEach(rows, (row) => Console.log(row))
+  })
+).pipe(Command.withDescription("list users by id, with their active (not revoked) API keys and their files"))
+
+const userCommand = Command.make("user").pipe(
+  Command.withDescription("manage users"),
+  Command.withSubcommands([createUserCommand, listUsersCommand])
 )
 
 /**
- * The whole tree: `import`, `demo` and `key create|revoke|list`.
+ * The whole tree: `import`, `append`, `demo`, `user create|list` and `key create|revoke|list|find`.
  *
  * @since 0.1.0
  * @category commands
  */
 export const command = Command.make(NAME).pipe(
   Command.withDescription("operator tool of the filedata service"),
-  Command.withSubcommands([importCommand, demoCommand, keyCommand])
+  Command.withSubcommands([importCommand, appendCommand, demoCommand, userCommand, keyCommand])
+)
+
+const LOG_LEVEL = "--log-level"
+
+const logLevelChoices = ServiceConfig.logLevelNames.join(", ")
+
+/**
+ * Takes `--log-level NAME` (or `--log-level=NAME`) out of the arguments, anywhere before `--`, with the
+ * names `LOG_LEVEL` takes; @effect/cli's own option of that name knows Effect's names instead. The last one
+ * given counts.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const takeLogLevel = (
+  args: ReadonlyArray<string>
+): Either.Either<
+  { readonly args: ReadonlyArray<string>; readonly level: Option.Option<LogLevel.LogLevel> },
+  CliError.UsageError
+> => {
+  const rest: Array<string> = []
+  let name: string | undefined
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string
+    if (arg === "--") {
+      rest.push(...args.slice(i))
+      break
+    }
+    if (arg === LOG_LEVEL) {
+      name = args[i + 1]
+      if (name === undefined) {
+        return Either.left(new CliError.UsageError({ detail: `${LOG_LEVEL} needs a value: one of ${logLevelChoices}` }))
+      }
+      i++
+    } else if (arg.startsWith(`${LOG_LEVEL}=`)) {
+      name = arg.slice(LOG_LEVEL.length + 1)
+    } else {
+      rest.push(arg)
+    }
+  }
+  if (name === undefined) return Either.right({ args: rest, level: Option.none() })
+  return ServiceConfig.isLogLevelName(name)
+    ? Either.right({ args: rest, level: Option.some(ServiceConfig.logLevels[name]) })
+    : Either.left(
+        new CliError.UsageError({
+          detail: `${LOG_LEVEL}: expected one of ${logLevelChoices} but received ${JSON.stringify(name)}`
+        })
+      )
+}
+
+// @effect/cli's own options are hidden from help (its --log-level would show Effect's names); these are
+// the ones that apply to every command.
+const globalOptions = HelpDoc.sequence(
+  HelpDoc.h1("GLOBAL OPTIONS"),
+  HelpDoc.descriptionList([
+    [
+      Span.text(`${LOG_LEVEL} ${ServiceConfig.logLevelNames.join(" | ")}`),
+      HelpDoc.p("the least level of the log lines written to stdout; overrides LOG_LEVEL")
+    ],
+    [Span.text("--help, -h"), HelpDoc.p("show the help of a command")],
+    [Span.text("--version"), HelpDoc.p("show the version")],
+    [Span.text("--completions sh | bash | fish | zsh"), HelpDoc.p("print a completion script for the shell")]
+  ])
 )
 
 /**
  * Runs a command tree built from {@link command} on `argv` (with the runtime and script first, as in
- * `process.argv`), printing any failure to stderr.
+ * `process.argv`), printing any failure to stderr. A wrong command line fails with exit code 2, a command
+ * that fails with 1 (`CliError.exitCode`).
  *
  * @since 0.1.0
  * @category running
@@ -245,4 +429,23 @@ export const command = Command.make(NAME).pipe(
 export const run =
   <R, E, A>(tree: Command.Command<typeof NAME, R, E, A>) =>
   (argv: ReadonlyArray<string>) =>
-    Command.run(tree, { name: NAME, version: VERSION })(argv).pipe(CliError.report)
+    Effect.suspend(
+      (): Effect.Effect<
+        void,
+        E | ValidationError.ValidationError | CliError.UsageError,
+        R | CliApp.CliApp.Environment
+      > => {
+        const [runtime = "node", script = NAME, ...args] = argv
+        const taken = takeLogLevel(args)
+        if (Either.isLeft(taken)) return Effect.fail(taken.left)
+        const cli = Command.run(tree, { name: NAME, version: VERSION, footer: globalOptions })([
+          runtime,
+          script,
+          ...taken.right.args
+        ]).pipe(Effect.provide(CliConfig.layer({ showBuiltIns: false })))
+        return Option.match(taken.right.level, {
+          onNone: () => cli,
+          onSome: (level) => Logger.withMinimumLogLevel(cli, level)
+        })
+      }
+    ).pipe(CliError.report)

@@ -1,7 +1,8 @@
 /**
- * Progress of an import on a terminal: one line on stderr, rewritten in place a few times a second and
- * cleared at the end. When stderr is not a terminal nothing is written, so output that scripts and tests
- * read stays as it was.
+ * Progress of an import or an append on a terminal: one line on stderr, rewritten in place a few times a
+ * second and cleared at the end. When stderr is not a terminal nothing is written, so output that scripts and
+ * tests read stays as it was. The line is redrawn with a carriage return and spaces, no escape sequence, so it
+ * needs no colour support and heeds `NO_COLOR` by having nothing to turn off.
  *
  * @since 0.1.0
  */
@@ -52,7 +53,7 @@ export const layerStderr: Layer.Layer<never> = Layer.sync(ProgressTerminal, () =
 export const intervalMillis = 250
 
 /**
- * What an import reports as it goes.
+ * What an import or an append reports as it goes.
  *
  * @since 0.1.0
  * @category models
@@ -69,38 +70,58 @@ const MIB = 1024 * 1024
 const formatMiB = (bytes: number): string => (bytes / MIB).toFixed(1)
 
 /**
- * The progress line: bytes read of the total, and submissions so far.
+ * The progress line: what is being done, bytes read of the total, and submissions so far.
  *
  * @since 0.1.0
  * @category rendering
  */
-export const line = (read: number, total: number, submissions: number): string => {
+export const line = (read: number, total: number, submissions: number, verb = "importing"): string => {
   const percent = total === 0 ? 100 : Math.floor((100 * read) / total)
-  return `importing: ${formatMiB(read)} of ${formatMiB(total)} MiB read (${percent}%), ${submissions.toLocaleString("en-US")} submissions`
+  return `${verb}: ${formatMiB(read)} of ${formatMiB(total)} MiB read (${percent}%), ${submissions.toLocaleString("en-US")} submissions`
 }
 
-const ERASE_LINE = "\r\u001b[K"
+/**
+ * What redraws the progress line over one of `shown` characters: a carriage return, the text, and spaces over
+ * whatever the earlier line had beyond it.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const redraw = (text: string, shown: number): string => `\r${text.padEnd(shown)}`
 
 /**
- * Runs `use` with a meter of a file of `totalBytes`; on a terminal the line is shown as the meter moves and
- * cleared when `use` ends, however it ends, so what is printed next starts on a clean line.
+ * What clears a progress line of `shown` characters and puts the cursor back at its start.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const clear = (shown: number): string => `\r${" ".repeat(shown)}\r`
+
+/**
+ * Runs `use` with a meter of a file of `totalBytes`; on a terminal the line (saying `verb`) is shown as the
+ * meter moves and cleared when `use` ends, however it ends, so what is printed next starts on a clean line.
  *
  * @since 0.1.0
  * @category combinators
  */
 export const track = <A, E, R>(
   totalBytes: number,
-  use: (meter: Meter) => Effect.Effect<A, E, R>
+  use: (meter: Meter) => Effect.Effect<A, E, R>,
+  verb = "importing"
 ): Effect.Effect<A, E, R> =>
   Effect.flatMap(ProgressTerminal, (terminal) => {
     if (!terminal.isTTY) return use({ read: () => Effect.void, submissions: () => Effect.void })
     let read = 0
     let submissions = 0
     let shownAt = Number.NEGATIVE_INFINITY
+    let shown = 0
     const render = Effect.flatMap(Clock.currentTimeMillis, (now) => {
       if (now - shownAt < intervalMillis) return Effect.void
       shownAt = now
-      return terminal.write(ERASE_LINE + line(read, totalBytes, submissions))
+      const text = line(read, totalBytes, submissions, verb)
+      const output = redraw(text, shown)
+      shown = Math.max(shown, text.length)
+      return terminal.write(output)
     })
     const meter: Meter = {
       read: (bytes) =>
@@ -113,8 +134,6 @@ export const track = <A, E, R>(
           submissions += count
         })
     }
-    const clear = Effect.suspend(() =>
-      shownAt === Number.NEGATIVE_INFINITY ? Effect.void : terminal.write(ERASE_LINE)
-    )
-    return Effect.ensuring(use(meter), clear)
+    const cleared = Effect.suspend(() => (shown === 0 ? Effect.void : terminal.write(clear(shown))))
+    return Effect.ensuring(use(meter), cleared)
   })

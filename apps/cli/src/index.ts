@@ -9,6 +9,10 @@ export * as CliError from "./CliError.js"
 /**
  * @since 0.1.0
  */
+export * as Color from "./Color.js"
+/**
+ * @since 0.1.0
+ */
 export * as Commands from "./Commands.js"
 /**
  * @since 0.1.0
@@ -18,3 +22,7 @@ export * as DemoFixture from "./DemoFixture.js"
  * @since 0.1.0
  */
 export * as Progress from "./Progress.js"
+/**
+ * @since 0.1.0
+ */
+export * as Stdin from "./Stdin.js"

@@ -3,17 +3,24 @@ import * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
 import { FileDataError } from "@filedata/core"
+import { ServiceConfig } from "@filedata/runtime"
 import * as Cause from "effect/Cause"
 import * as ConfigProvider from "effect/ConfigProvider"
+import type * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { notingProvider, readmeRows } from "../../../packages/runtime/test/utils/ConfigDocs.js"
 import * as ApiKeyGenerator from "../src/ApiKeyGenerator.js"
 import * as CliError from "../src/CliError.js"
+import * as Color from "../src/Color.js"
 import * as Commands from "../src/Commands.js"
 import * as Progress from "../src/Progress.js"
+import * as Stdin from "../src/Stdin.js"
 import {
   allKeys,
   cli,
@@ -35,12 +42,14 @@ const expectSuccess = (run: Run) => {
   expect(Exit.isSuccess(run.exit)).toBe(true)
 }
 
-// Failures must end as `Reported` (exit code 1 in main) after one or more plain lines, never a defect.
-const expectReported = (run: Run) => {
+// Failures must end as `Reported` after one or more plain lines, never a defect: exit code 1 in main for a
+// command that failed, 2 for a wrong command line.
+const expectReported = (run: Run, exitCode: 1 | 2 = 1) => {
   expect(Exit.isFailure(run.exit)).toBe(true)
   if (Exit.isFailure(run.exit)) {
     expect(Cause.isDie(run.exit.cause)).toBe(false)
-    expect(Cause.failureOption(run.exit.cause)).toEqual(Option.some(new CliError.Reported()))
+    expect(Cause.failureOption(run.exit.cause)).toEqual(Option.some(new CliError.Reported({ exitCode })))
+    expect(CliError.exitCode(run.exit)).toBe(exitCode)
   }
   expect(run.stderr.join("\n")).not.toMatch(/\n\s+at |FiberFailure|\{ _id:/)
 }
@@ -223,6 +232,39 @@ describe("import", () => {
     )
   )
 
+  it.effect("names a malformed submission and a file of an unknown user in one run", () =>
+    withDatabase((dir) =>
+      Effect.gen(function* () {
+        expectSuccess(yield* cli("import", writeFixture(dir, "first.json", validFixture)))
+        const both = {
+          users: [{ id: "user-3", apiKeys: ["user-1-key-a"] }],
+          files: [
+            {
+              id: "file-3",
+              userId: "user-3",
+              name: "Broken",
+              creationDate: "2024-01-01T00:00:00.000Z",
+              submissions: [{ createdDate: "2024-01-02T00:00:00.000Z", content: { a: 1 } }]
+            },
+            { id: "file-4", userId: "nobody", name: "Orphan", creationDate: "2024-01-01T00:00:00.000Z" },
+            { id: "file-1", userId: "user-3", name: "Taken", creationDate: "2024-01-01T00:00:00.000Z" }
+          ]
+        }
+        const run = yield* cli("import", writeFixture(dir, "both.json", both))
+        expectReported(run)
+        expect(run.stderr).toEqual([
+          "the fixture was rejected and nothing was written (4 problems):",
+          "$.users[0].apiKeys[0]: is already in use",
+          "$.files[0].submissions[0].content.a: must be a string",
+          "$.files[1].userId: is not a user of this fixture or of the database",
+          "$.files[2].id: already exists"
+        ])
+        expect(yield* userExists("user-3")).toBe(false)
+        expect(yield* findFile("file-4")).toEqual(Option.none())
+      })
+    )
+  )
+
   it.effect("prints at most 20 issues and counts the rest", () =>
     withDatabase((dir) =>
       Effect.gen(function* () {
@@ -295,10 +337,9 @@ describe("import", () => {
         const run = yield* cli("import", path).pipe(Effect.provideService(Progress.ProgressTerminal, terminal))
         expectSuccess(run)
         expect(run.stdout).toEqual(["imported 2 users, 3 API keys, 2 files, 2 submissions"])
-        // The test clock stands still, so the line is drawn once, when the first chunk is read.
-        expect(written).toHaveLength(2)
-        expect(written[0]).toBe(`\r\u001b[K${Progress.line(1, 1, 0)}`)
-        expect(written[1]).toBe("\r\u001b[K")
+        // The test clock stands still, so the line is drawn once, when the first chunk is read; no escape codes.
+        const shown = Progress.line(1, 1, 0)
+        expect(written).toEqual([`\r${shown}`, `\r${" ".repeat(shown.length)}\r`])
       })
     )
   )
@@ -312,7 +353,7 @@ describe("import", () => {
         const run = yield* cli("import", path).pipe(Effect.provideService(Progress.ProgressTerminal, terminal))
         expectReported(run)
         expect(run.stderr[1]).toBe("$.files: must be an array of files")
-        expect(written.at(-1)).toBe("\r\u001b[K")
+        expect(written.at(-1)).toMatch(/^\r +\r$/)
       })
     )
   )
@@ -361,6 +402,155 @@ describe("import", () => {
   )
 })
 
+describe("append", () => {
+  const at = (day: number) => `2024-03-${String(day).padStart(2, "0")}T12:00:00.000Z`
+  const counters = (id: string) =>
+    Effect.map(
+      findFile(id),
+      Option.map((file) => [file.SubmissionCounter, file.VisitCounter])
+    )
+  const emails = (id: string) =>
+    Effect.map(submissions(id), (rows) => rows.map((row) => JSON.parse(row.contentJson).email as string))
+
+  it.effect("adds submissions to files that exist, grows SubmissionCounter and replaces a VisitCounter given", () =>
+    withDatabase(
+      (dir) =>
+        Effect.gen(function* () {
+          expectSuccess(yield* cli("import", writeFixture(dir, "fixture.json", validFixture)))
+          writeFixture(dir, "more.json", {
+            files: [
+              {
+                id: "file-1",
+                submissions: [
+                  { createdDate: at(2), content: { email: "c@example.com" } },
+                  { createdDate: "2024-01-02T10:30:00.000+01:00", content: { email: "tie@example.com" } }
+                ],
+                VisitCounter: 12
+              },
+              { submissions: [{ createdDate: at(1), content: { email: "d@example.com" } }], id: "file-2" }
+            ]
+          })
+          const run = yield* cli("append", "more.json")
+          expectSuccess(run)
+          expect(run.stdout).toEqual(["appended 3 submissions to 2 files"])
+          expect(yield* counters("file-1")).toEqual(Option.some([9, 12]))
+          expect(yield* counters("file-2")).toEqual(Option.some([1, 0]))
+          // Ascending by createdDate; the appended tie comes after the imported submission at the same instant.
+          expect(yield* emails("file-1")).toEqual([
+            "a@example.com",
+            "tie@example.com",
+            "b@example.com",
+            "c@example.com"
+          ])
+          expect(yield* emails("file-2")).toEqual(["d@example.com"])
+          const again = yield* cli(
+            "append",
+            writeFixture(dir, "one.json", {
+              files: [{ id: "file-2", submissions: [{ createdDate: at(1), content: { email: "e@example.com" } }] }]
+            })
+          )
+          expect(again.stdout).toEqual(["appended 1 submission to 1 file"])
+          expect(yield* emails("file-2")).toEqual(["d@example.com", "e@example.com"])
+        }),
+      (dir) => ({ INIT_CWD: dir })
+    )
+  )
+
+  it.effect("writes nothing when a file id is unknown or an entry is wrong, naming each by JSON path", () =>
+    withDatabase((dir) =>
+      Effect.gen(function* () {
+        expectSuccess(yield* cli("import", writeFixture(dir, "fixture.json", validFixture)))
+        const unknown = yield* cli(
+          "append",
+          writeFixture(dir, "unknown.json", {
+            files: [
+              {
+                id: "file-1",
+                submissions: [{ createdDate: at(1), content: { email: "x@example.com" } }],
+                VisitCounter: 1
+              },
+              { id: "file-9", submissions: [{ createdDate: at(1), content: { email: "y@example.com" } }] }
+            ]
+          })
+        )
+        expectReported(unknown)
+        expect(unknown.stdout).toEqual([])
+        expect(unknown.stderr[0]).toMatch(/nothing was written \(1 problem\)/)
+        expect(unknown.stderr.slice(1)).toEqual(["$.files[1].id: no file has this id"])
+        const wrong = yield* cli(
+          "append",
+          writeFixture(dir, "wrong.json", {
+            files: [
+              { id: "file-1", submissions: [{ createdDate: at(1), content: { email: "x@example.com" } }] },
+              { id: "file-2", VisitCounter: -1, userId: "user-2", submissions: [{ createdDate: "soon", content: {} }] },
+              { id: "file-9", VisitCounter: 3 }
+            ]
+          })
+        )
+        expectReported(wrong)
+        // Wrong shapes and unknown ids in one run, by entry; within one, in the order the stream meets them: a
+        // file's submissions before the rest of its object.
+        expect(wrong.stderr.slice(1)).toEqual([
+          "$.files[1].submissions[0].createdDate: must be an ISO 8601 date-time with a zone, e.g. 2024-01-01T00:00:00.000Z",
+          "$.files[1].userId: is not allowed",
+          "$.files[1].VisitCounter: must be a non-negative integer",
+          "$.files[2].id: no file has this id"
+        ])
+        expect(yield* counters("file-1")).toEqual(Option.some([7, 10]))
+        expect(yield* emails("file-1")).toEqual(["a@example.com", "b@example.com"])
+        const path = writeFixture(dir, "malformed.json", '{"files": [{"id": "file-1",}]}')
+        const malformed = yield* cli("append", path)
+        expectReported(malformed)
+        expect(malformed.stderr).toEqual([
+          `${path} is not valid JSON: unexpected "}", expected a string key at line 1, column 28`
+        ])
+        const missing = yield* cli("append", join(dir, "nope.json"))
+        expect(missing.stderr).toEqual([`cannot read ${join(dir, "nope.json")}: no such file`])
+      })
+    )
+  )
+
+  it.effect("shows its progress on a terminal as appending", () =>
+    withDatabase((dir) =>
+      Effect.gen(function* () {
+        expectSuccess(yield* cli("import", writeFixture(dir, "fixture.json", validFixture)))
+        const written: Array<string> = []
+        const terminal: Progress.Terminal = { isTTY: true, write: (text) => Effect.sync(() => void written.push(text)) }
+        const path = writeFixture(dir, "more.json", { files: [{ id: "file-2", VisitCounter: 5 }] })
+        const run = yield* cli("append", path).pipe(Effect.provideService(Progress.ProgressTerminal, terminal))
+        expectSuccess(run)
+        expect(run.stdout).toEqual(["appended 0 submissions to 1 file"])
+        const shown = Progress.line(1, 1, 0, "appending")
+        expect(written).toEqual([`\r${shown}`, `\r${" ".repeat(shown.length)}\r`])
+        expect(yield* counters("file-2")).toEqual(Option.some([0, 5]))
+      })
+    )
+  )
+
+  it.live(
+    "as a real process, appends to what another connection imported and prints one line",
+    () =>
+      withDatabase((dir) =>
+        Effect.gen(function* () {
+          expectSuccess(yield* cli("import", writeFixture(dir, "fixture.json", validFixture)))
+          const path = writeFixture(dir, "more.json", {
+            files: [{ id: "file-2", submissions: [{ createdDate: at(1), content: { email: "p@example.com" } }] }]
+          })
+          const result = yield* Effect.promise(() =>
+            runProcess(["scripts/run.mjs", "cli", "append", path], {
+              DATABASE_URL: `file:${join(dir, "filedata.db")}`,
+              LOG_LEVEL: "warn"
+            })
+          )
+          expect(result).toEqual({ code: 0, stdout: "appended 1 submission to 1 file\n", stderr: "" })
+          expect(yield* counters("file-2")).toEqual(Option.some([1, 0]))
+          expect(yield* emails("file-2")).toEqual(["p@example.com"])
+        })
+      ),
+    { timeout: 120_000 }
+  )
+})
+
 describe("key", () => {
   it.effect("create prints a fresh fdk_ key once, and it authenticates", () =>
     withDatabase((dir) =>
@@ -396,7 +586,7 @@ describe("key", () => {
     withDatabase(() =>
       Effect.gen(function* () {
         const run = yield* cli("key", "create")
-        expectReported(run)
+        expectReported(run, 2)
         expect(run.stderr.join("\n")).toMatch(/user/)
       })
     )
@@ -442,25 +632,171 @@ describe("key", () => {
         const firstId = keys[0]?.id ?? ""
         expectSuccess(yield* cli("key", "revoke", firstId))
 
+        const created = yield* cli("key", "create", "--user", "user-2")
+        const generated = printedKey(created)
+
         const run = yield* cli("key", "list")
         expectSuccess(run)
-        expect(run.stdout).toHaveLength(4)
-        expect(run.stdout[0]?.split(/\s+/)).toEqual(["ID", "USER", "CREATED", "REVOKED"])
+        expect(run.stdout).toHaveLength(5)
+        expect(run.stdout[0]?.split(/\s+/)).toEqual(["ID", "PREFIX", "USER", "CREATED", "REVOKED"])
         const rows = run.stdout.slice(1).map((line) => line.split(/\s+/))
-        expect(rows.map((row) => row[0])).toEqual(keys.map((key) => key.id))
-        expect(rows.map((row) => row[1])).toEqual(["user-1", "user-1", "user-2"])
-        expect(rows.every((row) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(row[2] ?? ""))).toBe(true)
-        expect(rows[0]?.[3]).toMatch(/^\d{4}-/)
-        expect(rows[1]?.[3]).toBe("-")
+        expect(rows.map((row) => row[0])).toEqual([...keys.map((key) => key.id), expect.any(String)])
+        // Fixture keys shorter than 32 characters have no prefix; a generated key shows fdk_ and 4 characters.
+        expect(rows.map((row) => row[1])).toEqual(["-", "-", "-", generated.slice(0, 8)])
+        expect(rows.map((row) => row[2])).toEqual(["user-1", "user-1", "user-2", "user-2"])
+        expect(rows.every((row) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(row[3] ?? ""))).toBe(true)
+        expect(rows[0]?.[4]).toMatch(/^\d{4}-/)
+        expect(rows[1]?.[4]).toBe("-")
         expect(run.stdout.join("\n")).not.toMatch(/key-a|key-b|user-2-key/)
+        expect(run.stdout.join("\n")).not.toContain(generated.slice(0, 9))
 
         const filtered = yield* cli("key", "list", "--user", "user-2")
         expectSuccess(filtered)
-        expect(filtered.stdout.slice(1).map((line) => line.split(/\s+/)[1])).toEqual(["user-2"])
+        expect(filtered.stdout.slice(1).map((line) => line.split(/\s+/)[2])).toEqual(["user-2", "user-2"])
 
         const unknown = yield* cli("key", "list", "--user", "nobody")
         expectReported(unknown)
         expect(unknown.stderr).toEqual(['No user has the id "nobody"'])
+      })
+    )
+  )
+})
+
+describe("key find", () => {
+  const reading = (text: string | undefined, isTTY = false) =>
+    Effect.provideService(Stdin.StandardInput, {
+      isTTY,
+      readLine: Effect.succeed(Option.fromNullable(text))
+    })
+
+  it.effect("prints the id, prefix, owner and state of the key read from stdin", () =>
+    withDatabase((dir) =>
+      Effect.gen(function* () {
+        expectSuccess(yield* cli("import", writeFixture(dir, "fixture.json", validFixture)))
+        const created = yield* cli("key", "create", "--user", "user-2")
+        const key = printedKey(created)
+        const id = /^created API key (\S+) /.exec(created.stdout[0] ?? "")?.[1]
+        const run = yield* cli("key", "find").pipe(reading(key))
+        expectSuccess(run)
+        expect(run.stdout[0]?.split(/\s+/)).toEqual(["ID", "PREFIX", "USER", "CREATED", "REVOKED"])
+        expect(run.stdout[1]?.split(/\s+/).slice(0, 3)).toEqual([id, key.slice(0, 8), "user-2"])
+        expect(run.stdout.join("\n")).not.toContain(key)
+
+        // A short fixture key has no prefix, but is found all the same.
+        const short = yield* cli("key", "find").pipe(reading("user-1-key-b"))
+        expect(short.stdout[1]?.split(/\s+/).slice(1, 3)).toEqual(["-", "user-1"])
+
+        const unknown = yield* cli("key", "find").pipe(reading("not-a-key"))
+        expectReported(unknown)
+        expect(unknown.stderr).toEqual(["no API key matches the key read from stdin"])
+        const nothing = yield* cli("key", "find").pipe(reading(undefined))
+        expectReported(nothing, 2)
+        expect(nothing.stderr[0]).toMatch(/reads the API key from stdin/)
+        const prompted = yield* cli("key", "find").pipe(reading(key, true))
+        expect(prompted.stderr).toEqual(["Paste the API key and press Enter:"])
+      })
+    )
+  )
+})
+
+describe("user", () => {
+  it.effect("create makes a user keys can be given to; list shows ids, active keys and files", () =>
+    withDatabase((dir) =>
+      Effect.gen(function* () {
+        expect((yield* cli("user", "list")).stdout).toEqual(["no users"])
+        const created = yield* cli("user", "create", "carol")
+        expectSuccess(created)
+        expect(created.stdout[0]).toMatch(/^created user carol/)
+        expect(yield* userExists("carol")).toBe(true)
+        expectSuccess(yield* cli("key", "create", "--user", "carol"))
+        expectSuccess(yield* cli("import", writeFixture(dir, "fixture.json", validFixture)))
+        const revoked = (yield* allKeys).find((key) => key.userId === "user-1")
+        expectSuccess(yield* cli("key", "revoke", revoked?.id ?? ""))
+
+        const list = yield* cli("user", "list")
+        expectSuccess(list)
+        expect(list.stdout.map((line) => line.split(/\s+/))).toEqual([
+          ["ID", "KEYS", "FILES"],
+          ["carol", "1", "0"],
+          ["user-1", "1", "1"],
+          ["user-2", "1", "1"]
+        ])
+
+        const again = yield* cli("user", "create", "carol")
+        expectReported(again)
+        expect(again.stderr).toEqual(['A user with the id "carol" already exists'])
+        const clash = yield* cli("import", writeFixture(dir, "clash.json", { users: [{ id: "carol" }] }))
+        expect(clash.stderr.slice(1)).toEqual(["$.users[0].id: already exists"])
+      })
+    )
+  )
+
+  it.effect("create refuses an empty id and a missing one as usage errors", () =>
+    withDatabase(() =>
+      Effect.gen(function* () {
+        expectReported(yield* cli("user", "create", ""), 2)
+        expectReported(yield* cli("user", "create"), 2)
+        expect((yield* cli("user", "list")).stdout).toEqual(["no users"])
+      })
+    )
+  )
+})
+
+describe("command line", () => {
+  it.effect("takes --log-level with LOG_LEVEL's names anywhere, and refuses Effect's", () =>
+    withDatabase(() =>
+      Effect.gen(function* () {
+        for (const args of [
+          ["--log-level", "warn", "user", "list"],
+          ["user", "list", "--log-level=none"],
+          ["user", "--log-level", "debug", "list"]
+        ]) {
+          expectSuccess(yield* cli(...args))
+        }
+        for (const name of ["warning", "trace", "fatal", "all", "WARN", ""]) {
+          const run = yield* cli("--log-level", name, "user", "list")
+          expectReported(run, 2)
+          expect(run.stderr).toEqual([
+            `--log-level: expected one of debug, info, warn, error, none but received ${JSON.stringify(name)}`
+          ])
+        }
+        expectReported(yield* cli("user", "list", "--log-level"), 2)
+      })
+    )
+  )
+
+  it.effect("sets the least log level of the command's log lines", () =>
+    Effect.gen(function* () {
+      const logged: Array<string> = []
+      const logger = Logger.make(({ logLevel }) => void logged.push(logLevel.label))
+      const tree = Commands.command.pipe(
+        Command.provide(Layer.effectDiscard(Effect.zipRight(Effect.logInfo("info"), Effect.logWarning("warn"))))
+      )
+      const quiet = yield* cliWith(tree)("--log-level", "warn", "user", "list").pipe(
+        Effect.provide(Logger.replace(Logger.defaultLogger, logger))
+      )
+      expect(quiet.stderr).toEqual([])
+      expect(logged).toEqual(["WARN"])
+    }).pipe(
+      Effect.provide(Layer.merge(NodeContext.layer, sqlite(":memory:"))),
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map()))
+    )
+  )
+
+  it.effect("exits 2 for unknown commands and options and invalid values, 1 for failed commands", () =>
+    withDatabase(() =>
+      Effect.gen(function* () {
+        for (const args of [
+          ["bogus"],
+          ["key", "list", "--bogus"],
+          ["import"],
+          ["import", "a", "b"],
+          ["key", "list", "--user"]
+        ]) {
+          expectReported(yield* cli(...args), 2)
+        }
+        expectReported(yield* cli("key", "revoke", "42"), 1)
+        expectSuccess(yield* cli("user", "list"))
       })
     )
   )
@@ -563,6 +899,56 @@ describe("CliError", () => {
 
   it("turns a defect into one line", () => {
     expect(CliError.lines(Cause.die(new TypeError("boom")))).toEqual(["unexpected error: boom"])
+  })
+})
+
+describe("configuration", () => {
+  it.effect("the README lists as CLI only exactly the variables the CLI reads besides ServiceConfig's", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const service = notingProvider({})
+        yield* Effect.withConfigProvider(ServiceConfig.config, service.provider)
+        const cliOwn = notingProvider({})
+        const dir = yield* tempDir
+        yield* Effect.withConfigProvider(Color.noColor, cliOwn.provider)
+        yield* cli("import", "fixture.json").pipe(
+          Effect.provide(sqlite(join(dir, "filedata.db"))),
+          Effect.withConfigProvider(cliOwn.provider)
+        )
+        const own = [...cliOwn.asked].filter((name) => !service.asked.has(name))
+        const documented = readmeRows().filter((row) => row.cliOnly)
+        expect(documented.map((row) => row.variable).sort()).toEqual(own.sort())
+      })
+    ).pipe(Effect.provide(NodeContext.layer))
+  )
+})
+
+describe("Color", () => {
+  it("removes escape sequences only from the streams where colour is not allowed", () => {
+    expect(Color.strip("\u001b[0;1m\u001b[0;37;1mfiledata\u001b[0m \u001b]8;;http://x\u0007link\u001b]8;;\u0007")).toBe(
+      "filedata link"
+    )
+    expect(Color.streams({ stdout: true, stderr: false }, false)).toEqual({ stdout: true, stderr: false })
+    expect(Color.streams({ stdout: true, stderr: true }, true)).toEqual({ stdout: false, stderr: false })
+    const written: Array<string> = []
+    const base = {
+      unsafe: {
+        log: (text: string) => void written.push(`out ${text}`),
+        error: (text: string) => void written.push(`err ${text}`)
+      }
+    } as unknown as Console.Console
+    const console = Color.console(base, { stdout: true, stderr: false })
+    console.unsafe.log("\u001b[1mbold\u001b[0m")
+    console.unsafe.error("\u001b[1mbold\u001b[0m")
+    expect(written).toEqual(["out \u001b[1mbold\u001b[0m", "err bold"])
+  })
+})
+
+describe("Commands.takeLogLevel", () => {
+  it("leaves what follows -- alone", () => {
+    expect(Commands.takeLogLevel(["import", "--", "--log-level"])).toEqual(
+      Either.right({ args: ["import", "--", "--log-level"], level: Option.none() })
+    )
   })
 })
 

@@ -1,3 +1,4 @@
+import { spawn, spawnSync } from "node:child_process"
 import { join } from "node:path"
 import type * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
@@ -115,3 +116,51 @@ export const userExists = (id: string) =>
 /** `node ARGS` from the repository root, as `pnpm filedata` runs, with stdout and stderr piped (not terminals). */
 export const runProcess = (args: ReadonlyArray<string>, env: Record<string, string>) =>
   Processes.finish(Processes.node(args, env))
+
+/**
+ * `node apps/cli/dist/main.js ARGS` on the current build (brought up to date once by the tests' global setup), with stdout and
+ * stderr piped, so neither is a terminal, and `input` written to its stdin.
+ */
+export const runBuilt = (args: ReadonlyArray<string>, env: Record<string, string>, input = "") =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, ["apps/cli/dist/main.js", ...args], {
+      cwd: Processes.root,
+      env: { ...process.env, LOG_LEVEL: "warn", ...env },
+      stdio: ["pipe", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk
+    })
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk
+    })
+    child.on("error", reject)
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+    child.stdin.end(input)
+  })
+
+const hasScript = spawnSync("script", ["--version"], { stdio: "ignore" }).status === 0
+
+/**
+ * `node apps/cli/dist/main.js ARGS` with stdout and stderr on a pseudo-terminal, through util-linux `script`;
+ * `undefined` where `script` is missing. What the terminal showed comes back as one text.
+ */
+export const runOnTerminal = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+  hasScript
+    ? new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+        const command = [process.execPath, "apps/cli/dist/main.js", ...args].map((arg) => `'${arg}'`).join(" ")
+        const child = spawn("script", ["-qec", command, "/dev/null"], {
+          cwd: Processes.root,
+          env: { ...process.env, LOG_LEVEL: "warn", ...env },
+          stdio: ["ignore", "pipe", "pipe"]
+        })
+        let output = ""
+        child.stdout.on("data", (chunk) => {
+          output += chunk
+        })
+        child.on("error", reject)
+        child.on("close", (code) => resolve({ code, output }))
+      })
+    : undefined

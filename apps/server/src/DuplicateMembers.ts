@@ -1,7 +1,7 @@
 /**
  * Finds member names that appear more than once in one object of a JSON text. `JSON.parse` keeps the last
  * of them, while a proxy or a firewall in front may read the first, so the two would see different
- * requests; I-JSON (RFC 7493) forbids them. See `docs/security.md#input-that-means-two-things`.
+ * requests; I-JSON (RFC 7493) forbids them. See `docs/security.md#threat-model`.
  *
  * @since 0.1.0
  */
@@ -19,20 +19,23 @@ export interface Duplicates {
   readonly unlisted: number
 }
 
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const COMMA = 0x2c
-const OPEN_OBJECT = 0x7b
-const CLOSE_OBJECT = 0x7d
-const OPEN_ARRAY = 0x5b
-const CLOSE_ARRAY = 0x5d
+// The characters the scan acts on, by their UTF-16 code.
+const code = {
+  quote: 0x22,
+  backslash: 0x5c,
+  comma: 0x2c,
+  openObject: 0x7b,
+  closeObject: 0x7d,
+  openArray: 0x5b,
+  closeArray: 0x5d
+} as const
 
 // The index of the quote that closes the string opening at `start`.
 const stringEnd = (text: string, start: number): number => {
   let end = text.indexOf('"', start + 1)
   for (;;) {
     let backslashes = 0
-    while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++
+    while (text.charCodeAt(end - 1 - backslashes) === code.backslash) backslashes++
     if (backslashes % 2 === 0) return end
     end = text.indexOf('"', end + 1)
   }
@@ -143,7 +146,7 @@ export const scan = (text: string): Duplicates | undefined => {
 
   for (let i = 0; i < text.length; i++) {
     switch (text.charCodeAt(i)) {
-      case QUOTE: {
+      case code.quote: {
         const end = stringEnd(text, i)
         if (expectName) {
           const raw = text.slice(i + 1, end)
@@ -153,18 +156,18 @@ export const scan = (text: string): Duplicates | undefined => {
         i = end
         break
       }
-      case OPEN_OBJECT:
+      case code.openObject:
         open(true)
         break
-      case OPEN_ARRAY:
+      case code.openArray:
         open(false)
         break
-      case CLOSE_OBJECT:
-      case CLOSE_ARRAY:
+      case code.closeObject:
+      case code.closeArray:
         depth--
         expectName = false
         break
-      case COMMA:
+      case code.comma:
         if (isObject[depth] === true) expectName = true
         else tokens[depth] = (tokens[depth] as number) + 1
         break

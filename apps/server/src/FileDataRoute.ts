@@ -13,6 +13,7 @@
  */
 
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { FileDataApi } from "@filedata/client"
 import { type FileDataError, FileRepository, GetFileData, RateLimiter } from "@filedata/core"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -23,20 +24,21 @@ import * as LogLevel from "effect/LogLevel"
 import * as Runtime from "effect/Runtime"
 import * as RuntimeFlags from "effect/RuntimeFlags"
 import * as ClientAddress from "./ClientAddress.js"
-import { fileDataPath } from "./FileDataApi.js"
+import * as ContentCoding from "./ContentCoding.js"
 import * as Middleware from "./Middleware.js"
 import * as RateLimitHeaders from "./RateLimitHeaders.js"
 import * as Reply from "./Reply.js"
 import * as RequestBody from "./RequestBody.js"
 
 /**
- * Whether a request is for this route; everything else goes to the platform's router.
+ * Whether a request is for this route, its target in origin or absolute form; everything else goes to the
+ * platform's router.
  *
  * @since 0.1.0
  * @category predicates
  */
 export const matches = (request: IncomingMessage): boolean =>
-  request.method === "POST" && request.url !== undefined && request.url.split("?", 1)[0] === fileDataPath
+  request.method === "POST" && request.url !== undefined && Middleware.pathOf(request.url) === FileDataApi.fileDataPath
 
 const wentAsync = (cause: Cause.Cause<unknown>): boolean =>
   Cause.isDieType(cause) && Runtime.isAsyncFiberException(cause.defect)
@@ -81,6 +83,8 @@ export const runNowOrAsync = <R>(
  */
 export const make = (options: {
   readonly trustProxy: boolean
+  /** Without it, the default of `HTTP_SEND_TIMEOUT_MS`. */
+  readonly http?: { readonly sendTimeoutMillis: number } | undefined
 }): Effect.Effect<
   (request: IncomingMessage, response: ServerResponse) => void,
   never,
@@ -97,10 +101,16 @@ export const make = (options: {
     // The ports are taken once: providing a metered limiter to every request would copy the context each time.
     const files = Context.get(runtime.context, FileRepository.FileRepository)
     const meter = RateLimitHeaders.meters(Context.get(runtime.context, RateLimiter.RateLimiter))
+    const sendTimeoutMillis = options.http?.sendTimeoutMillis ?? Reply.defaultSendTimeoutMillis
     const logsRequests = LogLevel.lessThanEqual(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Info)
 
     return (request, response) => {
-      const frame: Reply.Frame = { requestId: Middleware.requestId(request.headers["x-request-id"]), meter: meter() }
+      const frame: Reply.Frame = {
+        requestId: Middleware.requestId(request.headers["x-request-id"]),
+        meter: meter(),
+        coding: ContentCoding.negotiate(request.headers["accept-encoding"]),
+        sendTimeoutMillis
+      }
       const answer = (body: Effect.Effect<unknown, FileDataError.InvalidRequest>) =>
         Reply.send(
           response,
@@ -121,7 +131,13 @@ export const make = (options: {
             answer(body),
             // The status is read once the reply is written, not when the request came in.
             Effect.suspend(() =>
-              Middleware.logRequest("POST", request.url ?? fileDataPath, response.statusCode, started, frame.requestId)
+              Middleware.logRequest(
+                "POST",
+                request.url ?? FileDataApi.fileDataPath,
+                response.statusCode,
+                started,
+                frame.requestId
+              )
             )
           ),
           response,

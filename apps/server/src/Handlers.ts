@@ -8,12 +8,13 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import { FileDataApi } from "@filedata/client"
 import { FileRepository, GetFileData, RateLimiter } from "@filedata/core"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as ClientAddress from "./ClientAddress.js"
-import { FileDataApi } from "./FileDataApi.js"
+import * as ContentCoding from "./ContentCoding.js"
 import * as Middleware from "./Middleware.js"
 import * as Problem from "./Problem.js"
 import * as RateLimitHeaders from "./RateLimitHeaders.js"
@@ -26,6 +27,8 @@ import * as RequestBody from "./RequestBody.js"
  */
 export interface Options {
   readonly trustProxy: boolean
+  /** Without it, the default of `HTTP_SEND_TIMEOUT_MS`. */
+  readonly http?: { readonly sendTimeoutMillis: number } | undefined
 }
 
 /**
@@ -44,15 +47,18 @@ export const files = (
   never,
   FileRepository.FileRepository | RateLimiter.RateLimiter
 > =>
-  HttpApiBuilder.group(FileDataApi, "files", (handlers) =>
+  HttpApiBuilder.group(FileDataApi.FileDataApi, "files", (handlers) =>
     Effect.map(Effect.all({ files: FileRepository.FileRepository, limiter: RateLimiter.RateLimiter }), (ports) => {
       const meter = RateLimitHeaders.meters(ports.limiter)
+      const sendTimeoutMillis = options.http?.sendTimeoutMillis ?? Reply.defaultSendTimeoutMillis
       return handlers.handleRaw("getFileData", ({ request }) =>
         Effect.flatMap(Middleware.CurrentRequestId, (assigned) => {
           const response = NodeHttpServerRequest.toServerResponse(request)
           const frame: Reply.Frame = {
             requestId: assigned ?? Middleware.requestId(request.headers["x-request-id"]),
-            meter: meter()
+            meter: meter(),
+            coding: ContentCoding.negotiate(request.headers["accept-encoding"]),
+            sendTimeoutMillis
           }
           const outcome = GetFileData.runWith(
             { files: ports.files, limiter: frame.meter.limiter },
@@ -72,7 +78,8 @@ export const files = (
   )
 
 /**
- * The health check.
+ * The health check: its status is the database's alone, since requests are answered while the limiter
+ * counts in memory, or refused by its own 503; the reply also says how the limiter counts.
  *
  * @since 0.1.0
  * @category layers
@@ -80,14 +87,19 @@ export const files = (
 export const system: Layer.Layer<
   HttpApiGroup.ApiGroup<"filedata", "system">,
   never,
-  FileRepository.FileRepository
-> = HttpApiBuilder.group(FileDataApi, "system", (handlers) =>
-  handlers.handleRaw("health", () =>
-    Effect.flatMap(FileRepository.FileRepository, (files) => files.ping).pipe(
-      Effect.match({
-        onFailure: (failure) => Problem.toResponse(Problem.fromFailure(failure)),
-        onSuccess: () => HttpServerResponse.unsafeJson({ status: "ok" })
-      })
+  FileRepository.FileRepository | RateLimiter.RateLimiter
+> = HttpApiBuilder.group(FileDataApi.FileDataApi, "system", (handlers) =>
+  Effect.map(Effect.all({ files: FileRepository.FileRepository, limiter: RateLimiter.RateLimiter }), (ports) => {
+    const counting = ports.limiter.counting ?? Effect.succeed(undefined)
+    return handlers.handleRaw("health", () =>
+      ports.files.ping.pipe(
+        Effect.zipRight(counting),
+        Effect.match({
+          onFailure: (failure) => Problem.toResponse(Problem.fromFailure(failure)),
+          onSuccess: (rateLimiter) =>
+            HttpServerResponse.unsafeJson(rateLimiter === undefined ? { status: "ok" } : { status: "ok", rateLimiter })
+        })
+      )
     )
-  )
+  })
 )

@@ -12,6 +12,7 @@ import * as HttpApi from "@effect/platform/HttpApi"
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { FileDataApi } from "@filedata/client"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -19,23 +20,17 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
-import { FileDataApi } from "./FileDataApi.js"
+import * as Documentation from "./Documentation.js"
 import * as Problem from "./Problem.js"
 import * as Reply from "./Reply.js"
 
-/**
- * Paths served outside the API definition.
- *
- * @since 0.1.0
- * @category constants
- */
-export const documentationPaths = { openApi: "/openapi.json", swaggerUi: "/docs" } as const
-
 const allowedMethods = (): ReadonlyMap<string, ReadonlyArray<string>> => {
   const methods = new Map<string, Array<string>>(
-    Object.values(documentationPaths).map((path) => [path, ["GET", "HEAD"]] as const)
+    [Documentation.paths.openApi, Documentation.paths.swaggerUi, ...Documentation.paths.assets].map(
+      (path) => [path, ["GET", "HEAD"]] as const
+    )
   )
-  HttpApi.reflect(FileDataApi, {
+  HttpApi.reflect(FileDataApi.FileDataApi, {
     onGroup: () => {},
     onEndpoint: ({ endpoint }) => {
       // The router answers HEAD wherever it answers GET.
@@ -46,7 +41,35 @@ const allowedMethods = (): ReadonlyMap<string, ReadonlyArray<string>> => {
   return methods
 }
 
-const pathOf = (url: string): string => url.split("?", 1)[0] ?? url
+// `scheme://authority` of a request target in absolute form (RFC 9112, section 3.2.2).
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i
+
+/**
+ * The request target in origin form (`/path?query`): a target in absolute form
+ * (`http://host/path?query`), which RFC 9112 requires a server to accept, loses its scheme and authority.
+ * Any other target (`*`, `host:port`) is returned as it is and matches no path.
+ *
+ * @since 0.1.0
+ * @category paths
+ */
+export const originForm = (url: string): string => {
+  if (url.charCodeAt(0) === 47) return url
+  const authority = ABSOLUTE_FORM.exec(url)
+  if (authority === null) return url
+  const rest = url.slice(authority[0].length)
+  return rest.charCodeAt(0) === 47 ? rest : `/${rest}`
+}
+
+/**
+ * The path of a request target, without its query, whatever the target's form.
+ *
+ * @since 0.1.0
+ * @category paths
+ */
+export const pathOf = (url: string): string => {
+  const target = originForm(url)
+  return target.split("?", 1)[0] ?? target
+}
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -92,7 +115,7 @@ export const logRequest = (
       FiberRef.update(FiberRef.currentLogAnnotations, (annotations) =>
         HashMap.mutate(annotations, (fields) => {
           HashMap.set(fields, "method", method)
-          HashMap.set(fields, "path", url.split("?", 1)[0])
+          HashMap.set(fields, "path", pathOf(url))
           HashMap.set(fields, "status", status)
           HashMap.set(fields, "durationMs", now - startedMillis)
           HashMap.set(fields, "requestId", requestId)
@@ -129,14 +152,26 @@ export const make = (): ((app: HttpApp.Default) => HttpApp.Default) => {
     id: string
   ) {
     const started = yield* Clock.currentTimeMillis
+    // The router matches the target as it came; one in absolute form is routed by its path.
+    const target = originForm(request.url)
+    const routed =
+      target === request.url
+        ? app
+        : Effect.provideService(app, HttpServerRequest.HttpServerRequest, request.modify({ url: target }))
     // The router forgives a trailing slash and letter case; the contract's paths are exact.
-    const response = methods.has(pathOf(request.url))
-      ? yield* Effect.catchAllCause(Effect.provideService(app, CurrentRequestId, id), (cause) =>
+    const response = methods.has(pathOf(target))
+      ? yield* Effect.catchAllCause(Effect.provideService(routed, CurrentRequestId, id), (cause) =>
           Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : fallback(request, cause)
         )
       : Problem.toResponse(Problem.notFound)
     yield* logRequest(request.method, request.url, response.status, started, id)
-    return HttpServerResponse.setHeaders(response, Reply.commonHeaders(id))
+    const common = Reply.commonHeaders(id)
+    // A route that decides its own caching (the documentation's versioned assets) keeps it.
+    const cacheControl = response.headers["cache-control"]
+    return HttpServerResponse.setHeaders(
+      response,
+      cacheControl === undefined ? common : { ...common, "cache-control": cacheControl }
+    )
   })
 
   return (app) =>

@@ -6,22 +6,8 @@
  */
 
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { ApiError } from "@filedata/client"
 import type { FileDataError } from "@filedata/core"
-import type { ProblemCode } from "./FileDataApi.js"
-
-const titles: Record<ProblemCode, string> = {
-  validation_failed: "Validation failed",
-  unsupported_media_type: "Unsupported media type",
-  payload_too_large: "Payload too large",
-  rate_limited: "Too many requests",
-  access_denied: "Access denied",
-  file_not_found: "File not found",
-  not_found: "Not found",
-  method_not_allowed: "Method not allowed",
-  storage_unavailable: "Service unavailable",
-  rate_limiter_unavailable: "Service unavailable",
-  internal_error: "Internal error"
-}
 
 /**
  * A problem reply, independent of the transport that sends it.
@@ -49,7 +35,7 @@ export const contentType = "application/problem+json"
  */
 export const make = (
   status: number,
-  code: ProblemCode,
+  code: ApiError.ProblemCode,
   detail: string,
   options?: {
     readonly extensions?: Record<string, unknown> | undefined
@@ -60,7 +46,7 @@ export const make = (
   headers: options?.headers ?? {},
   body: JSON.stringify({
     type: `urn:filedata:problem:${code}`,
-    title: titles[code],
+    title: ApiError.problemCodes[code].title,
     status,
     detail,
     code,
@@ -94,6 +80,55 @@ export const methodNotAllowed = (allowed: ReadonlyArray<string>): Problem =>
   make(405, "method_not_allowed", `Use ${allowed.join(", ")} on this path`, { headers: { allow: allowed.join(", ") } })
 
 /**
+ * 400: the request is not valid HTTP/1.1 (request line, header fields, framing), so it reaches no route.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const badRequest: Problem = make(400, "bad_request", "The request is not valid HTTP/1.1")
+
+/**
+ * 400: an HTTP/1.1 request without a `Host` header field, which RFC 9112 requires a server to refuse.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const missingHost: Problem = make(400, "bad_request", "An HTTP/1.1 request must carry a Host header field")
+
+/**
+ * 408: the request head, or the whole request, did not arrive in time (`HTTP_HEADERS_TIMEOUT_MS`,
+ * `HTTP_REQUEST_TIMEOUT_MS`, `HTTP_FIRST_REQUEST_TIMEOUT_MS`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const requestTimeout: Problem = make(408, "request_timeout", "The request did not arrive in time")
+
+/**
+ * 417: an `Expect` header field other than `100-continue`, the only expectation the server meets.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const expectationFailed: Problem = make(
+  417,
+  "expectation_failed",
+  "The only expectation this server meets is 100-continue"
+)
+
+/**
+ * 431: the request's header fields are larger than the server reads.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const requestHeaderFieldsTooLarge: Problem = make(
+  431,
+  "request_header_fields_too_large",
+  "The request's header fields are too large"
+)
+
+/**
  * The problem as a platform response.
  *
  * @since 0.1.0
@@ -102,7 +137,7 @@ export const methodNotAllowed = (allowed: ReadonlyArray<string>): Problem =>
 export const toResponse = (problem: Problem): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.text(problem.body, { status: problem.status, contentType, headers: problem.headers })
 
-const invalidRequestCodes: Record<FileDataError.InvalidRequest["reason"], ProblemCode> = {
+const invalidRequestCodes: Record<FileDataError.InvalidRequest["reason"], ApiError.ProblemCode> = {
   UnsupportedMediaType: "unsupported_media_type",
   PayloadTooLarge: "payload_too_large",
   MalformedJson: "validation_failed",

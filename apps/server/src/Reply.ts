@@ -1,7 +1,8 @@
 /**
  * How the service's replies are framed and written: the header fields every reply carries, and the
- * file-data operation's replies written on the Node response, a success streamed piece by piece or a
- * problem document. Both paths that serve the operation write through here, the hot route
+ * file-data operation's replies written on the Node response, a success streamed piece by piece (in the
+ * coding `ContentCoding` negotiated, abandoned when the client stops reading) or a problem document. An
+ * operation that writes its body through {@link writer} gets all of that. Both paths that serve the operation write through here, the hot route
  * (`FileDataRoute`) and the HttpApi handler (`Handlers.files`), and the platform middleware takes its
  * fields from here, so a header field and the way a reply is written exist once. What each failure means
  * (status, code, text) is `Problem`'s.
@@ -10,11 +11,16 @@
  */
 
 import type { ServerResponse } from "node:http"
+import { pipeline, type Writable } from "node:stream"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { type FileDataError, FileDataJson, type FileDataReply } from "@filedata/core"
 import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
+import * as Runtime from "effect/Runtime"
+import * as Compression from "./Compression.js"
+import type * as ContentCoding from "./ContentCoding.js"
 import * as Problem from "./Problem.js"
 import type * as RateLimitHeaders from "./RateLimitHeaders.js"
 
@@ -42,7 +48,8 @@ export const commonHeaders = (requestId: string): Record<string, string> => ({
 })
 
 /**
- * What frames one reply of the operation: the request's id and its view of the rate limiter.
+ * What frames one reply of the operation: the request's id, its view of the rate limiter, the coding of its
+ * body, and how long the reply may make no progress.
  *
  * @since 0.1.0
  * @category models
@@ -50,7 +57,30 @@ export const commonHeaders = (requestId: string): Record<string, string> => ({
 export interface Frame {
   readonly requestId: string
   readonly meter: RateLimitHeaders.Meter
+  /** Negotiated from the request's `Accept-Encoding` (`ContentCoding.negotiate`). */
+  readonly coding: ContentCoding.Coding
+  /** A streamed reply the socket accepts nothing of for this long is abandoned (`HTTP_SEND_TIMEOUT_MS`). */
+  readonly sendTimeoutMillis: number
 }
+
+/**
+ * The send timeout when none is configured: the default of `HTTP_SEND_TIMEOUT_MS`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultSendTimeoutMillis = 30_000
+
+/**
+ * Replies abandoned because the client accepted nothing for the send timeout.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const repliesAbandoned = Metric.counter("filedata_replies_abandoned_total", {
+  description: "Replies abandoned because the client accepted nothing of them for HTTP_SEND_TIMEOUT_MS",
+  incremental: true
+})
 
 /**
  * The header fields of a reply of the operation whose body is of `contentType`.
@@ -65,6 +95,7 @@ export const headers = (frame: Frame, contentType: string): Record<string, strin
     "x-content-type-options": securityHeaders["x-content-type-options"],
     "cache-control": securityHeaders["cache-control"],
     "content-type": contentType,
+    vary: "Accept-Encoding",
     "x-request-id": frame.requestId,
     "ratelimit-policy": frame.meter.policy
   }
@@ -73,37 +104,85 @@ export const headers = (frame: Frame, contentType: string): Record<string, strin
   return fields
 }
 
-class ClientGone extends Data.TaggedError("ClientGone") {}
+/**
+ * The client went away, or its reply was abandoned: nothing more can be written.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ClientGone extends Data.TaggedError("ClientGone") {}
 
-// Waits until the response drains, or fails once the client is gone. Made by this function, outside the one
-// that receives each piece: a closure made in that function shares its scope and so holds the piece, and the
+// Waits until `stream` drains, or fails once it is closed. Made by this function, outside the one that
+// receives each piece: a closure made in that function shares its scope and so holds the piece, and the
 // fiber's resumption kept these closures reachable across young collections. Measured on the first huge reply
 // of a fresh server: with the wait made beside the piece, nearly every piece was promoted to the old
 // generation (184 MB); made here, 2 MB (docs/performance.md).
-const drainOf = (response: ServerResponse): Effect.Effect<void, ClientGone> =>
+const drainOf = (stream: Writable): Effect.Effect<void, ClientGone> =>
   Effect.async<void, ClientGone>((resume) => {
     let turn: NodeJS.Immediate | undefined
     // A reader as fast as the loopback drains within the same tick ("drain" comes on the next-tick
     // queue), so a big reply would hold the event loop from its first page to its last. Going on from
     // `setImmediate` lets other sockets be served between pages.
     const onDrain = () => {
-      response.off("close", onClose)
+      stream.off("close", onClose)
       turn = setImmediate(() => resume(Effect.void))
     }
     const onClose = () => {
-      response.off("drain", onDrain)
+      stream.off("drain", onDrain)
       resume(Effect.fail(new ClientGone()))
     }
-    response.once("drain", onDrain)
-    response.once("close", onClose)
+    stream.once("drain", onDrain)
+    stream.once("close", onClose)
     return Effect.sync(() => {
       if (turn !== undefined) clearImmediate(turn)
-      response.off("drain", onDrain)
-      response.off("close", onClose)
+      stream.off("drain", onDrain)
+      stream.off("close", onClose)
     })
   })
 
-const writer = (response: ServerResponse, frame: Frame) => {
+// Waits until the whole reply is handed to the socket, or the connection is gone.
+const finishOf = (response: ServerResponse): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    const onEnd = () => {
+      response.off("finish", onEnd)
+      response.off("close", onEnd)
+      resume(Effect.void)
+    }
+    response.on("finish", onEnd)
+    response.on("close", onEnd)
+    return Effect.sync(() => {
+      response.off("finish", onEnd)
+      response.off("close", onEnd)
+    })
+  })
+
+const abandoned = (frame: Frame): Effect.Effect<void> =>
+  Effect.zipRight(
+    Effect.logWarning(`reply abandoned: the client accepted nothing of it for ${frame.sendTimeoutMillis} ms`).pipe(
+      Effect.annotateLogs("requestId", frame.requestId)
+    ),
+    Metric.increment(repliesAbandoned)
+  )
+
+// Node's socket timeout is renewed by every write the socket completes or reads, and a reply that waits for
+// `drain` writes nothing more, so it fires after the send timeout without progress. Set once per streamed
+// reply, by this function, for the same reason as `drainOf`. Node sets the keep-alive timeout in its place
+// once the reply has finished.
+const armSendTimeout = (response: ServerResponse, frame: Frame): Effect.Effect<void> =>
+  Effect.map(Effect.runtime<never>(), (runtime) => {
+    response.setTimeout(frame.sendTimeoutMillis, () => {
+      response.destroy()
+      Runtime.runFork(runtime)(abandoned(frame))
+    })
+  })
+
+const compressedHeaders = (frame: Frame, coding: Compression.Compressed): Record<string, string | number> => {
+  const fields = headers(frame, "application/json")
+  fields["content-encoding"] = coding
+  return fields
+}
+
+const identityWriter = (response: ServerResponse, frame: Frame) => {
   // Made once, when a reply first has to wait: a reply of one piece never does.
   let drained: Effect.Effect<void, ClientGone> | undefined
   return (piece: string, last: boolean): Effect.Effect<void, ClientGone> =>
@@ -119,10 +198,83 @@ const writer = (response: ServerResponse, frame: Frame) => {
         return Effect.void
       }
       if (response.write(piece)) return Effect.void
-      drained ??= drainOf(response)
+      if (drained === undefined) {
+        drained = drainOf(response)
+        return Effect.zipRight(armSendTimeout(response, frame), drained)
+      }
       return drained
     })
 }
+
+// One piece, long enough to be worth it: compressed in one call, sent with Content-Length.
+const sendWhole = (
+  response: ServerResponse,
+  frame: Frame,
+  coding: Compression.Compressed,
+  body: Buffer
+): Effect.Effect<void, ClientGone> =>
+  Effect.flatMap(Compression.whole(coding, body), (compressed) => {
+    if (response.destroyed) return Effect.fail(new ClientGone())
+    const fields = compressedHeaders(frame, coding)
+    fields["content-length"] = compressed.length
+    response.writeHead(200, fields)
+    response.end(compressed)
+    return Effect.void
+  })
+
+// Module-level: a closure made beside a piece would hold it (see `drainOf`).
+const ignore = (): void => {}
+
+// Pieces go through a compressing stream piped to the response: the stream waits while the response is
+// full, the writer while the stream is (docs/performance.md#compressed-replies).
+const compressedWriter = (response: ServerResponse, frame: Frame, coding: Compression.Compressed) => {
+  let compressor: Writable | undefined
+  let drained: Effect.Effect<void, ClientGone> | undefined
+  return (piece: string, last: boolean): Effect.Effect<void, ClientGone> =>
+    Effect.suspend(() => {
+      if (response.destroyed) return Effect.fail(new ClientGone())
+      if (compressor === undefined) {
+        if (last) {
+          const body = Buffer.from(piece)
+          if (body.length >= Compression.minimumBytes) return sendWhole(response, frame, coding, body)
+          const fields = headers(frame, "application/json")
+          fields["content-length"] = body.length
+          response.writeHead(200, fields)
+          response.end(body)
+          return Effect.void
+        }
+        response.writeHead(200, compressedHeaders(frame, coding))
+        const stream = Compression.stream(coding)
+        // Either side ending early destroys the other: a client gone frees the compressor at once.
+        pipeline(stream, response, ignore)
+        compressor = stream
+        drained = drainOf(stream)
+        const started = armSendTimeout(response, frame)
+        return stream.write(piece) ? started : Effect.zipRight(started, drained)
+      }
+      if (compressor.destroyed) return Effect.fail(new ClientGone())
+      if (last) {
+        compressor.end(piece)
+        return finishOf(response)
+      }
+      return compressor.write(piece) ? Effect.void : (drained as Effect.Effect<void, ClientGone>)
+    })
+}
+
+/**
+ * Writes a success body of the operation, given piece by piece, in the frame's coding: a body of one piece
+ * (`last` on the first call) in one `end` with `Content-Length`, a longer one streamed with back-pressure,
+ * abandoned when the client accepts nothing for the send timeout. Fails with `ClientGone` once nothing more
+ * can be written.
+ *
+ * @since 0.1.0
+ * @category writing
+ */
+export const writer = (
+  response: ServerResponse,
+  frame: Frame
+): ((piece: string, last: boolean) => Effect.Effect<void, ClientGone>) =>
+  frame.coding === "identity" ? identityWriter(response, frame) : compressedWriter(response, frame, frame.coding)
 
 /**
  * Writes `problem` as the reply. A reply that has begun has sent its status: it can only be cut; one that
@@ -162,9 +314,10 @@ export const unexpected = (response: ServerResponse, frame: Frame, cause: Cause.
   )
 
 /**
- * Writes the operation's outcome as its reply: the file data, in one `end` with `Content-Length` when it is
- * one piece, else streamed with back-pressure and stopped when the client goes away; or the problem of its
- * failure. An interruption alone writes nothing.
+ * Writes the operation's outcome as its reply: the file data through {@link writer} (in the frame's coding,
+ * one `end` with `Content-Length` when it is one piece, else streamed with back-pressure, stopped when the
+ * client goes away or accepts nothing for the send timeout); or the problem of its failure, uncompressed.
+ * An interruption alone writes nothing.
  *
  * @since 0.1.0
  * @category writing

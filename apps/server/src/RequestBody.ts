@@ -150,3 +150,13 @@ export const readJson = (message: IncomingMessage): Effect.Effect<unknown, FileD
       return Effect.sync(stop)
     })
   )
+
+/**
+ * Whether `read` refuses a request on its header fields alone, before any byte of the body: such a request
+ * is answered without inviting its body (`Expect: 100-continue`).
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const refusesByHeaders = (headers: IncomingMessage["headers"]): boolean =>
+  checkContentType(headers["content-type"]) !== undefined || Number(headers["content-length"]) > MAX_BYTES

@@ -1,26 +1,33 @@
 /**
  * The HTTP server: one Node listener that answers the hot route itself (`FileDataRoute`) and hands every
- * other request to the platform's handler for the `HttpApi` (health, OpenAPI, Swagger UI, 404, 405).
+ * other request to the platform's handler for the `HttpApi` (health, OpenAPI, Swagger UI, 404, 405). Ahead
+ * of both it bounds what one address may hold (`Connections`) and answers what fails before any route
+ * (`ProtocolErrors`, `Expect: 100-continue`) with problem documents.
  *
  * @since 0.1.0
  */
 
-import { createServer, type Server } from "node:http"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpApiSwagger from "@effect/platform/HttpApiSwagger"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { FileDataApi } from "@filedata/client"
 import type { FileRepository, RateLimiter } from "@filedata/core"
 import type { ServiceConfig } from "@filedata/runtime"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { FileDataApi } from "./FileDataApi.js"
+import * as Runtime from "effect/Runtime"
+import * as Connections from "./Connections.js"
+import * as Documentation from "./Documentation.js"
 import * as FileDataRoute from "./FileDataRoute.js"
 import * as Handlers from "./Handlers.js"
 import * as Middleware from "./Middleware.js"
+import * as Problem from "./Problem.js"
+import * as ProtocolErrors from "./ProtocolErrors.js"
+import * as RequestBody from "./RequestBody.js"
 
 /**
  * @since 0.1.0
@@ -65,15 +72,17 @@ export const routesLayer = (
   never,
   FileRepository.FileRepository | RateLimiter.RateLimiter
 > =>
-  Layer.mergeAll(
-    HttpApiSwagger.layer({ path: Middleware.documentationPaths.swaggerUi }),
-    HttpApiBuilder.middlewareOpenApi({ path: Middleware.documentationPaths.openApi }),
-    HttpApiBuilder.middleware(Middleware.make())
-  ).pipe(
-    Layer.provideMerge(HttpApiBuilder.api(FileDataApi).pipe(Layer.provide([Handlers.files(options), Handlers.system]))),
+  Layer.mergeAll(Documentation.layer, HttpApiBuilder.middleware(Middleware.make())).pipe(
+    Layer.provideMerge(
+      HttpApiBuilder.api(FileDataApi.FileDataApi).pipe(Layer.provide([Handlers.files(options), Handlers.system]))
+    ),
     Layer.provideMerge(HttpApiBuilder.Router.Live),
     Layer.provideMerge(HttpApiBuilder.Middleware.layer)
   )
+
+// RFC 9112, section 3.2: a server must refuse an HTTP/1.1 request without a Host header field.
+const missesHost = (request: IncomingMessage): boolean =>
+  request.headers.host === undefined && request.httpVersionMajor === 1 && request.httpVersionMinor === 1
 
 // While draining, a kept-alive connection whose reply has finished is closed this soon after. Node closes only
 // the connections idle when the drain starts; one whose reply ends later would stay open until the
@@ -116,20 +125,62 @@ export const layer = (
     Effect.gen(function* () {
       const platform = yield* NodeHttpServer.makeHandler(yield* HttpApiBuilder.httpApp)
       const hot = yield* FileDataRoute.make(options)
+      const runFork = Runtime.runFork(yield* Effect.runtime<never>())
       const { http } = options
-      const server = createServer(
-        {
-          headersTimeout: http.headersTimeoutMillis,
-          // Node requires the request timeout to be at least the headers timeout.
-          requestTimeout: Math.max(http.requestTimeoutMillis, http.headersTimeoutMillis),
-          keepAliveTimeout: http.keepAliveTimeoutMillis,
-          // Node only looks for expired requests this often; its default (30 s) would let a stuck client
-          // outlive a short timeout by far.
-          connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(http.headersTimeoutMillis / 4)))
-        },
-        (request, response) => (FileDataRoute.matches(request) ? hot(request, response) : platform(request, response))
-      )
+
+      // The log line of a reply the server writes before any route sees the request.
+      const answered = (problem: Problem.Problem, requestId: string, request?: IncomingMessage) =>
+        runFork(
+          Middleware.logRequest(request?.method ?? "-", request?.url ?? "-", problem.status, Date.now(), requestId)
+        )
+      const refuse = (request: IncomingMessage, response: ServerResponse, problem: Problem.Problem) => {
+        const requestId = Middleware.requestId(request.headers["x-request-id"])
+        ProtocolErrors.writeOn(response, requestId, problem)
+        answered(problem, requestId, request)
+      }
+
+      const route = (request: IncomingMessage, response: ServerResponse) =>
+        FileDataRoute.matches(request) ? hot(request, response) : platform(request, response)
+
+      const server = createServer({
+        headersTimeout: http.headersTimeoutMillis,
+        // Node requires the request timeout to be at least the headers timeout.
+        requestTimeout: Math.max(http.requestTimeoutMillis, http.headersTimeoutMillis),
+        keepAliveTimeout: http.keepAliveTimeoutMillis,
+        // Node only looks for expired requests this often; its default (30 s) would let a stuck client
+        // outlive a short timeout by far.
+        connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(http.headersTimeoutMillis / 4))),
+        // Checked here instead (`missesHost`), so that the refusal is a problem document like every other.
+        requireHostHeader: false
+      })
       server.maxConnections = http.maxConnections
+      const guard = Connections.install(server, http, ProtocolErrors.onFirstRequestExpired(answered))
+      server.on("clientError", ProtocolErrors.onClientError(answered))
+      server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+        guard.headReceived(request.socket)
+        if (missesHost(request)) refuse(request, response, Problem.missingHost)
+        else route(request, response)
+      })
+      // `Expect: 100-continue` invites the body only when it will be read: a request whose header fields already
+      // refuse it (oversized, not JSON) gets its problem at once, and the connection closes after it, since the
+      // client then either never sends the body or sends one nobody reads.
+      server.on("checkContinue", (request: IncomingMessage, response: ServerResponse) => {
+        guard.headReceived(request.socket)
+        if (missesHost(request)) {
+          refuse(request, response, Problem.missingHost)
+          return
+        }
+        if (FileDataRoute.matches(request) && RequestBody.refusesByHeaders(request.headers)) {
+          response.setHeader("connection", "close")
+        } else {
+          response.writeContinue()
+        }
+        route(request, response)
+      })
+      server.on("checkExpectation", (request: IncomingMessage, response: ServerResponse) => {
+        guard.headReceived(request.socket)
+        refuse(request, response, Problem.expectationFailed)
+      })
       yield* listen(server, options)
       const address = server.address() as AddressInfo
       yield* Console.log(`listening on http://${options.host}:${address.port}`)

@@ -28,4 +28,11 @@ const main = Effect.gen(function* () {
   ).pipe(Effect.tapError((error) => Console.error(describe(error, config))))
 })
 
+// The first SIGTERM or SIGINT starts the drain (runMain). One that follows it must not end the process with
+// replies in flight, which Node's default action would: a process manager that signals every process of the
+// group, or `pnpm start` passing on the signal it got, sends a second one (docs/operations.md#stopping).
+const drainAlready = () => {}
+process.on("SIGTERM", drainAlready)
+process.on("SIGINT", drainAlready)
+
 NodeRuntime.runMain(main, { disableErrorReporting: true, disablePrettyLogger: true })

@@ -1,5 +1,7 @@
 import { request as rawRequest } from "node:http"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { expect, layer } from "@effect/vitest"
+import { FileDataApi } from "@filedata/client"
 import * as Effect from "effect/Effect"
 import * as Server from "../src/Server.js"
 import * as TestServer from "./utils/TestServer.js"
@@ -244,11 +246,11 @@ layer(server, { excludeTestServices: true })("POST /api/v1/file-data", (it) => {
     })
   )
 
-  it.effect("GET /health answers 200 while the database answers", () =>
+  it.effect("GET /health answers 200 while the database answers, and says how the rate limiter counts", () =>
     Effect.gen(function* () {
       const reply = yield* TestServer.request("/health")
       expect(reply.status).toBe(200)
-      expect(reply.json).toEqual({ status: "ok" })
+      expect(reply.json).toEqual({ status: "ok", rateLimiter: "memory" })
     })
   )
 
@@ -257,11 +259,12 @@ layer(server, { excludeTestServices: true })("POST /api/v1/file-data", (it) => {
       const reply = yield* TestServer.request("/openapi.json")
       expect(reply.status).toBe(200)
       const operation = reply.json.paths["/api/v1/file-data"].post
-      expect(Object.keys(operation.responses).sort()).toEqual(["200", "403", "404", "422", "503"])
+      expect(Object.keys(operation.responses).sort()).toEqual(["200", "403", "404", "422", "500", "503"])
       for (const response of Object.values<{ headers: object }>(operation.responses)) {
         expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(["RateLimit-Policy", "RateLimit"]))
       }
       expect(reply.json.paths["/health"].get).toBeDefined()
+      expect(reply.json).toEqual(OpenApi.fromApi(FileDataApi.FileDataApi))
     })
   )
 

@@ -10,6 +10,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as FileDataRoute from "../src/FileDataRoute.js"
 import * as RateLimitHeaders from "../src/RateLimitHeaders.js"
+import * as Reply from "../src/Reply.js"
 import * as TestServer from "./utils/TestServer.js"
 
 const later = Effect.async<void>((resume) => {
@@ -60,7 +61,12 @@ const server = Layer.scoped(
     const pending = new Set<string>()
     const listener = createServer((request, response) => {
       const path = request.url ?? "/"
-      const frame = { requestId: `id${path.replaceAll("/", "-")}`, meter: meter() }
+      const frame: Reply.Frame = {
+        requestId: `id${path.replaceAll("/", "-")}`,
+        meter: meter(),
+        coding: "identity",
+        sendTimeoutMillis: Reply.defaultSendTimeoutMillis
+      }
       run((runs[path] ?? reply)(response), response, frame)
       if (!response.headersSent) pending.add(path)
     })

@@ -6,12 +6,14 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import type { FileDataError } from "@filedata/core"
-import { FileData, FileRepository, Fixture, OperatorStore, TextRules } from "@filedata/core"
-import { FixtureDocument, FixtureReader } from "@filedata/fixture"
+import { Append, FileData, FileRepository, Fixture, OperatorStore, TextRules } from "@filedata/core"
+import { AppendDocument, AppendReader, FixtureDocument, FixtureReader } from "@filedata/fixture"
 import * as Chunk from "effect/Chunk"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
+import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -55,6 +57,18 @@ const importDecoded = (document: unknown) =>
     const store = yield* OperatorStore.OperatorStore
     return yield* store.importFixture(yield* Effect.orDie(FixtureDocument.decode(document)))
   })
+
+// Appended the way the CLI appends a file, as `importDocument` imports one.
+const appendDocument = (document: unknown) =>
+  Effect.flatMap(OperatorStore.OperatorStore, (store) =>
+    store.appendSubmissions(
+      Stream.catchTag(
+        AppendReader.fromText(chunked(JSON.stringify(document), 4096), { batchSize: 100 }),
+        "FixtureMalformed",
+        Stream.die
+      )
+    )
+  )
 
 const file = (fields: {
   readonly id: string
@@ -114,7 +128,9 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
     <A, E, R>(self: Effect.Effect<A, E, R>) =>
       Effect.provide(self, makeStorage({ pageSize }))
 
-  describe(name, () => {
+  // Each test builds and migrates a store of its own and imports through it: on a busy machine that outlasts
+  // vitest's default 5 s, so an adapter author's run does not depend on the machine's load.
+  describe(name, { timeout: 60_000 }, () => {
     describe("FileRepository", () => {
       it.effect("finds the owner of an active key, and no one for an unknown or revoked key", () =>
         Effect.gen(function* () {
@@ -318,6 +334,9 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
 
     describe("text rules", () => {
       const longest = TextRules.maxIdLength
+      // The issues of a refusal in path order: decoding problems and storage's are compared as sets.
+      const byPath = (issues: unknown) =>
+        Array.isArray(issues) ? [...issues].sort((a, b) => a.path.localeCompare(b.path)) : issues
       // Ids at the limit in code points: ASCII, two-byte, and astral (two UTF-16 units and four UTF-8 bytes each).
       const limitIds = ["a".repeat(longest), "é".repeat(longest), "😀".repeat(longest), `${"x".repeat(longest - 1)}😀`]
 
@@ -423,16 +442,10 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
             { path: "$.files[2].submissions[1].content.k", detail: TextRules.messages.illFormed },
             { path: "$.files[2].name", detail: TextRules.messages.illFormed }
           ]
-          const byPath = (issues: unknown) =>
-            Array.isArray(issues) ? [...issues].sort((a, b) => a.path.localeCompare(b.path)) : issues
           expect(byPath(issuesOf(yield* Effect.flip(importDocument(document))))).toEqual(byPath(expected))
           expect(byPath(issuesOf(yield* Effect.flip(FixtureDocument.decode(document))))).toEqual(byPath(expected))
-          expect(yield* census({ users: ["u-ok"], files: ["f-ok"] })).toEqual({
-            users: 0,
-            apiKeys: 0,
-            files: 0,
-            submissions: 0
-          })
+          const left = yield* census({ users: ["u-ok"], files: ["f-ok"] })
+          expect(left).toEqual({ users: 0, apiKeys: 0, files: 0, submissions: 0 })
         }).pipe(withStorage())
       )
     })
@@ -687,6 +700,42 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         }).pipe(withStorage())
       )
 
+      it.effect("names decoding problems and conflicts with the database together, ordered by entry", () =>
+        Effect.gen(function* () {
+          yield* importDocument(existing)
+          const broken = submissionsEverySecond(300).map((row, i) => (i === 250 ? { ...row, content: "text" } : row))
+          const error = yield* Effect.flip(
+            importDocument({
+              files: [
+                file({ id: "f1", userId: "u1", submissions: broken }),
+                file({ id: "f2", userId: "nobody" }),
+                { ...file({ id: "f3", userId: "u-bad" }), name: 7 },
+                file({ id: "f-old", userId: "u-bad" })
+              ],
+              // u-bad is refused, but it is a user of this fixture: its files are not reported as unknown.
+              users: [
+                { id: "u1", apiKeys: ["old-key"] },
+                { id: "u-bad", apiKeys: [1] }
+              ]
+            })
+          )
+          expect(issuesOf(error)).toEqual([
+            { path: "$.users[0].apiKeys[0]", detail: "is already in use" },
+            { path: "$.users[1].apiKeys[0]", detail: "must be a non-empty string" },
+            { path: "$.files[0].submissions[250].content", detail: "must be an object of strings" },
+            { path: "$.files[1].userId", detail: "is not a user of this fixture or of the database" },
+            { path: "$.files[2].name", detail: "must be a string" },
+            { path: "$.files[3].id", detail: "already exists" }
+          ])
+          expect(yield* census({ users: ["u-old", "u1", "u-bad"], files: ["f-old", "f1", "f2", "f3"] })).toEqual({
+            users: 1,
+            apiKeys: 1,
+            files: 1,
+            submissions: 2
+          })
+        }).pipe(withStorage())
+      )
+
       it.effect("creates, lists and revokes keys; revoking again keeps the first revocation time", () =>
         Effect.gen(function* () {
           const store = yield* OperatorStore.OperatorStore
@@ -697,6 +746,7 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
           expect(created).toEqual({
             id: created.id,
             userId: "u2",
+            prefix: Option.none(),
             createdAt: "2024-01-01T08:00:00.000Z",
             revokedAt: Option.none()
           })
@@ -742,6 +792,369 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
             Option.some(MAX_INSTANT)
           ])
           expect((yield* store.listKeys(Option.none())).map((key) => key.id)).toEqual([early.id, late.id])
+        }).pipe(withStorage())
+      )
+    })
+
+    describe("OperatorStore.appendSubmissions", () => {
+      const MAX = Number.MAX_SAFE_INTEGER
+      const at = (millis: number) => new Date(Date.UTC(2024, 5, 1) + millis).toISOString()
+      const tagged = (tags: ReadonlyArray<string>, millis: (i: number) => number = (i) => i) =>
+        tags.map((tag, i) => ({ createdDate: at(millis(i)), content: { tag } }))
+      const tags = (id: string) =>
+        Effect.map(readSubmissions(id), (rows) => rows.map((row) => JSON.parse(row.contentJson).tag as string))
+      const counters = (id: string) =>
+        Effect.flatMap(FileRepository.FileRepository, (files) =>
+          Effect.map(
+            files.findFile(fileId(id)),
+            Option.map((found) => [found.SubmissionCounter, found.VisitCounter])
+          )
+        )
+      const numbered = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}${i}`)
+      const base = {
+        users: [{ id: "u1" }],
+        files: [
+          file({ id: "f1", userId: "u1", submissions: tagged(["old0", "old1"]) }),
+          { ...file({ id: "f2", userId: "u1" }), SubmissionCounter: 7, VisitCounter: 40 },
+          file({ id: "f3", userId: "u1" }),
+          { ...file({ id: "f-max", userId: "u1" }), SubmissionCounter: MAX - 1 }
+        ]
+      }
+      const unchanged = Effect.gen(function* () {
+        expect(yield* tags("f1")).toEqual(["old0", "old1"])
+        expect(yield* tags("f2")).toEqual([])
+        expect(yield* tags("f-max")).toEqual([])
+        expect(yield* counters("f1")).toEqual(Option.some([2, 0]))
+        expect(yield* counters("f2")).toEqual(Option.some([7, 40]))
+        expect(yield* counters("f-max")).toEqual(Option.some([MAX - 1, 0]))
+      })
+
+      it.effect("appends to one file across batches and grows its SubmissionCounter by the number appended", () =>
+        Effect.gen(function* () {
+          yield* importDocument(base)
+          const added = numbered("new", 1250)
+          const summary = yield* appendDocument({
+            files: [{ id: "f1", submissions: tagged(added, (i) => 10 + i) }]
+          })
+          expect(summary).toEqual({ files: 1, submissions: 1250 })
+          expect(yield* tags("f1")).toEqual(["old0", "old1", ...added])
+          expect(yield* counters("f1")).toEqual(Option.some([1252, 0]))
+          expect(yield* counters("f2")).toEqual(Option.some([7, 40]))
+          expect(yield* tags("f2")).toEqual([])
+        }).pipe(withStorage(500))
+      )
+
+      it.effect("appends to several files at once and replaces VisitCounter only where it is given", () =>
+        Effect.gen(function* () {
+          yield* importDocument(base)
+          const summary = yield* appendDocument({
+            files: [
+              { submissions: tagged(["a"], () => 100), VisitCounter: 3, id: "f2" },
+              { id: "f3", submissions: tagged(["b", "c"]) },
+              { id: "f1", VisitCounter: 12 },
+              { id: "f-max", VisitCounter: 0, submissions: tagged(["d"]) }
+            ]
+          })
+          expect(summary).toEqual({ files: 4, submissions: 4 })
+          expect(yield* counters("f1")).toEqual(Option.some([2, 12]))
+          expect(yield* counters("f2")).toEqual(Option.some([8, 3]))
+          expect(yield* counters("f3")).toEqual(Option.some([2, 0]))
+          expect(yield* counters("f-max")).toEqual(Option.some([MAX, 0]))
+          expect(yield* tags("f1")).toEqual(["old0", "old1"])
+          expect(yield* tags("f2")).toEqual(["a"])
+          expect(yield* tags("f3")).toEqual(["b", "c"])
+          expect(yield* tags("f-max")).toEqual(["d"])
+        }).pipe(withStorage())
+      )
+
+      it.effect("updates the counters of more files than one statement takes", () =>
+        Effect.gen(function* () {
+          const ids = numbered("many-", 1100)
+          yield* importDocument({ users: [{ id: "u1" }], files: ids.map((id) => file({ id, userId: "u1" })) })
+          const summary = yield* appendDocument({
+            files: ids.map((id, i) => ({
+              id,
+              submissions: tagged(numbered(`${id}/`, i % 3)),
+              ...(i % 2 === 0 ? { VisitCounter: i } : {})
+            }))
+          })
+          expect(summary).toEqual({ files: 1100, submissions: 1099 })
+          const files = yield* FileRepository.FileRepository
+          const found = yield* Effect.forEach(ids, (id) => files.findFile(fileId(id)))
+          expect(found.map(Option.map((f) => [f.SubmissionCounter, f.VisitCounter]))).toEqual(
+            ids.map((_, i) => Option.some([i % 3, i % 2 === 0 ? i : 0]))
+          )
+          expect(yield* tags("many-1099")).toEqual(["many-1099/0"])
+        }).pipe(withStorage())
+      )
+
+      it.effect(
+        "keeps ties in insertion order: the file's earlier rows first, then each append's in document order",
+        () =>
+          Effect.gen(function* () {
+            const imported = [...tagged(["old0", "old1"], () => 5), ...tagged(["later"], () => 6)]
+            yield* importDocument({
+              users: [{ id: "u1" }],
+              files: [file({ id: "f1", userId: "u1", submissions: imported })]
+            })
+            yield* appendDocument({
+              files: [
+                {
+                  id: "f1",
+                  submissions: [
+                    ...tagged(["new0"], () => 5),
+                    ...tagged(["early"], () => 4),
+                    ...tagged(["new1"], () => 5)
+                  ]
+                }
+              ]
+            })
+            expect(yield* tags("f1")).toEqual(["early", "old0", "old1", "new0", "new1", "later"])
+            // A second append, here decoded whole as an embedder hands one over, goes after the first.
+            const store = yield* OperatorStore.OperatorStore
+            const second = yield* Effect.orDie(
+              AppendDocument.decode({ files: [{ id: "f1", submissions: tagged(["new2", "new3"], () => 5) }] })
+            )
+            expect(yield* store.appendSubmissions(second)).toEqual({ files: 1, submissions: 2 })
+            expect(yield* tags("f1")).toEqual(["early", "old0", "old1", "new0", "new1", "new2", "new3", "later"])
+            expect(yield* counters("f1")).toEqual(Option.some([8, 0]))
+          }).pipe(withStorage(2))
+      )
+
+      it.effect(
+        "refuses unknown ids, a file named twice and a counter past the safe integers, by path, writing nothing",
+        () =>
+          Effect.gen(function* () {
+            yield* importDocument(base)
+            const error = yield* Effect.flip(
+              appendDocument({
+                files: [
+                  { id: "f1", VisitCounter: 99, submissions: tagged(["x", "y"]) },
+                  { id: "nope", submissions: tagged(["z"]) },
+                  { id: "f1" },
+                  { id: "f-max", submissions: tagged(["p", "q"]) },
+                  { id: "f-gone" },
+                  { id: "F2" }
+                ]
+              })
+            )
+            expect(issuesOf(error)).toEqual([
+              { path: "$.files[1].id", detail: "no file has this id" },
+              { path: "$.files[2].id", detail: "file id appears twice" },
+              {
+                path: "$.files[3].submissions",
+                detail: `would take SubmissionCounter (${MAX - 1}) past the largest safe integer, ${MAX}`
+              },
+              { path: "$.files[4].id", detail: "no file has this id" },
+              { path: "$.files[5].id", detail: "no file has this id" }
+            ])
+            yield* unchanged
+            // The counter may reach the largest safe integer itself.
+            expect(yield* appendDocument({ files: [{ id: "f-max", submissions: tagged(["p"]) }] })).toEqual({
+              files: 1,
+              submissions: 1
+            })
+            expect(yield* counters("f-max")).toEqual(Option.some([MAX, 0]))
+          }).pipe(withStorage())
+      )
+
+      it.effect("names decoding problems and what storage refuses together, ordered by entry, writing nothing", () =>
+        Effect.gen(function* () {
+          yield* importDocument(base)
+          const broken = tagged(numbered("s", 300)).map((row, i) => (i === 250 ? { ...row, content: "text" } : row))
+          const error = yield* Effect.flip(
+            appendDocument({
+              files: [
+                { id: "f1", submissions: broken },
+                { id: "nope", VisitCounter: 1 },
+                { id: "f2", VisitCounter: -1 },
+                { id: "f-max", submissions: tagged(["p", "q"]) },
+                { id: "f1" }
+              ]
+            })
+          )
+          expect(issuesOf(error)).toEqual([
+            { path: "$.files[0].submissions[250].content", detail: "must be an object of strings" },
+            { path: "$.files[1].id", detail: "no file has this id" },
+            { path: "$.files[2].VisitCounter", detail: "must be a non-negative integer" },
+            { path: "$.files[4].id", detail: "file id appears twice" }
+          ])
+          yield* unchanged
+        }).pipe(withStorage())
+      )
+
+      it.effect(
+        "writes nothing when its stream fails or an entry is refused part-way, and blocks no later append",
+        () =>
+          Effect.gen(function* () {
+            const store = yield* OperatorStore.OperatorStore
+            yield* importDocument(base)
+            const decoded = yield* Effect.orDie(
+              AppendDocument.decode({
+                files: [
+                  { id: "f2", submissions: tagged(numbered("s", 1200)), VisitCounter: 1 },
+                  { id: "f1", submissions: tagged(["t"]) }
+                ]
+              })
+            )
+            const entries = Append.entries(decoded)
+            const error = yield* Effect.flip(
+              store.appendSubmissions(Stream.concat(entries, Stream.fail("the source went away" as const)))
+            )
+            expect(error).toBe("the source went away")
+            yield* unchanged
+            const late = tagged(numbered("s", 1000)).map((row, i) =>
+              i === 999 ? { ...row, createdDate: "later" } : row
+            )
+            const refused = yield* Effect.flip(appendDocument({ files: [{ id: "f1", submissions: late }] }))
+            expect(issuesOf(refused)).toEqual([
+              {
+                path: "$.files[0].submissions[999].createdDate",
+                detail: "must be an ISO 8601 date-time with a zone, e.g. 2024-01-01T00:00:00.000Z"
+              }
+            ])
+            yield* unchanged
+            expect(yield* store.appendSubmissions(entries)).toEqual({ files: 2, submissions: 1201 })
+            expect(yield* counters("f2")).toEqual(Option.some([1207, 1]))
+            expect(yield* counters("f1")).toEqual(Option.some([3, 0]))
+          }).pipe(withStorage())
+      )
+
+      it.effect("takes an empty append, and a file entry with nothing to add, without changing anything", () =>
+        Effect.gen(function* () {
+          yield* importDocument(base)
+          expect(yield* appendDocument({})).toEqual({ files: 0, submissions: 0 })
+          expect(yield* appendDocument({ files: [] })).toEqual({ files: 0, submissions: 0 })
+          expect(yield* appendDocument({ files: [{ id: "f1", submissions: [] }, { id: "f2" }] })).toEqual({
+            files: 2,
+            submissions: 0
+          })
+          yield* unchanged
+        }).pipe(withStorage())
+      )
+
+      it.effect("shows a reader the file as it was while an append is under way, and all of it once it ends", () =>
+        Effect.gen(function* () {
+          const store = yield* OperatorStore.OperatorStore
+          const files = yield* FileRepository.FileRepository
+          yield* importDocument(base)
+          const reached = yield* Deferred.make<void>()
+          const gate = yield* Deferred.make<void>()
+          const batch = (from: number, to: number) =>
+            Append.AppendEntry.Submissions({
+              submissions: Array.from({ length: to - from }, (_, i) => ({
+                file: 0,
+                createdDate: Date.parse(at(10 + from + i)),
+                contentJson: JSON.stringify({ tag: `new${from + i}` })
+              }))
+            })
+          const source = Stream.concat(
+            Stream.make(batch(0, 150)),
+            Stream.concat(
+              Stream.drain(
+                Stream.fromEffect(Effect.zipRight(Deferred.succeed(reached, undefined), Deferred.await(gate)))
+              ),
+              Stream.make(
+                batch(150, 300),
+                Append.AppendEntry.File({ file: { id: fileId("f1"), VisitCounter: 5 }, index: 0 })
+              )
+            )
+          )
+          const append = yield* Effect.fork(store.appendSubmissions(source))
+          yield* Deferred.await(reached)
+          yield* unchanged
+          expect(Option.isSome(yield* files.findFile(fileId("f1")))).toBe(true)
+          yield* Deferred.succeed(gate, undefined)
+          expect(yield* Fiber.join(append)).toEqual({ files: 1, submissions: 300 })
+          expect(yield* counters("f1")).toEqual(Option.some([302, 5]))
+          expect(yield* tags("f1")).toEqual(["old0", "old1", ...numbered("new", 300)])
+        }).pipe(withStorage())
+      )
+    })
+
+    describe("OperatorStore: key prefixes", () => {
+      it.effect(
+        "keeps the first characters of a long key, at creation and at import, and finds a key by its text",
+        () =>
+          Effect.gen(function* () {
+            const store = yield* OperatorStore.OperatorStore
+            const generated = `fdk_${"x".repeat(43)}`
+            const long = "Long-operator-chosen-key-of-32-c"
+            yield* importDocument({
+              users: [{ id: "u1", apiKeys: [long, "short-key", `\u001b[31m${"y".repeat(40)}`] }]
+            })
+            const created = yield* store.createKey(userId("u1"), apiKey(generated))
+            expect(created.prefix).toEqual(Option.some("fdk_xxxx"))
+            const keys = yield* store.listKeys(Option.none())
+            expect(keys.map((key) => key.prefix)).toEqual([
+              Option.some("Long-ope"),
+              Option.none(),
+              Option.none(),
+              Option.some("fdk_xxxx")
+            ])
+            expect(yield* store.findKey(apiKey("short-key"))).toEqual(Option.some(keys[1]))
+            expect(yield* store.findKey(apiKey(generated))).toEqual(Option.some(created))
+            const revoked = yield* store.revokeKey(created.id)
+            expect(yield* store.findKey(apiKey(generated))).toEqual(Option.some(revoked))
+            expect(yield* store.findKey(apiKey("unknown"))).toEqual(Option.none())
+          }).pipe(withStorage())
+      )
+    })
+
+    describe("OperatorStore: users", () => {
+      it.effect("creates users that keys and fixtures can then refer to, and refuses an id that exists", () =>
+        Effect.gen(function* () {
+          const store = yield* OperatorStore.OperatorStore
+          expect(yield* store.listUsers).toEqual([])
+          yield* store.createUser(userId("u2"))
+          yield* store.createUser(userId("u1"))
+          expect(yield* store.userExists(userId("u1"))).toBe(true)
+          expect(yield* Effect.flip(store.createUser(userId("u1")))).toEqual(
+            new OperatorStore.UserExists({ userId: "u1" })
+          )
+          yield* store.createKey(userId("u1"), apiKey("k1"))
+          yield* importDocument({ files: [file({ id: "f1", userId: "u2" })] })
+          const imported = yield* Effect.flip(importDocument({ users: [{ id: "u2" }] }))
+          expect(issuesOf(imported)).toEqual([{ path: "$.users[0].id", detail: "already exists" }])
+          expect(yield* store.listUsers).toEqual([
+            { id: "u1", activeKeys: 1, files: 0 },
+            { id: "u2", activeKeys: 0, files: 1 }
+          ])
+        }).pipe(withStorage())
+      )
+
+      it.effect("lists users by id with their active keys and files", () =>
+        Effect.gen(function* () {
+          const store = yield* OperatorStore.OperatorStore
+          yield* importDocument({
+            users: [{ id: "u3", apiKeys: ["a", "b", "c"] }, { id: "u1" }, { id: "u2", apiKeys: ["d"] }],
+            files: [
+              file({ id: "f1", userId: "u3" }),
+              file({ id: "f2", userId: "u3" }),
+              file({ id: "f3", userId: "u2" })
+            ]
+          })
+          const [first] = yield* store.listKeys(Option.some(userId("u3")))
+          yield* store.revokeKey(first?.id ?? "")
+          expect(yield* store.listUsers).toEqual([
+            { id: "u1", activeKeys: 0, files: 0 },
+            { id: "u2", activeKeys: 1, files: 1 },
+            { id: "u3", activeKeys: 2, files: 2 }
+          ])
+        }).pipe(withStorage())
+      )
+
+      it.effect("creates users with ids of the longest length, astral ones too, that an import then finds taken", () =>
+        Effect.gen(function* () {
+          const store = yield* OperatorStore.OperatorStore
+          const ids = ["😀".repeat(TextRules.maxIdLength), "é".repeat(TextRules.maxIdLength)]
+          yield* Effect.forEach(ids, (id) => store.createUser(userId(id)))
+          const imported = yield* Effect.flip(importDocument({ users: ids.map((id) => ({ id })) }))
+          expect(issuesOf(imported)).toEqual([
+            { path: "$.users[0].id", detail: "already exists" },
+            { path: "$.users[1].id", detail: "already exists" }
+          ])
+          expect((yield* store.listUsers).map((user) => user.id).sort()).toEqual([...ids].sort())
         }).pipe(withStorage())
       )
     })

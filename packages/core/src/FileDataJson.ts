@@ -74,7 +74,7 @@ const pieces = (entries: ReadonlyArray<SubmissionEntry>, before: string, after: 
 const step = (
   reply: FileDataReply,
   position: Position
-): Effect.Effect<readonly [pieces: ReadonlyArray<string>, next: Position | undefined], StorageUnavailable> =>
+): Effect.Effect<readonly [pieces: Array<string>, next: Position | undefined], StorageUnavailable> =>
   Effect.map(reply.submissionPage(position.after), (page) => {
     const { entries } = page
     const before = (position.first ? head(reply.file) : "") + (position.empty || entries.length === 0 ? "" : ",")
@@ -105,9 +105,13 @@ export const writeTo: <E, R>(
   // GetFileData.runWith); this one is made once.
   let position: Position | undefined = start
   while (position !== undefined) {
-    const [pieces, next]: readonly [ReadonlyArray<string>, Position | undefined] = yield* step(reply, position)
+    const [pieces, next]: readonly [Array<string>, Position | undefined] = yield* step(reply, position)
     for (let i = 0; i < pieces.length; i++) {
-      yield* write(pieces[i] as string, next === undefined && i === pieces.length - 1)
+      const piece = pieces[i] as string
+      // Let go of a piece once it is handed on: a reader that stops would otherwise keep every piece of the
+      // page written so far (docs/performance.md#stalled-readers).
+      pieces[i] = ""
+      yield* write(piece, next === undefined && i === pieces.length - 1)
     }
     position = next
   }

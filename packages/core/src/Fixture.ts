@@ -5,8 +5,11 @@
  *
  * @since 0.1.0
  */
+import * as Arr from "effect/Array"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Order from "effect/Order"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
@@ -124,15 +127,36 @@ export interface Fixture {
 }
 
 /**
+ * A user of a fixture and its position in `$.users`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface OutlineUser extends FixtureUser {
+  readonly index: number
+}
+
+/**
+ * A file's metadata and its position in `$.files`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface OutlineFile extends FixtureFileHeader {
+  readonly index: number
+}
+
+/**
  * The users and file metadata of a fixture, without its submissions: what the checks against storage need,
- * small enough to hold whatever the number of submissions.
+ * small enough to hold whatever the number of submissions. Each entry keeps its position in the document,
+ * since a refused entry leaves a gap.
  *
  * @since 0.1.0
  * @category models
  */
 export interface FixtureOutline {
-  readonly users: ReadonlyArray<FixtureUser>
-  readonly files: ReadonlyArray<FixtureFileHeader>
+  readonly users: ReadonlyArray<OutlineUser>
+  readonly files: ReadonlyArray<OutlineFile>
 }
 
 /**
@@ -148,14 +172,14 @@ export interface FileSubmission extends FixtureSubmission {
 
 /**
  * One step of an import, in document order: a user, a file's metadata (once its object ends, after its
- * submissions), or a batch of submissions. Files come in the order of `$.files`.
+ * submissions), or a batch of submissions. Users and files carry their position in `$.users` and `$.files`.
  *
  * @since 0.1.0
  * @category models
  */
 export type FixtureEntry = Data.TaggedEnum<{
-  User: { readonly user: FixtureUser }
-  File: { readonly file: FixtureFileHeader }
+  User: { readonly user: FixtureUser; readonly index: number }
+  File: { readonly file: FixtureFileHeader; readonly index: number }
   Submissions: { readonly submissions: ReadonlyArray<FileSubmission> }
 }>
 
@@ -177,32 +201,138 @@ export const FixtureEntry = Data.taggedEnum<FixtureEntry>()
 export type FixtureSource<E = never, R = never> = Fixture | Stream.Stream<FixtureEntry, E, R>
 
 /**
+ * The entries of a source that is either a stream of them or a document decoded whole, whose entries
+ * `decoded` lists.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const sourceEntries = <D, Entry, E, R>(
+  source: D | Stream.Stream<Entry, E, R>,
+  decoded: (document: D) => Iterable<Entry>
+): Stream.Stream<Entry, E, R> =>
+  Predicate.hasProperty(source, Stream.StreamTypeId)
+    ? (source as Stream.Stream<Entry, E, R>)
+    : Stream.fromIterable(decoded(source as D))
+
+/**
+ * The entries of decoded files, made by `make` (an entry type's constructors): per file one batch of its
+ * submissions, if it has any, then the file without them and with its position, as a reader hands them out.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const fileEntries = <F extends { readonly submissions: ReadonlyArray<FixtureSubmission> }, B, H>(
+  files: ReadonlyArray<F>,
+  make: {
+    readonly Submissions: (args: { readonly submissions: ReadonlyArray<FileSubmission> }) => B
+    readonly File: (args: { readonly file: Omit<F, "submissions">; readonly index: number }) => H
+  }
+): Array<B | H> =>
+  files.flatMap(({ submissions, ...file }, index) => [
+    ...(submissions.length === 0
+      ? []
+      : [make.Submissions({ submissions: submissions.map((submission) => ({ ...submission, file: index })) })]),
+    make.File({ file, index })
+  ])
+
+/**
  * The entries of a source; a decoded fixture gives one batch of submissions per file.
  *
  * @since 0.1.0
  * @category conversions
  */
 export const entries = <E = never, R = never>(source: FixtureSource<E, R>): Stream.Stream<FixtureEntry, E, R> =>
-  Predicate.hasProperty(source, Stream.StreamTypeId)
-    ? (source as Stream.Stream<FixtureEntry, E, R>)
-    : Stream.fromIterable([
-        ...(source as Fixture).users.map((user) => FixtureEntry.User({ user })),
-        ...(source as Fixture).files.flatMap(({ submissions, ...file }, index) => [
-          ...(submissions.length === 0
-            ? []
-            : [
-                FixtureEntry.Submissions({
-                  submissions: submissions.map((submission) => ({ ...submission, file: index }))
-                })
-              ]),
-          FixtureEntry.File({ file })
-        ])
-      ])
+  sourceEntries(source, (fixture: Fixture) => [
+    ...fixture.users.map((user, index) => FixtureEntry.User({ user, index })),
+    ...fileEntries(fixture.files, FixtureEntry)
+  ])
 
 /**
- * Runs an import's entries, as an adapter's `importFixture` does: users and files' metadata are kept, each
- * batch of submissions goes to `stage` as it arrives, so only one batch is ever held. Gives the outline, to
- * check against storage and write, and the number of submissions staged.
+ * The number of submissions an import or an append staged, and the source's refusal when it refused entries
+ * (`FixtureInvalid`) but went on handing out the others that decoded.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StagedSubmissions {
+  readonly submissions: number
+  readonly refused: Option.Option<FixtureInvalid>
+}
+
+/**
+ * What running a source's entries gave: every entry but the batches of submissions, besides what was staged.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StagedEntries<Kept> extends StagedSubmissions {
+  readonly kept: ReadonlyArray<Kept>
+}
+
+/**
+ * What an import's entries gave: the outline, the number of submissions staged, and the source's refusal
+ * when it refused entries (`FixtureInvalid`) but went on handing out the users and files that decoded.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Staged extends FixtureOutline, StagedSubmissions {}
+
+/**
+ * An entry that is a batch of submissions, whatever else a document's entries are.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SubmissionsEntry {
+  readonly _tag: "Submissions"
+  readonly submissions: ReadonlyArray<FileSubmission>
+}
+
+const isSubmissions = <Entry extends { readonly _tag: string }>(
+  entry: Entry
+): entry is Extract<Entry, SubmissionsEntry> => entry._tag === "Submissions"
+
+/**
+ * Runs a stream of entries as an import or an append does: each batch of submissions goes to `stage` as it
+ * arrives, so only one batch is ever held, and every other entry is kept. A stream that fails with
+ * `FixtureInvalid` (a reader of `@filedata/fixture` does at its end, after handing out every entry but
+ * submissions that decoded) gives that refusal, so the entries it did hand out can still be checked against
+ * storage and every problem reported at once (see {@link refusal}); nothing may be written then. A failure of
+ * staging, or any other, is passed on.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const stageStream = <Entry extends { readonly _tag: string }, E2, R2, E = never, R = never>(
+  entries: Stream.Stream<Entry, E, R>,
+  stage: (submissions: ReadonlyArray<FileSubmission>) => Effect.Effect<void, E2, R2>
+): Effect.Effect<StagedEntries<Exclude<Entry, SubmissionsEntry>>, Exclude<E, FixtureInvalid> | E2, R | R2> =>
+  Effect.suspend(() => {
+    const kept: Array<Exclude<Entry, SubmissionsEntry>> = []
+    let submissions = 0
+    let refused = Option.none<FixtureInvalid>()
+    const handedOut = Stream.catchAll(entries, (error) => {
+      if (!(error instanceof FixtureInvalid)) return Stream.fail(error as Exclude<E, FixtureInvalid>)
+      refused = Option.some(error)
+      return Stream.empty
+    })
+    return Stream.runForEach(handedOut, (entry) =>
+      isSubmissions(entry)
+        ? Effect.suspend(() => {
+            submissions += entry.submissions.length
+            return stage(entry.submissions)
+          })
+        : // A type guard narrows no type parameter in its false branch.
+          Effect.sync(() => void kept.push(entry as Exclude<Entry, SubmissionsEntry>))
+    ).pipe(Effect.map(() => ({ kept, submissions, refused })))
+  })
+
+/**
+ * Runs an import's entries, as an adapter's `importFixture` does ({@link stageStream}): users and files'
+ * metadata are kept with their positions, each batch of submissions goes to `stage` as it arrives. Gives the
+ * outline, to check against storage and write, the number of submissions staged, and the source's refusal.
  *
  * @since 0.1.0
  * @category conversions
@@ -210,24 +340,12 @@ export const entries = <E = never, R = never>(source: FixtureSource<E, R>): Stre
 export const stageEntries = <E2, R2, E = never, R = never>(
   source: FixtureSource<E, R>,
   stage: (submissions: ReadonlyArray<FileSubmission>) => Effect.Effect<void, E2, R2>
-): Effect.Effect<FixtureOutline & { readonly submissions: number }, E | E2, R | R2> =>
-  Effect.suspend(() => {
-    const users: Array<FixtureUser> = []
-    const files: Array<FixtureFileHeader> = []
-    let submissions = 0
-    return Stream.runForEach(
-      entries(source),
-      FixtureEntry.$match({
-        User: ({ user }) => Effect.sync(() => void users.push(user)),
-        File: ({ file }) => Effect.sync(() => void files.push(file)),
-        Submissions: (batch) =>
-          Effect.suspend(() => {
-            submissions += batch.submissions.length
-            return stage(batch.submissions)
-          })
-      })
-    ).pipe(Effect.map(() => ({ users, files, submissions })))
-  })
+): Effect.Effect<Staged, Exclude<E, FixtureInvalid> | E2, R | R2> =>
+  Effect.map(stageStream(entries(source), stage), ({ kept, ...staged }) => ({
+    users: kept.flatMap((entry) => (entry._tag === "User" ? [{ ...entry.user, index: entry.index }] : [])),
+    files: kept.flatMap((entry) => (entry._tag === "File" ? [{ ...entry.file, index: entry.index }] : [])),
+    ...staged
+  }))
 
 /**
  * What storage already holds of the ids and keys a fixture names: the answer to {@link lookups}.
@@ -268,17 +386,62 @@ export const conflicts = (fixture: FixtureOutline, existing: Existing): Array<Fi
   const issue = (path: ReadonlyArray<PropertyKey>, detail: string) => new FixtureIssue({ path: jsonPath(path), detail })
   const fixtureUsers = new Set<string>(fixture.users.map((user) => user.id))
   return [
-    ...fixture.users.flatMap((user, u) => [
-      ...(existing.users.has(user.id) ? [issue(["users", u, "id"], "already exists")] : []),
+    ...fixture.users.flatMap((user) => [
+      ...(existing.users.has(user.id) ? [issue(["users", user.index, "id"], "already exists")] : []),
       ...user.apiKeys.flatMap((key, k) =>
-        existing.keyInUse(key) ? [issue(["users", u, "apiKeys", k], "is already in use")] : []
+        existing.keyInUse(key) ? [issue(["users", user.index, "apiKeys", k], "is already in use")] : []
       )
     ]),
-    ...fixture.files.flatMap((file, f) => [
-      ...(existing.files.has(file.id) ? [issue(["files", f, "id"], "already exists")] : []),
+    ...fixture.files.flatMap((file) => [
+      ...(existing.files.has(file.id) ? [issue(["files", file.index, "id"], "already exists")] : []),
       ...(fixtureUsers.has(file.userId) || existing.users.has(file.userId)
         ? []
-        : [issue(["files", f, "userId"], "is not a user of this fixture or of the database")])
+        : [issue(["files", file.index, "userId"], "is not a user of this fixture or of the database")])
     ])
   ]
+}
+
+/**
+ * Issues a refusal lists at most; further ones are only counted (`FixtureInvalid.omitted`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const issueLimit = 1000
+
+const ENTRY = /^\$\.(users|files)\[(\d+)\]/
+
+// The document's own problems first, then users, then files, each by position.
+const byEntry: Order.Order<FixtureIssue> = Order.mapInput(
+  Order.tuple(Order.number, Order.number),
+  (issue: FixtureIssue): [number, number] => {
+    const match = ENTRY.exec(issue.path)
+    return match === null ? [0, 0] : [match[1] === "users" ? 1 : 2, Number(match[2])]
+  }
+)
+
+/**
+ * The refusal of an import or an append, if any: the source's own (decoding, duplicates) and the conflicts
+ * with storage together, ordered by path: the document's own problems, then users, then files, each by
+ * position, and within an entry its decoding problems before its conflicts. At most {@link issueLimit} are
+ * listed.
+ *
+ * @since 0.1.0
+ * @category conflicts
+ */
+export const refusal = (
+  refused: Option.Option<FixtureInvalid>,
+  conflicts: ReadonlyArray<FixtureIssue>
+): Option.Option<FixtureInvalid> => {
+  const decoding = Option.match(refused, { onNone: () => [], onSome: (error) => error.issues })
+  const omitted = Option.match(refused, { onNone: () => 0, onSome: (error) => error.omitted })
+  if (decoding.length === 0 && omitted === 0 && conflicts.length === 0) return Option.none()
+  // A stable sort: what the source and the conflicts found of one entry keeps its order.
+  const issues = Arr.sort([...decoding, ...conflicts], byEntry)
+  return Option.some(
+    new FixtureInvalid({
+      issues: issues.slice(0, issueLimit),
+      omitted: omitted + Math.max(0, issues.length - issueLimit)
+    })
+  )
 }

@@ -5,6 +5,7 @@
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { ApiKey } from "./FileData.js"
 import type { RateLimited, RateLimiterUnavailable, RateLimitScope } from "./FileDataError.js"
 
@@ -56,9 +57,28 @@ export interface RateLimitState {
 }
 
 /**
+ * How a limiter counts right now, for health checks and operators: `memory`, in this process by design;
+ * `redis`, in the store every instance shares; and while that store cannot be reached, `memory-fallback`
+ * (in this process, until it answers again), `refusing` (every request fails with `RateLimiterUnavailable`)
+ * or `uncounted` (every request admitted), as the adapter is configured.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Counting = Schema.Literal("memory", "redis", "memory-fallback", "refusing", "uncounted").annotations({
+  identifier: "RateLimiterCounting"
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Counting = typeof Counting.Type
+
+/**
  * Counts a request against its subject and fails with `RateLimited` once the subject's quota is used up.
- * A limiter whose store cannot be reached either admits (fail open) or fails with `RateLimiterUnavailable`
- * (fail closed), as its adapter is configured.
+ * A limiter whose store cannot be reached counts in memory meanwhile, admits uncounted, or fails with
+ * `RateLimiterUnavailable`, as its adapter is configured; `counting` says which it is doing.
  *
  * @since 0.1.0
  * @category models
@@ -67,6 +87,8 @@ export interface RateLimiter {
   /** The quotas this limiter enforces, for clients told how to pace themselves. */
   readonly policy: RateLimitPolicy
   readonly consume: (subject: RateLimitSubject) => Effect.Effect<RateLimitState, RateLimited | RateLimiterUnavailable>
+  /** How it counts at this moment; a limiter without it is taken to count as it always does. */
+  readonly counting?: Effect.Effect<Counting>
 }
 
 /**

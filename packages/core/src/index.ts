@@ -1,6 +1,14 @@
 /**
  * @since 0.1.0
  */
+export * as ApiKeyPrefix from "./ApiKeyPrefix.js"
+/**
+ * @since 0.1.0
+ */
+export * as Append from "./Append.js"
+/**
+ * @since 0.1.0
+ */
 export * as FileData from "./FileData.js"
 /**
  * @since 0.1.0

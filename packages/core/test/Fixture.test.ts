@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type { FileId, UserId } from "../src/FileData.js"
 import * as Fixture from "../src/Fixture.js"
@@ -50,9 +51,10 @@ describe("Fixture.stageEntries", () => {
       const staged: Array<ReadonlyArray<Fixture.FileSubmission>> = []
       const outline = yield* Fixture.stageEntries(fixture, (batch) => Effect.sync(() => void staged.push(batch)))
       expect(outline).toEqual({
-        users: fixture.users,
-        files: fixture.files.map(({ submissions: _, ...header }) => header),
-        submissions: 2
+        users: fixture.users.map((user, index) => ({ ...user, index })),
+        files: fixture.files.map(({ submissions: _, ...header }, index) => ({ ...header, index })),
+        submissions: 2,
+        refused: Option.none()
       })
       expect(staged).toEqual([
         [
@@ -74,6 +76,66 @@ describe("Fixture.stageEntries", () => {
       expect(yield* Effect.flip(Fixture.stageEntries(fixture, () => Effect.fail("full" as const)))).toBe("full")
     })
   )
+})
+
+describe("Fixture.stageEntries and Fixture.refusal", () => {
+  it.effect("keeps what a refusing source handed out, with positions, and the refusal", () =>
+    Effect.gen(function* () {
+      const decoding = new Fixture.FixtureInvalid({
+        issues: [new Fixture.FixtureIssue({ path: "$.files[1].name", detail: "is required" })],
+        omitted: 0
+      })
+      const source = Stream.concat(
+        Stream.make(
+          Fixture.FixtureEntry.User({ user: { id: "user-1" as UserId, apiKeys: [] }, index: 0 }),
+          Fixture.FixtureEntry.File({ file: file("f0"), index: 0 }),
+          Fixture.FixtureEntry.File({ file: file("f2"), index: 2 })
+        ),
+        Stream.fail(decoding)
+      )
+      const staged = yield* Fixture.stageEntries(source, () => Effect.void)
+      expect(staged.files.map((header) => [header.id, header.index])).toEqual([
+        ["f0", 0],
+        ["f2", 2]
+      ])
+      expect(staged.refused).toEqual(Option.some(decoding))
+      const conflicts = Fixture.conflicts(staged, {
+        users: new Set(),
+        files: new Set(["f2"]),
+        keyInUse: () => false
+      })
+      expect(conflicts.map((issue) => issue.path)).toEqual(["$.files[2].id"])
+    })
+  )
+
+  it("orders every issue by entry: the document's own, users, then files, each by position", () => {
+    const issue = (path: string, detail = "x") => new Fixture.FixtureIssue({ path, detail })
+    const decoding = new Fixture.FixtureInvalid({
+      issues: [issue("$.files[10].name"), issue("$.files[2].submissions[0].createdDate"), issue("$.users[1].id")],
+      omitted: 2
+    })
+    const refusal = Fixture.refusal(Option.some(decoding), [
+      issue("$.users[0].id", "already exists"),
+      issue("$.files[2].userId", "unknown"),
+      issue("$.files[9].id", "already exists")
+    ])
+    expect(Option.map(refusal, (error) => [error.issues.map((found) => found.path), error.omitted])).toEqual(
+      Option.some([
+        [
+          "$.users[0].id",
+          "$.users[1].id",
+          "$.files[2].submissions[0].createdDate",
+          "$.files[2].userId",
+          "$.files[9].id",
+          "$.files[10].name"
+        ],
+        2
+      ])
+    )
+    expect(Fixture.refusal(Option.none(), [])).toEqual(Option.none())
+    const many = Array.from({ length: Fixture.issueLimit + 3 }, (_, i) => issue(`$.files[${i}].id`))
+    expect(Option.map(Fixture.refusal(Option.none(), many), (error) => error.omitted)).toEqual(Option.some(3))
+  })
 })
 
 describe("Fixture.FixtureInvalid", () => {

@@ -81,6 +81,14 @@ const submissionEntries = Effect.gen(function* () {
   }
 })
 
+// The first characters of each key, kept at creation so an operator can match a leaked key to its id
+// (ApiKeyPrefix). Expand only (docs/operations.md): nullable, since the keys stored so far are kept only as
+// hashes and cannot get one, and instances of the previous release create keys without it meanwhile.
+const apiKeyPrefixes = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE api_keys ADD COLUMN key_prefix text`
+})
+
 /**
  * Every migration, by `<id>_<name>`; entries are only ever appended.
  *
@@ -89,7 +97,8 @@ const submissionEntries = Effect.gen(function* () {
  */
 export const loader: Migrator.Loader = Migrator.fromRecord({
   "1_create_tables": createTables,
-  "2_submission_entries": submissionEntries
+  "2_submission_entries": submissionEntries,
+  "3_api_key_prefixes": apiKeyPrefixes
 })
 
 // Any fixed number works; only this adapter's migrations take it.

@@ -1,11 +1,14 @@
+import { createHash } from "node:crypto"
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
-import { FileData, FileRepository, SubmissionEntry } from "@filedata/core"
+import { FileData, FileRepository, OperatorStore, SubmissionEntry } from "@filedata/core"
 import { PgMigrations, PgStorage } from "@filedata/postgres"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { importDocument, tempSchema, testDatabaseUrl, urlForSchema } from "./utils.js"
 
@@ -146,7 +149,8 @@ describe.skipIf(testDatabaseUrl === undefined)("PgMigrations on PostgreSQL (TEST
       )
       expect(recorded).toEqual([
         { migration_id: 1, name: "create_tables" },
-        { migration_id: 2, name: "submission_entries" }
+        { migration_id: 2, name: "submission_entries" },
+        { migration_id: 3, name: "api_key_prefixes" }
       ])
     })
   )
@@ -211,6 +215,48 @@ describe.skipIf(testDatabaseUrl === undefined)("PgMigrations on PostgreSQL (TEST
         (sql) => sql<{ readonly n: string }>`SELECT count(*) AS n FROM submissions WHERE entry IS NULL`
       )
       expect(missing).toEqual([{ n: "3" }])
+    })
+  )
+
+  it.scoped("migration 3 adds a nullable key prefix: older keys have none, new ones get theirs", () =>
+    Effect.gen(function* () {
+      const schema = yield* tempSchema
+      const hash = (text: string) => createHash("sha256").update(text).digest("hex")
+      // As the second release left it, with a key.
+      yield* inSchema(schema, (sql) =>
+        Effect.gen(function* () {
+          const second = Effect.map(PgMigrations.loader, (all) => all.filter(([id]) => id <= 2))
+          yield* Migrator.make({})({ loader: second })
+          yield* sql`INSERT INTO users (id) VALUES ('u1')`
+          yield* sql`INSERT INTO api_keys (user_id, key_hash, created_at) VALUES ('u1', ${hash("old-key")}, now())`
+        })
+      )
+      const withStore = <A, E>(f: (store: OperatorStore.OperatorStore) => Effect.Effect<A, E>) =>
+        Effect.flatMap(OperatorStore.OperatorStore, f).pipe(
+          Effect.provide(PgStorage.layer({ url: urlForSchema(schema), poolMax: 1 }))
+        )
+      expect((yield* withStore((store) => store.listKeys(Option.none()))).map((key) => key.prefix)).toEqual([
+        Option.none()
+      ])
+      // A key the second release creates after the upgrade, without the column.
+      yield* inSchema(
+        schema,
+        (sql) =>
+          sql`INSERT INTO api_keys (user_id, key_hash, created_at) VALUES ('u1', ${hash("older-release-key")}, now())`
+      )
+      const created = yield* withStore((store) =>
+        store.createKey(FileData.UserId.make("u1"), Redacted.make(FileData.ApiKeyText.make(`fdk_${"B".repeat(43)}`)))
+      )
+      expect(created.prefix).toEqual(Option.some("fdk_BBBB"))
+      const keys = yield* withStore((store) => store.listKeys(Option.none()))
+      expect(keys.map((key) => key.prefix)).toEqual([Option.none(), Option.none(), Option.some("fdk_BBBB")])
+      const columns = yield* inSchema(
+        schema,
+        (sql) => sql<{ column_name: string; is_nullable: string }>`
+          SELECT column_name, is_nullable FROM information_schema.columns
+          WHERE table_schema = ${schema} AND table_name = 'api_keys' ORDER BY ordinal_position`
+      )
+      expect(columns.at(-1)).toEqual({ column_name: "key_prefix", is_nullable: "YES" })
     })
   )
 })

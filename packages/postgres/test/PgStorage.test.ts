@@ -33,7 +33,8 @@ const migrations = (schema: string) =>
 
 const allMigrations = [
   { migration_id: 1, name: "create_tables" },
-  { migration_id: 2, name: "submission_entries" }
+  { migration_id: 2, name: "submission_entries" },
+  { migration_id: 3, name: "api_key_prefixes" }
 ]
 
 // SHA-256 of the UTF-8 text, computed independently of the adapter.
@@ -266,6 +267,7 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
         "api_keys.key_hash text",
         "api_keys.created_at timestamp with time zone",
         "api_keys.revoked_at timestamp with time zone",
+        "api_keys.key_prefix text",
         "files.id text",
         "files.user_id text",
         "files.name text",

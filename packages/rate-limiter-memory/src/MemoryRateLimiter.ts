@@ -65,12 +65,19 @@ const makeCounter = (scope: FileDataError.RateLimitScope, { limit, windowMillis 
     return Effect.succeed(state(window, now))
   }
 
+  // The window is put where a fresh one would go, so the generations still drop it after two rotations,
+  // by which time it has closed: `retryAfterMillis` is at most a window.
+  const exhaust = (key: string, now: number, retryAfterMillis: number): void => {
+    rotate(now)
+    current.set(key, { start: now + Math.min(retryAfterMillis, windowMillis) - windowMillis, count: limit })
+  }
+
   const size = (now: number): number => {
     rotate(now)
     return current.size + previous.size
   }
 
-  return { consume, size }
+  return { consume, exhaust, size }
 }
 
 const keyOf = (subject: RateLimiter.RateLimitSubject): string => {
@@ -79,7 +86,8 @@ const keyOf = (subject: RateLimiter.RateLimitSubject): string => {
 }
 
 /**
- * The port, plus how many subjects it currently holds (a gauge for operators, and the memory bound's proof).
+ * The port, plus how many subjects it currently holds (a gauge for operators, and the memory bound's proof),
+ * and a way to take over a refusal decided elsewhere.
  *
  * @since 0.1.0
  * @category models
@@ -90,6 +98,12 @@ export interface MemoryRateLimiter extends RateLimiter.RateLimiter {
     subject: RateLimiter.RateLimitSubject
   ) => Effect.Effect<RateLimiter.RateLimitState, FileDataError.RateLimited>
   readonly size: Effect.Effect<number>
+  readonly counting: Effect.Effect<RateLimiter.Counting>
+  /**
+   * Marks the subject as over its quota until its window closes in `retryAfterMillis` (at most a window),
+   * as a shared store refused it, so counting here goes on from that when the store is out of reach.
+   */
+  readonly exhaust: (subject: RateLimiter.RateLimitSubject, retryAfterMillis: number) => Effect.Effect<void>
 }
 
 /**
@@ -109,6 +123,11 @@ export const make = (policy: RateLimiter.RateLimitPolicy): Effect.Effect<MemoryR
       policy,
       consume: (subject) =>
         Effect.suspend(() => counters[subject.scope].consume(keyOf(subject), clock.unsafeCurrentTimeMillis())),
+      counting: Effect.succeed("memory"),
+      exhaust: (subject, retryAfterMillis) =>
+        Effect.sync(() =>
+          counters[subject.scope].exhaust(keyOf(subject), clock.unsafeCurrentTimeMillis(), retryAfterMillis)
+        ),
       size: Effect.sync(() => {
         const now = clock.unsafeCurrentTimeMillis()
         return counters.apiKey.size(now) + counters.clientAddress.size(now)

@@ -144,4 +144,24 @@ describe("MemoryRateLimiter", () => {
       yield* limiter.consume(key("round-0-key-0"))
     })
   )
+
+  it.effect("a subject exhausted from outside is refused until the window it was given closes, then admitted", () =>
+    Effect.gen(function* () {
+      const limiter = yield* MemoryRateLimiter.make(policy(3, 60_000))
+      expect(yield* limiter.counting).toBe("memory")
+      yield* limiter.consume(key("k"))
+      yield* limiter.exhaust(key("k"), 20_000)
+      yield* limiter.exhaust(address("10.0.0.1"), 90_000)
+      expect(yield* Effect.flip(limiter.consume(key("k")))).toMatchObject({ limit: 3, retryAfterMillis: 20_000 })
+      // Never longer than a window, whatever it was told.
+      expect(yield* Effect.flip(limiter.consume(address("10.0.0.1")))).toMatchObject({ retryAfterMillis: 60_000 })
+      yield* limiter.consume(key("other"))
+      yield* TestClock.adjust(20_000)
+      expect(yield* limiter.consume(key("k"))).toMatchObject({ remaining: 2, resetMillis: 60_000 })
+      yield* Effect.flip(limiter.consume(address("10.0.0.1")))
+      // Kept no longer than any other subject.
+      yield* TestClock.adjust(120_000)
+      expect(yield* limiter.size).toBe(0)
+    })
+  )
 })

@@ -7,20 +7,34 @@
  *
  * Redis must answer when the limiter is built. After that the limiter sits on every request's path, so it
  * never waits for Redis: there is no offline queue (a check while the connection is down fails at once), each
- * check has a short timeout, and an unreachable store is the configured failure mode's decision (admit with a
- * warning, or `RateLimiterUnavailable`), never a defect. The client keeps reconnecting in the background, so
- * the limiter recovers by itself when Redis returns.
+ * check has a short timeout, and an unreachable store is the failure mode's decision, never a defect. By
+ * default checks then count in this process's memory with the same policy, starting from the refusals Redis
+ * last gave; or they are refused with `RateLimiterUnavailable`, or admitted uncounted. While Redis is away no
+ * check waits on it: a watcher asks it, with the check's own script on a key of its own, until it answers,
+ * and checks go back to Redis from then on. One warning says when the limiter falls back, one line when it is
+ * back (docs/operations.md#redis-outages).
  *
  * @since 0.1.0
  */
 import { createHash } from "node:crypto"
 import { FileDataError, RateLimiter } from "@filedata/core"
-import * as Clock from "effect/Clock"
+import { MemoryRateLimiter } from "@filedata/rate-limiter-memory"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import { Redis } from "ioredis"
+
+/**
+ * What checks do while Redis cannot be reached: `memory` counts them in this process with the same policy;
+ * `closed` refuses them with `RateLimiterUnavailable`; `open` admits them uncounted (kept for configurations
+ * that chose it; it leaves the service without protection for the outage).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type FailureMode = "memory" | "closed" | "open"
 
 /**
  * How to reach Redis and what to do when it cannot be reached.
@@ -31,17 +45,33 @@ import { Redis } from "ioredis"
 export interface Options {
   readonly url: Redacted.Redacted<string>
   readonly policy: RateLimiter.RateLimitPolicy
-  /** `open`: admit uncounted requests while Redis is unreachable; `closed`: refuse them with `RateLimiterUnavailable`. */
-  readonly failureMode: "open" | "closed"
+  /** `memory` by default. */
+  readonly failureMode?: FailureMode
   /** Prepended to every key, so several deployments (or tests) can share one Redis; `filedata:rate-limit:` by default. */
   readonly keyPrefix?: string
   /** How long one check may wait for Redis before the failure mode decides; 250 ms by default. */
   readonly timeoutMillis?: number
+  /** While Redis is unreachable, how long the watcher waits between two attempts; 200 ms by default. */
+  readonly probeIntervalMillis?: number
 }
 
 const DEFAULT_KEY_PREFIX = "filedata:rate-limit:"
 
 const DEFAULT_TIMEOUT_MILLIS = 250
+
+const DEFAULT_PROBE_INTERVAL_MILLIS = 200
+
+const countingWhileAway = {
+  memory: "memory-fallback",
+  closed: "refusing",
+  open: "uncounted"
+} as const satisfies Record<FailureMode, RateLimiter.Counting>
+
+const warningWhileAway: Record<FailureMode, string> = {
+  memory: "Rate limit store unreachable: counting in this process's memory until it answers again",
+  closed: "Rate limit store unreachable: refusing requests until it answers again",
+  open: "Rate limit store unreachable: admitting requests without counting them until it answers again"
+}
 
 // The check, run atomically on the server. KEYS[1] is the subject's counter, ARGV[1] the window in
 // milliseconds; the reply is the count in the current window and the milliseconds until it closes.
@@ -58,9 +88,6 @@ if ttl <= 0 then
   return {1, tonumber(ARGV[1])}
 end
 return {count, ttl}`
-
-// One warning per outage window is enough for an operator; one per request would flood the logs.
-const WARNING_INTERVAL_MILLIS = 10_000
 
 // Requests never wait on a connection (there is no offline queue), so these only bound how long a dead
 // connect attempt or a silent socket holds up reconnecting, and how long the start waits for the first
@@ -157,58 +184,115 @@ export const make = (
   options: Options
 ): Effect.Effect<RateLimiter.RateLimiter, FileDataError.RateLimiterUnavailable, Scope.Scope> =>
   Effect.gen(function* () {
-    const { failureMode, policy } = options
+    const { policy } = options
+    const failureMode = options.failureMode ?? "memory"
     const prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX
     const timeoutMillis = options.timeoutMillis ?? DEFAULT_TIMEOUT_MILLIS
+    const probeIntervalMillis = options.probeIntervalMillis ?? DEFAULT_PROBE_INTERVAL_MILLIS
+    const longestWindowMillis = Math.max(policy.apiKey.windowMillis, policy.clientAddress.windowMillis)
+    const memory = yield* MemoryRateLimiter.make(policy)
     const client = yield* connect(options.url, timeoutMillis)
     yield* firstConnection(client, timeoutMillis)
 
-    let lastWarningAt = Number.NEGATIVE_INFINITY
-    const warn = (cause: Error): Effect.Effect<void> =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        if (now - lastWarningAt < WARNING_INTERVAL_MILLIS) return Effect.void
-        lastWarningAt = now
-        return Effect.logWarning(
-          failureMode === "open"
-            ? "Rate limit store unreachable: admitting requests without counting them"
-            : "Rate limit store unreachable: refusing requests"
-        ).pipe(Effect.annotateLogs({ failureMode, cause: cause.message, connection: client.status }))
-      })
+    // Checks read this on every request, so the switch costs them nothing; the watcher below does the waiting.
+    let counting: "redis" | (typeof countingWhileAway)[FailureMode] = "redis"
+    let outageCause = new Error("Redis is unreachable")
+    const away = yield* Effect.makeLatch(false)
+    const fallBack = (cause: Error): void => {
+      if (counting !== "redis") return
+      counting = countingWhileAway[failureMode]
+      outageCause = cause
+      away.unsafeOpen()
+    }
 
-    const unavailable = (
-      scope: FileDataError.RateLimitScope,
-      { limit, windowMillis }: RateLimiter.Quota,
-      cause: Error
-    ): Effect.Effect<RateLimiter.RateLimitState, FileDataError.RateLimiterUnavailable> =>
-      failureMode === "open"
-        ? Effect.as(warn(cause), { scope, limit, windowMillis, remaining: limit, resetMillis: windowMillis })
-        : Effect.zipRight(warn(cause), Effect.fail(new FileDataError.RateLimiterUnavailable({ cause })))
+    // A dropped connection is an outage even when no check is running to notice it, so health checks tell
+    // the truth on an idle instance too.
+    let lastError: Error | undefined
+    const noteError = (error: Error) => {
+      lastError = error
+    }
+    const ready = () => {
+      lastError = undefined
+    }
+    const closed = () => fallBack(lastError ?? new Error("Connection to Redis closed"))
+    yield* Effect.acquireRelease(
+      Effect.sync(() => client.on("error", noteError).on("ready", ready).on("close", closed)),
+      () => Effect.sync(() => client.off("error", noteError).off("ready", ready).off("close", closed))
+    )
+
+    const whileAway = (
+      subject: RateLimiter.RateLimitSubject
+    ): Effect.Effect<RateLimiter.RateLimitState, FileDataError.RateLimited | FileDataError.RateLimiterUnavailable> => {
+      switch (failureMode) {
+        case "memory":
+          return memory.consume(subject)
+        case "closed":
+          return Effect.fail(new FileDataError.RateLimiterUnavailable({ cause: outageCause }))
+        case "open": {
+          const { limit, windowMillis } = policy[subject.scope]
+          return Effect.succeed({
+            scope: subject.scope,
+            limit,
+            windowMillis,
+            remaining: limit,
+            resetMillis: windowMillis
+          })
+        }
+      }
+    }
+
+    const check = (key: string, windowMillis: number) =>
+      Effect.flatMap(
+        Effect.tryPromise({ try: () => client.consumeWindow(key, windowMillis), catch: toError }),
+        decodeReply
+      )
+
+    const viaRedis = (
+      subject: RateLimiter.RateLimitSubject
+    ): Effect.Effect<RateLimiter.RateLimitState, FileDataError.RateLimited | FileDataError.RateLimiterUnavailable> => {
+      const { scope } = subject
+      const { limit, windowMillis } = policy[scope]
+      return Effect.matchEffect(check(keyOf(prefix, subject), windowMillis), {
+        onFailure: (cause) => {
+          fallBack(cause)
+          return whileAway(subject)
+        },
+        onSuccess: ([count, ttl]) => {
+          if (count <= limit) {
+            return Effect.succeed({ scope, limit, windowMillis, remaining: limit - count, resetMillis: ttl })
+          }
+          const refused = Effect.fail(new FileDataError.RateLimited({ scope, limit, retryAfterMillis: ttl }))
+          // A subject Redis refuses stays refused in memory should Redis go away before its window closes.
+          return failureMode === "memory" ? Effect.zipRight(memory.exhaust(subject, ttl), refused) : refused
+        }
+      })
+    }
+
+    // Asks Redis the way a check does, so a store that answers PING but cannot count is still away; the key
+    // is no subject's (those are `scope:hash`).
+    const probe = check(`${prefix}probe`, 1_000).pipe(Effect.retry(Schedule.spaced(probeIntervalMillis)))
+    yield* Effect.forkScoped(
+      Effect.forever(
+        Effect.gen(function* () {
+          yield* away.await
+          yield* Effect.logWarning(warningWhileAway[failureMode]).pipe(
+            Effect.annotateLogs({ failureMode, cause: outageCause.message })
+          )
+          yield* probe
+          away.unsafeClose()
+          counting = "redis"
+          yield* Effect.logInfo("Rate limit store reachable again: counting in Redis")
+          // What the outage counted in memory is dropped once its windows have closed (`size` rotates the
+          // generations), even when nothing counts in memory again.
+          yield* Effect.race(away.await, Effect.zipRight(Effect.sleep(2 * longestWindowMillis), memory.size))
+        })
+      )
+    )
 
     return RateLimiter.RateLimiter.of({
       policy,
-      consume: (subject) => {
-        const { scope } = subject
-        const quota = policy[scope]
-        return Effect.tryPromise({
-          try: () => client.consumeWindow(keyOf(prefix, subject), quota.windowMillis),
-          catch: toError
-        }).pipe(
-          Effect.flatMap(decodeReply),
-          Effect.matchEffect({
-            onFailure: (cause) => unavailable(scope, quota, cause),
-            onSuccess: ([count, ttl]) =>
-              count > quota.limit
-                ? Effect.fail(new FileDataError.RateLimited({ scope, limit: quota.limit, retryAfterMillis: ttl }))
-                : Effect.succeed({
-                    scope,
-                    limit: quota.limit,
-                    windowMillis: quota.windowMillis,
-                    remaining: quota.limit - count,
-                    resetMillis: ttl
-                  })
-          })
-        )
-      }
+      consume: (subject) => Effect.suspend(() => (counting === "redis" ? viaRedis(subject) : whileAway(subject))),
+      counting: Effect.sync(() => counting)
     })
   })
 

@@ -56,8 +56,11 @@ export interface RateLimitingOptions {
   readonly policy: RateLimiter.RateLimitPolicy
   /** Set: counted in that Redis, shared by every instance; unset: in this process's memory. */
   readonly redisUrl: Option.Option<Redacted.Redacted<string>>
-  /** With Redis: when it cannot be reached, admit requests (`open`, with a warning) or refuse them (`closed`, 503). */
-  readonly failureMode: "open" | "closed"
+  /**
+   * With Redis: while it cannot be reached, count in this process's memory (`memory`), refuse requests
+   * (`closed`, 503), or admit them uncounted (`open`, kept for configurations that chose it).
+   */
+  readonly failureMode: "memory" | "closed" | "open"
 }
 
 /**
@@ -75,8 +78,18 @@ export interface HttpLimits {
   readonly keepAliveTimeoutMillis: number
   /** Open connections at most; more are refused at once (`HTTP_MAX_CONNECTIONS`). */
   readonly maxConnections: number
+  /**
+   * Open connections one client address may hold, an IPv6 address counted by its /64 prefix; more from it
+   * are refused at once (`HTTP_MAX_CONNECTIONS_PER_ADDRESS`). The address is the socket's peer: behind a
+   * proxy, the proxy's.
+   */
+  readonly maxConnectionsPerAddress: number
+  /** Time from a connection's accept until its first request head is complete (`HTTP_FIRST_REQUEST_TIMEOUT_MS`). */
+  readonly firstRequestTimeoutMillis: number
   /** How long replies in flight may go on after a stop signal before their connections are cut (`HTTP_DRAIN_TIMEOUT_MS`). */
   readonly drainTimeoutMillis: number
+  /** How long a reply may go on while the client accepts nothing of it, before it is abandoned (`HTTP_SEND_TIMEOUT_MS`). */
+  readonly sendTimeoutMillis: number
 }
 
 /**
@@ -120,13 +133,16 @@ const variable = <A>(name: string, parse: (text: string) => Either.Either<A, str
 
 // `Config.integer` reads an empty or blank value as 0 and accepts `1e3`, so a blank `PORT` would pick a random
 // port; a whole number here is digits only.
-const wholeNumber = (name: string, fallback: number, min: number, max: number): Config.Config<number> =>
+const wholeNumberIn = (name: string, min: number, max: number): Config.Config<number> =>
   variable(name, (text) => {
     const value = Number(text)
     return /^\d+$/.test(text.trim()) && Number.isSafeInteger(value) && value >= min && value <= max
       ? Either.right(value)
       : Either.left(`Expected a whole number from ${min} to ${max} but received ${quoted(text)}`)
-  }).pipe(Config.withDefault(fallback))
+  })
+
+const wholeNumber = (name: string, fallback: number, min: number, max: number): Config.Config<number> =>
+  wholeNumberIn(name, min, max).pipe(Config.withDefault(fallback))
 
 /**
  * Reads `DATABASE_URL`: `file:PATH` (`file::memory:` in memory) or `postgres://...`; a refusal says what was
@@ -180,28 +196,75 @@ const host = variable("HOST", (text) =>
     : Either.right(text.trim())
 ).pipe(Config.withDefault("0.0.0.0"))
 
-// The contract's names: `Config.logLevel` knows Effect's labels instead (no `none`; `trace`, `fatal`, `all`).
-const logLevels = {
+/**
+ * The log level names of the contract, for `LOG_LEVEL` and the CLI's `--log-level` alike. Effect's own
+ * labels differ (`warning`, no `none`; `trace`, `fatal`, `all`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const logLevelNames = ["debug", "info", "warn", "error", "none"] as const
+
+/**
+ * One of {@link logLevelNames}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type LogLevelName = (typeof logLevelNames)[number]
+
+/**
+ * The Effect log level of each name.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const logLevels: { readonly [Name in LogLevelName]: LogLevel.LogLevel } = {
   debug: LogLevel.Debug,
   info: LogLevel.Info,
   warn: LogLevel.Warning,
   error: LogLevel.Error,
   none: LogLevel.None
-} as const
+}
 
-const logLevel = Config.literal(
-  "debug",
-  "info",
-  "warn",
-  "error",
-  "none"
-)("LOG_LEVEL").pipe(
-  Config.withDefault("info"),
+/**
+ * Whether a text is one of {@link logLevelNames}.
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isLogLevelName = (text: string): text is LogLevelName =>
+  (logLevelNames as ReadonlyArray<string>).includes(text)
+
+// A name among `names`, read as earlier releases read these variables: whatever its case, surrounding spaces
+// ignored (`LOG_LEVEL=INFO` has always started the service).
+const oneOf = <const Name extends string>(name: string, names: ReadonlyArray<Name>): Config.Config<Name> =>
+  variable(name, (text) => {
+    const value = text.trim().toLowerCase()
+    return (names as ReadonlyArray<string>).includes(value)
+      ? Either.right(value as Name)
+      : Either.left(`Expected one of ${names.join(", ")} but received ${quoted(text)}`)
+  })
+
+const logLevel = oneOf("LOG_LEVEL", logLevelNames).pipe(
+  Config.withDefault<LogLevelName>("info"),
   Config.map((name) => logLevels[name])
 )
 
+const trustProxy = Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false))
+
 /**
- * `HTTP_*`: the limits on slow clients and the drain after a stop signal.
+ * What one client address may hold by default when clients reach the server directly: a tenth of the default
+ * `HTTP_MAX_CONNECTIONS`, far more than a client needs and far too few to lock anyone else out.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxConnectionsPerAddress = 100
+
+/**
+ * `HTTP_*`: the limits on slow clients (sending or reading) and the drain after a stop signal. Behind a proxy (`TRUST_PROXY=true`)
+ * every connection comes from the proxy, so the per-address cap defaults to `HTTP_MAX_CONNECTIONS` there.
  *
  * @since 0.1.0
  * @category config
@@ -211,8 +274,19 @@ export const http: Config.Config<HttpLimits> = Config.all({
   requestTimeoutMillis: wholeNumber("HTTP_REQUEST_TIMEOUT_MS", 30_000, 1, 600_000),
   keepAliveTimeoutMillis: wholeNumber("HTTP_KEEP_ALIVE_TIMEOUT_MS", 5_000, 1, 600_000),
   maxConnections: wholeNumber("HTTP_MAX_CONNECTIONS", 1_000, 1, 1_000_000),
-  drainTimeoutMillis: wholeNumber("HTTP_DRAIN_TIMEOUT_MS", 10_000, 0, 600_000)
-})
+  maxConnectionsPerAddress: Config.option(wholeNumberIn("HTTP_MAX_CONNECTIONS_PER_ADDRESS", 1, 1_000_000)),
+  firstRequestTimeoutMillis: wholeNumber("HTTP_FIRST_REQUEST_TIMEOUT_MS", 5_000, 1, 600_000),
+  drainTimeoutMillis: wholeNumber("HTTP_DRAIN_TIMEOUT_MS", 10_000, 0, 600_000),
+  sendTimeoutMillis: wholeNumber("HTTP_SEND_TIMEOUT_MS", 30_000, 1, 600_000),
+  trustProxy
+}).pipe(
+  Config.map(({ maxConnectionsPerAddress, trustProxy, ...limits }) => ({
+    ...limits,
+    maxConnectionsPerAddress: Option.getOrElse(maxConnectionsPerAddress, () =>
+      trustProxy ? limits.maxConnections : defaultMaxConnectionsPerAddress
+    )
+  }))
+)
 
 /**
  * `DATABASE_URL` and the PostgreSQL pool, as `Storage.layer` takes them.
@@ -239,7 +313,7 @@ export const rateLimiting: Config.Config<RateLimitingOptions> = Config.all({
   clientAddressLimit: wholeNumber("RATE_LIMIT_IP_MAX", 600, 1, Number.MAX_SAFE_INTEGER),
   windowMillis: wholeNumber("RATE_LIMIT_WINDOW_MS", 60_000, 1, 2_147_483_647),
   redisUrl,
-  failureMode: Config.literal("open", "closed")("RATE_LIMIT_FAILURE_MODE").pipe(Config.withDefault("open"))
+  failureMode: oneOf("RATE_LIMIT_FAILURE_MODE", ["memory", "closed", "open"]).pipe(Config.withDefault("memory"))
 }).pipe(
   Config.map(({ apiKeyLimit, clientAddressLimit, failureMode, redisUrl, windowMillis }) => ({
     policy: {
@@ -261,7 +335,7 @@ export const rateLimiting: Config.Config<RateLimitingOptions> = Config.all({
 export const config: Config.Config<ServiceConfig> = Config.all({
   port: wholeNumber("PORT", 3000, 0, 65535),
   host,
-  trustProxy: Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
+  trustProxy,
   logLevel,
   http,
   storage,

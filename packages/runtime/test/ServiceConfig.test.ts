@@ -26,7 +26,10 @@ describe("ServiceConfig, valid", () => {
           requestTimeoutMillis: 30_000,
           keepAliveTimeoutMillis: 5_000,
           maxConnections: 1_000,
-          drainTimeoutMillis: 10_000
+          maxConnectionsPerAddress: 100,
+          firstRequestTimeoutMillis: 5_000,
+          drainTimeoutMillis: 10_000,
+          sendTimeoutMillis: 30_000
         },
         storage: {
           database: { _tag: "Sqlite", filename: "./data/filedata.db" },
@@ -38,7 +41,7 @@ describe("ServiceConfig, valid", () => {
             clientAddress: { limit: 600, windowMillis: 60_000 }
           },
           redisUrl: Option.none(),
-          failureMode: "open"
+          failureMode: "memory"
         }
       })
     })
@@ -55,7 +58,10 @@ describe("ServiceConfig, valid", () => {
         HTTP_REQUEST_TIMEOUT_MS: "600000",
         HTTP_KEEP_ALIVE_TIMEOUT_MS: "7",
         HTTP_MAX_CONNECTIONS: "1000000",
+        HTTP_MAX_CONNECTIONS_PER_ADDRESS: "3",
+        HTTP_FIRST_REQUEST_TIMEOUT_MS: "600000",
         HTTP_DRAIN_TIMEOUT_MS: "0",
+        HTTP_SEND_TIMEOUT_MS: "250",
         DATABASE_URL: "postgres://u:p@db:5432/filedata?sslmode=require",
         DATABASE_POOL_MAX: "3",
         DATABASE_STATEMENT_TIMEOUT_MS: "0",
@@ -75,7 +81,10 @@ describe("ServiceConfig, valid", () => {
           requestTimeoutMillis: 600_000,
           keepAliveTimeoutMillis: 7,
           maxConnections: 1_000_000,
-          drainTimeoutMillis: 0
+          maxConnectionsPerAddress: 3,
+          firstRequestTimeoutMillis: 600_000,
+          drainTimeoutMillis: 0,
+          sendTimeoutMillis: 250
         },
         storage: { database: { _tag: "Postgres" }, pool: { max: 3, statementTimeoutMillis: 0 } },
         rateLimiting: {
@@ -93,23 +102,48 @@ describe("ServiceConfig, valid", () => {
     })
   )
 
-  it.effect("the contract's log levels, TRUST_PROXY spellings, SQLite in memory, an empty REDIS_URL as unset", () =>
-    Effect.gen(function* () {
-      const levels = { debug: LogLevel.Debug, info: LogLevel.Info, warn: LogLevel.Warning, error: LogLevel.Error }
-      for (const [name, level] of Object.entries(levels)) {
-        expect((yield* read({ LOG_LEVEL: name })).logLevel).toBe(level)
-      }
-      for (const text of ["true", "1", "yes", "on"]) expect((yield* read({ TRUST_PROXY: text })).trustProxy).toBe(true)
-      for (const text of ["false", "0", "no", "off"]) {
-        expect((yield* read({ TRUST_PROXY: text })).trustProxy).toBe(false)
-      }
-      expect((yield* read({ DATABASE_URL: "file::memory:" })).storage.database).toEqual({
-        _tag: "Sqlite",
-        filename: ":memory:"
+  it.effect(
+    "the contract's log levels, TRUST_PROXY spellings, SQLite in memory, an empty REDIS_URL as unset, failure modes",
+    () =>
+      Effect.gen(function* () {
+        const levels = { debug: LogLevel.Debug, info: LogLevel.Info, warn: LogLevel.Warning, error: LogLevel.Error }
+        for (const [name, level] of Object.entries(levels)) {
+          expect((yield* read({ LOG_LEVEL: name })).logLevel).toBe(level)
+        }
+        for (const text of ["true", "1", "yes", "on"])
+          expect((yield* read({ TRUST_PROXY: text })).trustProxy).toBe(true)
+        for (const text of ["false", "0", "no", "off"]) {
+          expect((yield* read({ TRUST_PROXY: text })).trustProxy).toBe(false)
+        }
+        expect((yield* read({ DATABASE_URL: "file::memory:" })).storage.database).toEqual({
+          _tag: "Sqlite",
+          filename: ":memory:"
+        })
+        expect((yield* read({ DATABASE_URL: "postgresql://db/filedata" })).storage.database._tag).toBe("Postgres")
+        expect((yield* read({ REDIS_URL: "" })).rateLimiting.redisUrl).toEqual(Option.none())
+        for (const mode of ["memory", "closed", "open"]) {
+          expect((yield* read({ RATE_LIMIT_FAILURE_MODE: mode })).rateLimiting.failureMode).toBe(mode)
+        }
+        // As earlier releases read them: any case, surrounding spaces ignored.
+        expect((yield* read({ LOG_LEVEL: " INFO " })).logLevel).toBe(LogLevel.Info)
+        expect((yield* read({ LOG_LEVEL: "Warn" })).logLevel).toBe(LogLevel.Warning)
+        expect((yield* read({ RATE_LIMIT_FAILURE_MODE: "OPEN" })).rateLimiting.failureMode).toBe("open")
       })
-      expect((yield* read({ DATABASE_URL: "postgresql://db/filedata" })).storage.database._tag).toBe("Postgres")
-      expect((yield* read({ REDIS_URL: "" })).rateLimiting.redisUrl).toEqual(Option.none())
-    })
+  )
+
+  it.effect(
+    "behind a proxy every connection is the proxy's: the per-address cap defaults to HTTP_MAX_CONNECTIONS",
+    () =>
+      Effect.gen(function* () {
+        expect((yield* read({ TRUST_PROXY: "true" })).http.maxConnectionsPerAddress).toBe(1_000)
+        expect((yield* read({ TRUST_PROXY: "true", HTTP_MAX_CONNECTIONS: "5000" })).http.maxConnectionsPerAddress).toBe(
+          5_000
+        )
+        expect(
+          (yield* read({ TRUST_PROXY: "true", HTTP_MAX_CONNECTIONS_PER_ADDRESS: "40" })).http.maxConnectionsPerAddress
+        ).toBe(40)
+        expect((yield* read({ HTTP_MAX_CONNECTIONS: "50" })).http.maxConnectionsPerAddress).toBe(100)
+      })
   )
 })
 
@@ -123,7 +157,10 @@ const invalid: ReadonlyArray<readonly [variable: string, values: ReadonlyArray<s
   ["HTTP_REQUEST_TIMEOUT_MS", ["0", "600001", "-5"]],
   ["HTTP_KEEP_ALIVE_TIMEOUT_MS", ["0", "600001", "1.5"]],
   ["HTTP_MAX_CONNECTIONS", ["0", "1000001", "many"]],
+  ["HTTP_MAX_CONNECTIONS_PER_ADDRESS", ["", "0", "1000001", "all"]],
+  ["HTTP_FIRST_REQUEST_TIMEOUT_MS", ["0", "600001", "5s"]],
   ["HTTP_DRAIN_TIMEOUT_MS", ["-1", "600001", "soon"]],
+  ["HTTP_SEND_TIMEOUT_MS", ["0", "600001", "30s"]],
   ["DATABASE_URL", ["", "file:", "./data/filedata.db", "mysql://db/x", "postgres://[::1/x", "sqlite:x.db"]],
   ["DATABASE_POOL_MAX", ["0", "1001", "ten"]],
   ["DATABASE_STATEMENT_TIMEOUT_MS", ["-1", "2147483648", "5s"]],
@@ -131,7 +168,7 @@ const invalid: ReadonlyArray<readonly [variable: string, values: ReadonlyArray<s
   ["RATE_LIMIT_IP_MAX", ["0", "six hundred"]],
   ["RATE_LIMIT_WINDOW_MS", ["0", "2147483648", "1m"]],
   ["REDIS_URL", ["http://x", "redis:/cache", "127.0.0.1:6379", "redis://[::1", "unix:///tmp/redis.sock"]],
-  ["RATE_LIMIT_FAILURE_MODE", ["", "shut", "OPEN"]]
+  ["RATE_LIMIT_FAILURE_MODE", ["", "shut", "fail-open"]]
 ]
 
 describe("ServiceConfig, invalid", () => {

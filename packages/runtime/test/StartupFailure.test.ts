@@ -86,7 +86,7 @@ describe("RateLimiting.layer at start", () => {
             clientAddress: { limit: 1, windowMillis: 1_000 }
           },
           redisUrl: Option.some(Redacted.make("redis://:s3cret@127.0.0.1:1")),
-          failureMode: "open"
+          failureMode: "memory"
         })
       )
       expect(StartupFailure.describe(error)).toBe(

@@ -9,8 +9,8 @@ import type * as Statement from "@effect/sql/Statement"
 import type * as Effect from "effect/Effect"
 
 /**
- * A submission on its way through the import's staging table: `file` is its file's index in the fixture,
- * `entry` the submission as the reply writes it.
+ * A submission on its way through the staging table of an import or an append: `file` is its file's index in
+ * the document's `$.files`, `entry` the submission as the reply writes it.
  *
  * @since 0.1.0
  * @category models
@@ -23,15 +23,16 @@ export interface StagedSubmission {
 }
 
 /**
- * Where an import's submissions wait until the whole fixture is read and checked: a file's id may come
- * after its submissions and its user after the file, and rows referring to them cannot be written before.
- * Two temporary tables: `import_submissions`, and `import_files (file_index, id)`, which the store fills.
+ * Where the submissions of an import or an append wait until the whole document is read and checked: a
+ * file's id may come after its submissions (and, in a fixture, its user after the file), and rows referring
+ * to them cannot be written before. Two temporary tables: `import_submissions`, and
+ * `import_files (file_index, id)`, which the store fills.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Staging {
-  /** Creates both tables, first in an import's transaction after its lock, with whatever else a transaction that lasts as long as its stream needs. */
+  /** Creates both tables, first in the transaction after its lock, with whatever else a transaction that lasts as long as its stream needs. */
   readonly open: Effect.Effect<void, SqlError>
   /** Adds a batch of submissions, in document order. */
   readonly insert: (submissions: ReadonlyArray<StagedSubmission>) => Effect.Effect<void, SqlError>
@@ -58,7 +59,7 @@ export interface SqlDialect {
   readonly int8: (value: number | string) => Statement.Fragment
   /** First in every write transaction: writers take turns, so what a transaction checked still holds when it writes. */
   readonly writeLock: Effect.Effect<void, SqlError>
-  /** The import's staging tables. */
+  /** The staging tables of imports and appends. */
   readonly staging: Staging
 }
 

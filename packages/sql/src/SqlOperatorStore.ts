@@ -6,11 +6,20 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
-import { FileData, type FileDataError, Fixture, OperatorStore, SubmissionEntry } from "@filedata/core"
+import {
+  ApiKeyPrefix,
+  Append,
+  FileData,
+  type FileDataError,
+  Fixture,
+  OperatorStore,
+  SubmissionEntry
+} from "@filedata/core"
 import * as Arr from "effect/Array"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { hashKey, hashKeyText } from "./KeyHash.js"
 import type * as SqlDialect from "./SqlDialect.js"
 import { unavailable } from "./StorageFailure.js"
@@ -28,13 +37,22 @@ export const batchSize = 500
 interface KeyRow {
   readonly id: number | string
   readonly user_id: string
+  readonly key_prefix: string | null
   readonly created_at: number | string
   readonly revoked_at: number | string | null
+}
+
+// Counts arrive as numbers, or as int8 text from PostgreSQL.
+interface UserRow {
+  readonly id: string
+  readonly active_keys: number | string
+  readonly files: number | string
 }
 
 const toKeyInfo = (row: KeyRow): OperatorStore.ApiKeyInfo => ({
   id: String(row.id),
   userId: row.user_id as FileData.UserId,
+  prefix: Option.fromNullable(row.key_prefix),
   createdAt: FileData.timestampFromEpochMillis(Number(row.created_at)),
   revokedAt: Option.map(Option.fromNullable(row.revoked_at), (millis) =>
     FileData.timestampFromEpochMillis(Number(millis))
@@ -115,14 +133,18 @@ export const make = (
     const write = (fixture: Fixture.FixtureOutline, now: number): Effect.Effect<number, SqlError> =>
       Effect.gen(function* () {
         const apiKeys = fixture.users.flatMap((user) =>
-          user.apiKeys.map((key) => ({ userId: user.id, keyHash: hashKeyText(key) }))
+          user.apiKeys.map((key) => ({
+            userId: user.id,
+            keyHash: hashKeyText(key),
+            prefix: Option.getOrNull(ApiKeyPrefix.fromText(key))
+          }))
         )
         yield* insertAll("users", ["id"], fixture.users, (user) => sql`(${user.id})`)
         yield* insertAll(
           "api_keys",
-          ["user_id", "key_hash", "created_at"],
+          ["user_id", "key_hash", "key_prefix", "created_at"],
           apiKeys,
-          (key) => sql`(${key.userId}, ${key.keyHash}, ${instant(now)})`
+          (key) => sql`(${key.userId}, ${key.keyHash}, ${key.prefix}, ${instant(now)})`
         )
         yield* insertAll(
           "files",
@@ -132,15 +154,53 @@ export const make = (
             sql`(${file.id}, ${file.userId}, ${file.name}, ${instant(file.creationDate)},
               ${boolean(file.publicAvailability)}, ${int8(file.SubmissionCounter)}, ${int8(file.VisitCounter)})`
         )
-        yield* insertAll(
-          "import_files",
-          ["file_index", "id"],
-          fixture.files.map((file, index) => ({ index, id: file.id })),
-          (file) => sql`(${file.index}, ${file.id})`
-        )
-        yield* staging.copy
+        yield* copyStaged(fixture.files)
         return apiKeys.length
       })
+
+    // The staged rows go into `submissions` in document order, each to the file at its position in `$.files`,
+    // so seq keeps a createdDate tie in the document's order, after the file's earlier rows.
+    const copyStaged = (
+      files: ReadonlyArray<{ readonly id: string; readonly index: number }>
+    ): Effect.Effect<void, SqlError> =>
+      Effect.zipRight(
+        insertAll("import_files", ["file_index", "id"], files, (file) => sql`(${file.index}, ${file.id})`),
+        staging.copy
+      )
+
+    // The stored SubmissionCounter of each of these files that exists.
+    const submissionCounters = (ids: ReadonlyArray<string>): Effect.Effect<Map<string, number>, SqlError> =>
+      Effect.map(
+        Effect.forEach(
+          Arr.chunksOf(ids, batchSize),
+          (batch) => sql<{ readonly id: string; readonly counter: number | string }>`SELECT id,
+            submission_counter AS counter FROM files WHERE ${sql.in("id", batch)}`
+        ),
+        (pages) => new Map(pages.flatMap((rows) => rows.map((row) => [row.id, Number(row.counter)] as const)))
+      )
+
+    // Per file, one CASE arm in a statement for many files: few round trips whatever the number of files.
+    const updateCounters = (outline: Append.AppendOutline): Effect.Effect<void, SqlError> => {
+      const changes = outline.files
+        .map((file) => ({ id: file.id, added: outline.appended[file.index] ?? 0, visits: file.VisitCounter }))
+        .filter((change) => change.added > 0 || change.visits !== undefined)
+      const arms = sql.join(" ", false)
+      return Effect.forEach(
+        Arr.chunksOf(changes, batchSize),
+        (batch) => {
+          const ids = batch.map((change) => change.id)
+          const visits = batch.flatMap((change) =>
+            change.visits === undefined ? [] : [sql`WHEN ${change.id} THEN ${int8(change.visits)}`]
+          )
+          return sql`UPDATE files SET
+            submission_counter = submission_counter
+              + CASE id ${arms(batch.map((change) => sql`WHEN ${change.id} THEN ${int8(change.added)}`))} END
+            ${visits.length === 0 ? sql.literal("") : sql`, visit_counter = CASE id ${arms(visits)} ELSE visit_counter END`}
+            WHERE ${sql.in("id", ids)}`
+        },
+        { discard: true }
+      )
+    }
 
     // One transaction, every SQL failure mapped to the port's. @effect/sql makes a failed COMMIT or ROLLBACK
     // (a connection lost mid-transaction) a defect; for the port it is the database being unavailable.
@@ -157,28 +217,58 @@ export const make = (
         )
       )
 
-    const keyColumns = sql`id, user_id, ${epochMillis("created_at")} AS created_at,
+    // An import or an append: one transaction under the write lock, its submissions staged as its stream is
+    // read, checked once the stream has ended (under the lock, so no other writer changes what was checked
+    // before the write), then written; any refusal or failure rolls all of it back. Checked also when the
+    // source refused entries, so that its problems and the conflicts with storage are named at once.
+    const staged = <O extends Fixture.StagedSubmissions, A, E, R>(
+      stageAll: Effect.Effect<O, E | SqlError, R>,
+      check: (outline: O) => Effect.Effect<ReadonlyArray<Fixture.FixtureIssue>, SqlError>,
+      writeAll: (outline: O) => Effect.Effect<A, SqlError>
+    ) =>
+      transaction(
+        Effect.gen(function* () {
+          yield* writeLock
+          yield* staging.open
+          const outline = yield* stageAll
+          const refusal = Fixture.refusal(outline.refused, yield* check(outline))
+          if (Option.isSome(refusal)) return yield* refusal.value
+          const result = yield* writeAll(outline)
+          yield* staging.close
+          return result
+        })
+      )
+
+    const keyColumns = sql`id, user_id, key_prefix, ${epochMillis("created_at")} AS created_at,
       ${epochMillis("revoked_at")} AS revoked_at`
 
     return {
       importFixture: (source) =>
-        transaction(
-          Effect.gen(function* () {
-            yield* writeLock
-            yield* staging.open
-            const fixture = yield* Fixture.stageEntries(source, stage)
-            // Checked under the write lock, so no other writer can take an id between check and write.
-            const issues = yield* problems(fixture)
-            if (issues.length > 0) return yield* new Fixture.FixtureInvalid({ issues })
-            const apiKeys = yield* write(fixture, yield* Clock.currentTimeMillis)
-            yield* staging.close
-            return {
+        staged(Fixture.stageEntries(source, stage), problems, (fixture) =>
+          Effect.map(
+            Effect.flatMap(Clock.currentTimeMillis, (now) => write(fixture, now)),
+            (apiKeys) => ({
               users: fixture.users.length,
               apiKeys,
               files: fixture.files.length,
               submissions: fixture.submissions
-            }
-          })
+            })
+          )
+        ),
+
+      // Readers see a file before or after an append, never half of it (docs/architecture.md#appending): under
+      // the write lock no other writer inserts submissions, so the rows copied get seqs above every committed
+      // row, and they commit in this one transaction with the counters' update.
+      appendSubmissions: (source) =>
+        staged(
+          Append.stageEntries(source, stage),
+          (outline) =>
+            Effect.map(submissionCounters(Append.lookups(outline)), (counters) => Append.problems(outline, counters)),
+          (outline) =>
+            Effect.as(Effect.zipRight(copyStaged(outline.files), updateCounters(outline)), {
+              files: outline.files.length,
+              submissions: outline.submissions
+            })
         ),
 
       createKey: (userId, apiKey) =>
@@ -188,8 +278,9 @@ export const make = (
             const users = yield* existing("users", "id", [userId])
             if (!users.has(userId)) return yield* new OperatorStore.UserNotFound({ userId })
             const now = yield* Clock.currentTimeMillis
-            const rows = yield* sql<KeyRow>`INSERT INTO api_keys (user_id, key_hash, created_at)
-                VALUES (${userId}, ${hashKey(apiKey)}, ${instant(now)}) RETURNING ${keyColumns}`
+            const prefix = Option.getOrNull(ApiKeyPrefix.fromText(Redacted.value(apiKey)))
+            const rows = yield* sql<KeyRow>`INSERT INTO api_keys (user_id, key_hash, key_prefix, created_at)
+                VALUES (${userId}, ${hashKey(apiKey)}, ${prefix}, ${instant(now)}) RETURNING ${keyColumns}`
             // RETURNING of a one-row insert always yields that row.
             return toKeyInfo(rows[0] as KeyRow)
           })
@@ -215,6 +306,41 @@ export const make = (
           Effect.map((rows) => rows.map(toKeyInfo)),
           Effect.mapError(unavailable)
         ),
+
+      findKey: (apiKey) =>
+        sql<KeyRow>`SELECT ${keyColumns} FROM api_keys WHERE key_hash = ${hashKey(apiKey)}`.pipe(
+          Effect.map((rows) => Option.map(Arr.head(rows), toKeyInfo)),
+          Effect.mapError(unavailable)
+        ),
+
+      createUser: (userId) =>
+        transaction(
+          Effect.gen(function* () {
+            yield* writeLock
+            const users = yield* existing("users", "id", [userId])
+            if (users.has(userId)) return yield* new OperatorStore.UserExists({ userId })
+            yield* sql`INSERT INTO users (id) VALUES (${userId})`
+          })
+        ),
+
+      // Each count is one grouped pass over its table, not a lookup per user: files has no index by user.
+      listUsers: sql<UserRow>`SELECT u.id AS id, COALESCE(k.n, 0) AS active_keys, COALESCE(f.n, 0) AS files
+        FROM users AS u
+        LEFT JOIN (SELECT user_id, COUNT(*) AS n FROM api_keys WHERE revoked_at IS NULL GROUP BY user_id) AS k
+          ON k.user_id = u.id
+        LEFT JOIN (SELECT user_id, COUNT(*) AS n FROM files GROUP BY user_id) AS f ON f.user_id = u.id
+        ORDER BY u.id`.pipe(
+        Effect.map((rows) =>
+          rows.map(
+            (row): OperatorStore.UserInfo => ({
+              id: row.id as FileData.UserId,
+              activeKeys: Number(row.active_keys),
+              files: Number(row.files)
+            })
+          )
+        ),
+        Effect.mapError(unavailable)
+      ),
 
       userExists: (userId) =>
         existing("users", "id", [userId]).pipe(

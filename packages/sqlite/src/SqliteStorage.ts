@@ -96,8 +96,10 @@ export const layer = (
       const store: OperatorStore.OperatorStore = {
         ...operator,
         importFixture: (fixture) => aroundWrite(operator.importFixture(fixture)),
+        appendSubmissions: (source) => aroundWrite(operator.appendSubmissions(source)),
         createKey: (userId, apiKey) => aroundWrite(operator.createKey(userId, apiKey)),
-        revokeKey: (keyId) => aroundWrite(operator.revokeKey(keyId))
+        revokeKey: (keyId) => aroundWrite(operator.revokeKey(keyId)),
+        createUser: (userId) => aroundWrite(operator.createUser(userId))
       }
       return Context.make(FileRepository.FileRepository, files).pipe(Context.add(OperatorStore.OperatorStore, store))
     })

@@ -1,15 +1,17 @@
+import { createHash } from "node:crypto"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { describe, expect, it } from "@effect/vitest"
-import { FileRepository, SubmissionEntry } from "@filedata/core"
+import { FileRepository, OperatorStore, SubmissionEntry } from "@filedata/core"
 import { SqliteMigrations, SqliteStorage } from "@filedata/sqlite"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { fileId, inspect, tempDatabase } from "./utils.js"
+import { apiKey, fileId, inspect, tempDatabase, userId } from "./utils.js"
 
 // A database as the first release left it: only the first migration, submissions with their content column.
 const migratedToFirst = (filename: string) =>
@@ -112,6 +114,44 @@ describe("SqliteMigrations", () => {
         (sql) => sql<OldRow>`SELECT seq, file_id, created_date, content FROM submissions ORDER BY seq`
       )
       expect(yield* readAll(filename)).toEqual(expectedReplies(rows))
+    })
+  )
+
+  it.scoped("migration 3 adds a nullable key prefix: older keys have none, new ones get theirs", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDatabase
+      mkdirSync(dirname(filename), { recursive: true })
+      const hash = (text: string) => createHash("sha256").update(text).digest("hex")
+      // As the second release left it, with a key, and a key that release creates after the upgrade.
+      yield* Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const second = Effect.map(SqliteMigrations.loader, (all) => all.filter(([id]) => id <= 2))
+        yield* Migrator.make({})({ loader: second })
+        yield* sql`INSERT INTO users (id) VALUES ('u1')`
+        yield* sql`INSERT INTO api_keys (user_id, key_hash, created_at) VALUES ('u1', ${hash("old-key")}, 0)`
+      }).pipe(Effect.provide(SqliteClient.layer({ filename })))
+      const withStore = <A, E>(f: (store: OperatorStore.OperatorStore) => Effect.Effect<A, E>) =>
+        Effect.flatMap(OperatorStore.OperatorStore, f).pipe(Effect.provide(SqliteStorage.layer({ filename })))
+      expect((yield* withStore((store) => store.listKeys(Option.none()))).map((key) => key.prefix)).toEqual([
+        Option.none()
+      ])
+      yield* inspect(
+        filename,
+        (sql) =>
+          sql`INSERT INTO api_keys (user_id, key_hash, created_at) VALUES ('u1', ${hash("older-release-key")}, 0)`
+      )
+      const long = `fdk_${"A".repeat(43)}`
+      const created = yield* withStore((store) => store.createKey(userId("u1"), apiKey(long)))
+      expect(created.prefix).toEqual(Option.some("fdk_AAAA"))
+      const keys = yield* withStore((store) => store.listKeys(Option.none()))
+      expect(keys.map((key) => key.prefix)).toEqual([Option.none(), Option.none(), Option.some("fdk_AAAA")])
+      const found = yield* withStore((store) => store.findKey(apiKey("older-release-key")))
+      expect(Option.map(found, (key) => key.id)).toEqual(Option.some(keys[1]?.id))
+      const columns = yield* inspect(
+        filename,
+        (sql) => sql<{ name: string; notnull: number }>`SELECT name, "notnull" FROM pragma_table_info('api_keys')`
+      )
+      expect(columns.at(-1)).toEqual({ name: "key_prefix", notnull: 0 })
     })
   )
 })

@@ -173,6 +173,7 @@ describe("SqliteOperatorStore", () => {
         expect(created).toEqual({
           id: "2",
           userId: "u2",
+          prefix: Option.none(),
           createdAt: "2024-01-01T08:00:00.000Z",
           revokedAt: Option.none()
         })

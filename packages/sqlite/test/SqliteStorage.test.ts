@@ -41,7 +41,8 @@ describe("SqliteStorage", () => {
       const migrations = yield* inspect(filename, (sql) => sql`SELECT migration_id, name FROM effect_sql_migrations`)
       expect(migrations).toEqual([
         { migration_id: 1, name: "create_tables" },
-        { migration_id: 2, name: "submission_entries" }
+        { migration_id: 2, name: "submission_entries" },
+        { migration_id: 3, name: "api_key_prefixes" }
       ])
     })
   )

@@ -18,7 +18,10 @@ export const httpLimits: Server.HttpLimits = {
   requestTimeoutMillis: 30_000,
   keepAliveTimeoutMillis: 5_000,
   maxConnections: 1_000,
-  drainTimeoutMillis: 10_000
+  maxConnectionsPerAddress: 1_000,
+  firstRequestTimeoutMillis: 5_000,
+  drainTimeoutMillis: 10_000,
+  sendTimeoutMillis: 30_000
 }
 
 export interface Options {

@@ -1,0 +1,97 @@
+// The CLI as an operator and a script run it: the built `apps/cli/dist/main.js` as a real process, its exit
+// codes (0 success, 1 a failed command, 2 a wrong command line), its output without escape codes where no
+// terminal reads it or NO_COLOR is set, and its --log-level with LOG_LEVEL's names.
+
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { runBuilt, runOnTerminal } from "./utils.js"
+
+const ESCAPE = "\u001b"
+
+let dir = ""
+const env = () => ({ DATABASE_URL: `file:${join(dir, "filedata.db")}` })
+
+describe("the CLI as a real process", () => {
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "filedata-cli-process-"))
+  }, 180_000)
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  it("exits 0 on success, 1 when a command fails, 2 when the command line is wrong", async () => {
+    const created = await runBuilt(["user", "create", "dora"], env())
+    expect(created).toEqual({ code: 0, stdout: expect.stringMatching(/^created user dora/), stderr: "" })
+    expect(await runBuilt(["user", "list"], env())).toEqual({
+      code: 0,
+      stdout: "ID    KEYS  FILES\ndora  0     0\n",
+      stderr: ""
+    })
+
+    const failed = [
+      ["user", "create", "dora"],
+      ["key", "revoke", "42"]
+    ]
+    for (const [i, run] of (await Promise.all(failed.map((args) => runBuilt(args, env())))).entries()) {
+      expect(run.code, failed[i]?.join(" ")).toBe(1)
+      expect(run.stderr).not.toBe("")
+    }
+    // Invalid configuration is a failed start, as for the server.
+    expect((await runBuilt(["user", "list"], { ...env(), LOG_LEVEL: "warning" })).code).toBe(1)
+
+    const wrong = [["bogus"], ["key", "list", "--bogus"], ["import"], ["user", "create", ""]]
+    for (const [i, run] of (await Promise.all(wrong.map((args) => runBuilt(args, env())))).entries()) {
+      expect(run.code, wrong[i]?.join(" ")).toBe(2)
+      expect(run.stderr).not.toBe("")
+    }
+  }, 60_000)
+
+  it("takes the same log level names on the command line as in LOG_LEVEL", async () => {
+    // Every name is checked in-process (Commands.test.ts); here the one that differs from Effect's.
+    expect((await runBuilt(["--log-level", "warn", "user", "list"], env())).code).toBe(0)
+    expect((await runBuilt(["user", "list"], { ...env(), LOG_LEVEL: "warn" })).code).toBe(0)
+    const refused = await runBuilt(["user", "list", "--log-level=warning"], env())
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toBe('--log-level: expected one of debug, info, warn, error, none but received "warning"\n')
+  }, 60_000)
+
+  it("writes no escape codes when its output is not a terminal", async () => {
+    const cases = [["--help"], ["key", "--help"], ["bogus"], ["import"]]
+    for (const [i, run] of (await Promise.all(cases.map((args) => runBuilt(args, env())))).entries()) {
+      expect(run.stdout + run.stderr, cases[i]?.join(" ")).not.toContain(ESCAPE)
+      expect(run.stdout + run.stderr).not.toBe("")
+    }
+    const help = await runBuilt(["--help"], env())
+    expect(help.stdout).toMatch(/^filedata\n/)
+    expect(help.stdout).toContain("--log-level debug | info | warn | error | none")
+    expect(help.stdout).not.toMatch(/warning|fatal|trace/)
+  }, 60_000)
+
+  it("colours help on a terminal, and not at all with NO_COLOR set", async (context) => {
+    const coloured = await runOnTerminal(["--help"], env())
+    if (coloured === undefined) return context.skip()
+    expect(coloured.code).toBe(0)
+    expect(coloured.output).toContain(ESCAPE)
+    for (const args of [["--help"], ["bogus"]]) {
+      const plain = await runOnTerminal(args, { ...env(), NO_COLOR: "1" })
+      expect(plain?.output, args.join(" ")).not.toContain(ESCAPE)
+      expect(plain?.output).not.toBe("")
+    }
+    // An empty NO_COLOR does not count (no-color.org).
+    expect((await runOnTerminal(["--help"], { ...env(), NO_COLOR: "" }))?.output).toContain(ESCAPE)
+  }, 60_000)
+
+  it("key find reads a key from stdin and prints its id", async () => {
+    await runBuilt(["user", "create", "erin"], env())
+    const created = await runBuilt(["key", "create", "--user", "erin"], env())
+    const key = /^API key: (\S+)$/m.exec(created.stdout)?.[1] ?? ""
+    const id = /^created API key (\S+) /.exec(created.stdout)?.[1] ?? ""
+    const found = await runBuilt(["key", "find"], env(), `${key}\n`)
+    expect(found.code).toBe(0)
+    expect(found.stderr).toBe("")
+    expect(found.stdout.split("\n")[1]?.split(/\s+/).slice(0, 3)).toEqual([id, key.slice(0, 8), "erin"])
+    expect(found.stdout).not.toContain(key)
+    expect((await runBuilt(["key", "find"], env(), "fdk_unknown\n")).code).toBe(1)
+    expect((await runBuilt(["key", "find"], env(), "")).code).toBe(2)
+  }, 60_000)
+})

@@ -1,0 +1,153 @@
+/**
+ * Replies to requests that fail at the HTTP layer, before any route sees them: a request Node cannot parse
+ * (400), header fields over Node's limit (431), a request that does not arrive in time (408), an HTTP/1.1
+ * request without `Host` (400), an expectation other than `100-continue` (417). Node answers these itself
+ * with a bare status line; here they are problem documents with the header fields every reply carries, like
+ * every other error of the service.
+ *
+ * @since 0.1.0
+ */
+
+import { randomUUID } from "node:crypto"
+import { type ServerResponse, STATUS_CODES } from "node:http"
+import type { Socket } from "node:net"
+import type { Duplex } from "node:stream"
+import * as Problem from "./Problem.js"
+import * as Reply from "./Reply.js"
+
+/**
+ * Writes `problem` on a response no byte of which was written yet, and closes the connection after it: what
+ * follows on the connection cannot be trusted to start a request.
+ *
+ * @since 0.1.0
+ * @category writing
+ */
+export const writeOn = (response: ServerResponse, requestId: string, problem: Problem.Problem): void => {
+  response.writeHead(
+    problem.status,
+    Object.assign(
+      Reply.commonHeaders(requestId),
+      {
+        "content-type": Problem.contentType,
+        "content-length": String(Buffer.byteLength(problem.body)),
+        connection: "close"
+      },
+      problem.headers
+    )
+  )
+  response.end(problem.body)
+}
+
+/**
+ * The whole HTTP/1.1 reply of `problem` as bytes, for a connection that has no response object to write on.
+ *
+ * @since 0.1.0
+ * @category writing
+ */
+export const bytesOf = (problem: Problem.Problem, requestId: string): Buffer => {
+  const fields = Object.assign(
+    Reply.commonHeaders(requestId),
+    {
+      "content-type": Problem.contentType,
+      "content-length": String(Buffer.byteLength(problem.body)),
+      date: new Date().toUTCString(),
+      connection: "close"
+    },
+    problem.headers
+  )
+  const head = Object.entries(fields)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("")
+  return Buffer.from(`HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n${head}\r\n${problem.body}`)
+}
+
+const problemOf = (code: string | undefined): Problem.Problem => {
+  switch (code) {
+    case "HPE_HEADER_OVERFLOW":
+      return Problem.requestHeaderFieldsTooLarge
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return Problem.requestTimeout
+    default:
+      return Problem.badRequest
+  }
+}
+
+// The response Node is writing on the socket, if any: its own handler of these errors reads it the same way.
+const responseOn = (socket: Duplex): ServerResponse | undefined =>
+  (socket as { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined
+
+/**
+ * Sends `problem` on `socket` and closes it once the bytes are out; a socket that can no longer be written is
+ * only closed.
+ *
+ * @since 0.1.0
+ * @category writing
+ */
+export const sendOn = (socket: Duplex, problem: Problem.Problem, requestId: string): boolean => {
+  if (!socket.writable) {
+    socket.destroy()
+    return false
+  }
+  socket.end(bytesOf(problem, requestId), () => socket.destroy())
+  return true
+}
+
+/**
+ * The listener for the server's `clientError` event: the problem of the error (400, 431, 408) where the
+ * socket can still carry it, else the socket destroyed. An error in a request that came after one still
+ * being answered (pipelined) waits for that reply to go out first; an error in the request being answered,
+ * whose reply has not begun, takes its place (its route then logs it); one whose reply has begun can only cut
+ * it. `answered` is told each reply sent for a request no route saw.
+ *
+ * @since 0.1.0
+ * @category listeners
+ */
+export const onClientError = (
+  answered: (problem: Problem.Problem, requestId: string) => void
+): ((error: Error & { readonly code?: string }, socket: Duplex) => void) => {
+  // The parser reports every further chunk of a connection it gave up on as another error.
+  const handled = new WeakSet<Duplex>()
+  return (error, socket) => {
+    if (handled.has(socket)) return
+    handled.add(socket)
+    if (error.code === "ECONNRESET") {
+      socket.destroy()
+      return
+    }
+    const problem = problemOf(error.code)
+    const requestId = randomUUID()
+    const afterTheReplies = () => {
+      const response = responseOn(socket)
+      if (response === undefined) {
+        if (sendOn(socket, problem, requestId)) answered(problem, requestId)
+      } else {
+        // Node hands the socket to the next reply (or none) before this listener runs.
+        response.once("finish", afterTheReplies)
+      }
+    }
+    const answering = responseOn(socket)
+    if (answering === undefined) afterTheReplies()
+    else if (answering.req.complete && error.code !== "ERR_HTTP_REQUEST_TIMEOUT")
+      answering.once("finish", afterTheReplies)
+    else if (answering.headersSent) socket.destroy()
+    else sendOn(socket, problem, requestId)
+  }
+}
+
+/**
+ * What a connection that has not completed its first request head in time gets: the 408 problem when it sent
+ * part of one, else nothing but the close.
+ *
+ * @since 0.1.0
+ * @category listeners
+ */
+export const onFirstRequestExpired =
+  (answered: (problem: Problem.Problem, requestId: string) => void): ((socket: Socket) => void) =>
+  (socket) => {
+    if (socket.bytesRead === 0) {
+      socket.destroy()
+      return
+    }
+    const requestId = randomUUID()
+    if (sendOn(socket, Problem.requestTimeout, requestId)) answered(Problem.requestTimeout, requestId)
+  }

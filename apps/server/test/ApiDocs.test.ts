@@ -1,0 +1,43 @@
+// docs/api.md is what client authors read: its table of problem codes must list exactly the codes the
+// server answers with, and every problem document it shows must carry the title the server gives its code.
+
+import { readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import { describe, expect, it } from "@effect/vitest"
+import { ApiError } from "@filedata/client"
+
+const apiDocs = readFileSync(fileURLToPath(new URL("../../../docs/api.md", import.meta.url)), "utf8")
+
+/** The first column of the table whose header is `` | `code` | Status | When | ``. */
+const documentedCodes = (): Array<string> => {
+  const lines = apiDocs.split("\n")
+  const header = lines.findIndex((line) => /^\|\s*`code`\s*\|\s*Status\s*\|/.test(line))
+  expect(header).toBeGreaterThan(-1)
+  const rows: Array<string> = []
+  for (const line of lines.slice(header + 2)) {
+    if (!line.startsWith("|")) break
+    const code = /^\|\s*`([a-z_]+)`\s*\|/.exec(line)?.[1]
+    expect(code, line).toBeDefined()
+    rows.push(code ?? "")
+  }
+  return rows
+}
+
+describe("docs/api.md", () => {
+  it("lists every problem code the server defines, and no other", () => {
+    const codes = documentedCodes()
+    expect(new Set(codes).size).toBe(codes.length)
+    expect([...codes].sort()).toEqual(Object.keys(ApiError.problemCodes).sort())
+  })
+
+  it("shows each problem document with its code's own type and title", () => {
+    const documents = [...apiDocs.matchAll(/\{"type":"urn:filedata:problem:[^`\n]*\}/g)].map((match) => match[0])
+    expect(documents.length).toBeGreaterThan(10)
+    for (const text of documents) {
+      const document = JSON.parse(text) as { type: string; title: string; code: ApiError.ProblemCode }
+      expect(Object.keys(ApiError.problemCodes), text).toContain(document.code)
+      expect(document.type, text).toBe(`urn:filedata:problem:${document.code}`)
+      expect(document.title, text).toBe(ApiError.problemCodes[document.code].title)
+    }
+  })
+})

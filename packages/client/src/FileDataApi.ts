@@ -1,0 +1,208 @@
+/**
+ * The HTTP contract of the service as an `HttpApi`: the single definition the server routes by, the OpenAPI
+ * document is generated from, and the typed client (`FileDataClient`) is built from.
+ *
+ * An operation on a file is added in one place: an endpoint in {@link FilesGroup} passed through
+ * {@link fileDataOperation}, which gives it the problems and header fields every such operation shares.
+ *
+ * @since 0.1.0
+ */
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import type * as HttpMethod from "@effect/platform/HttpMethod"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as ApiError from "./ApiError.js"
+import * as internalOpenApi from "./internal/openApi.js"
+import { problem } from "./internal/problem.js"
+import * as Models from "./Models.js"
+
+/**
+ * The version of this package and of the API document it describes.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const version = "0.1.0"
+
+/**
+ * Where `getFileData` lives.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const fileDataPath = "/api/v1/file-data"
+
+/**
+ * 422 `validation_failed`, `unsupported_media_type` or `payload_too_large` on the wire.
+ *
+ * @since 0.1.0
+ * @category problems
+ */
+export const ValidationProblem = problem(
+  ApiError.ValidationFailed,
+  "RFC 9457 problem details: the request is not what the operation accepts",
+  {
+    code: "validation_failed",
+    detail: "/apiKey: is required",
+    errors: [{ pointer: "/apiKey", detail: "is required" }]
+  }
+)
+
+/**
+ * 422 `rate_limited` on the wire.
+ *
+ * @since 0.1.0
+ * @category problems
+ */
+export const RateLimitedProblem = problem(
+  ApiError.RateLimited,
+  "RFC 9457 problem details: the API key or the client address is over its quota",
+  {
+    code: "rate_limited",
+    detail: "Too many requests for this API key; retry after 51 s",
+    retryAfter: 51
+  }
+)
+
+/**
+ * 403 `access_denied` on the wire.
+ *
+ * @since 0.1.0
+ * @category problems
+ */
+export const AccessDeniedProblem = problem(
+  ApiError.AccessDenied,
+  "RFC 9457 problem details: the key matches no active key, or its user does not own the file",
+  {
+    code: "access_denied",
+    detail: "The API key does not grant access to this file"
+  }
+)
+
+/**
+ * 404 `file_not_found` on the wire.
+ *
+ * @since 0.1.0
+ * @category problems
+ */
+export const FileNotFoundProblem = problem(
+  ApiError.FileNotFound,
+  "RFC 9457 problem details: the key is valid, no file has this id",
+  { code: "file_not_found", detail: "No file has this id" }
+)
+
+/**
+ * 503 `storage_unavailable` or `rate_limiter_unavailable` on the wire.
+ *
+ * @since 0.1.0
+ * @category problems
+ */
+export const UnavailableProblem = problem(
+  ApiError.ServiceUnavailable,
+  "RFC 9457 problem details: storage or the rate limiter does not answer; retry later",
+  {
+    code: "storage_unavailable",
+    detail: "Storage is not available"
+  }
+)
+
+/**
+ * 500 `internal_error` on the wire.
+ *
+ * @since 0.1.0
+ * @category problems
+ */
+export const InternalProblem = problem(
+  ApiError.InternalError,
+  "RFC 9457 problem details: an unexpected failure, logged by the server",
+  {
+    code: "internal_error",
+    detail: "The request could not be completed"
+  }
+)
+
+/**
+ * Gives an operation on a file what all of them share: the refusals of the order of checks (validation,
+ * rate limit, access, file not found) and the rate-limit header fields in the document.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const fileDataOperation = <
+  Name extends string,
+  Method extends HttpMethod.HttpMethod,
+  Path,
+  UrlParams,
+  Payload,
+  Headers,
+  Success,
+  Error,
+  R,
+  RE
+>(
+  endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, Payload, Headers, Success, Error, R, RE>
+) =>
+  endpoint
+    .addError(ValidationProblem, { status: 422 })
+    .addError(RateLimitedProblem, { status: 422 })
+    .addError(AccessDeniedProblem, { status: 403 })
+    .addError(FileNotFoundProblem, { status: 404 })
+    .annotate(OpenApi.Transform, internalOpenApi.fileDataOperation)
+
+/**
+ * The operations on a file.
+ *
+ * @since 0.1.0
+ * @category groups
+ */
+export class FilesGroup extends HttpApiGroup.make("files").add(
+  fileDataOperation(
+    HttpApiEndpoint.post("getFileData", fileDataPath)
+      .setPayload(Models.GetFileDataRequest)
+      .addSuccess(Models.FileData)
+      .annotate(OpenApi.Summary, "Get a file's metadata, counters and every submission")
+      .annotate(
+        OpenApi.Description,
+        "The API key's user must own the file. Submissions are in ascending createdDate, ties in insertion order."
+      )
+  )
+) {}
+
+/**
+ * Liveness with a storage check, for load balancers.
+ *
+ * @since 0.1.0
+ * @category groups
+ */
+export class SystemGroup extends HttpApiGroup.make("system").add(
+  HttpApiEndpoint.get("health", "/health")
+    .addSuccess(Models.Health)
+    .annotate(OpenApi.Summary, "200 while the database answers, 503 otherwise")
+) {}
+
+/**
+ * The whole API. Every operation may also answer 503 (storage or rate limiter away) and 500.
+ *
+ * @since 0.1.0
+ * @category api
+ */
+export class FileDataApi extends HttpApi.make("filedata")
+  .add(FilesGroup)
+  .add(SystemGroup)
+  .addError(UnavailableProblem, { status: 503 })
+  .addError(InternalProblem, { status: 500 })
+  .annotate(OpenApi.Title, "filedata")
+  .annotate(OpenApi.Version, version)
+  .annotate(OpenApi.License, { name: "MIT" })
+  .annotate(
+    OpenApi.Description,
+    [
+      "Returns a form file's metadata, counters and every submission it received, to the file's owner.",
+      "",
+      "Every error reply is an RFC 9457 problem document (`application/problem+json`) with a stable `code`:",
+      "",
+      internalOpenApi.problemCodeTable()
+    ].join("\n")
+  )
+  .annotate(OpenApi.Transform, internalOpenApi.clientAuthorView) {}

@@ -1,0 +1,178 @@
+/**
+ * The JSON the service reads and writes, as a client sends and receives it: plain strings and numbers, no
+ * brands. The server decodes requests with the core's own, stricter rules; these schemas describe the wire
+ * for the typed client and the OpenAPI document.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
+/**
+ * An instant as replies show it: ISO 8601 in UTC with milliseconds, `YYYY-MM-DDTHH:mm:ss.sssZ`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Timestamp = Schema.String.pipe(Schema.pattern(TIMESTAMP)).annotations({
+  title: "Timestamp",
+  description: "UTC with milliseconds, YYYY-MM-DDTHH:mm:ss.sssZ",
+  jsonSchema: { format: "date-time" }
+})
+
+/**
+ * A whole number, 0 or more.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Count = Schema.Number.pipe(Schema.int(), Schema.nonNegative()).annotations({
+  title: "Count",
+  description: "A whole number, 0 or more"
+})
+
+/**
+ * A string with at least one character, as every request field is.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const NonEmptyString = Schema.String.pipe(Schema.minLength(1)).annotations({ title: "Non-empty string" })
+
+/**
+ * The body of `POST /api/v1/file-data`: exactly these two fields.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const GetFileDataRequest = Schema.Struct({
+  fileId: NonEmptyString.pipe(Schema.maxLength(256)).annotations({
+    title: "Non-empty string",
+    description:
+      "Identifier of the file whose data is requested: at most 256 characters (code points), well-formed Unicode without U+0000",
+    examples: ["file-1"]
+  }),
+  apiKey: NonEmptyString.annotations({
+    description: "The caller's API key; it travels only in this body. Well-formed Unicode without U+0000",
+    examples: ["a-plaintext-api-key"]
+  })
+}).annotations({ identifier: "GetFileDataRequest", parseOptions: { onExcessProperty: "error" } })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type GetFileDataRequest = typeof GetFileDataRequest.Type
+
+const isContent = (u: unknown): u is { readonly [field: string]: string } => {
+  if (typeof u !== "object" || u === null || Array.isArray(u)) return false
+  for (const value of Object.values(u)) if (typeof value !== "string") return false
+  return true
+}
+
+/**
+ * What a submission holds: form-field name to the submitted value. Checked, not copied, so every name the
+ * reply had stays, `__proto__` included (a copy made by assignment would drop it).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const SubmissionContent = Schema.declare(isContent, {
+  description: "Form-field name to the submitted value; the names vary from file to file",
+  jsonSchema: { type: "object", additionalProperties: { type: "string" } }
+})
+
+/**
+ * One form submission.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Submission = Schema.Struct({
+  createdDate: Timestamp,
+  content: SubmissionContent
+}).annotations({ identifier: "Submission" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Submission = typeof Submission.Type
+
+/**
+ * The reply of `POST /api/v1/file-data`: the file's metadata, its counters and every submission, in
+ * ascending `createdDate` with ties in insertion order. The capitals of the counters are part of the names.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const FileData = Schema.Struct({
+  name: Schema.String,
+  creationDate: Timestamp,
+  publicAvailability: Schema.Boolean,
+  SubmissionCounter: Count,
+  VisitCounter: Count,
+  submissions: Schema.Array(Submission)
+}).annotations({
+  identifier: "FileData",
+  examples: [
+    {
+      name: "Contact form",
+      creationDate: "2024-01-01T00:00:00.000Z",
+      publicAvailability: true,
+      SubmissionCounter: 2,
+      VisitCounter: 10,
+      submissions: [
+        { createdDate: "2024-01-02T09:30:00.000Z", content: { email: "a@example.com" } },
+        { createdDate: "2024-01-03T10:00:00.000Z", content: { email: "b@example.com", message: "Hello" } }
+      ]
+    }
+  ]
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type FileData = typeof FileData.Type
+
+/**
+ * How the rate limiter counts at the moment: in this instance's memory, in Redis, in memory while Redis is
+ * unreachable, or, while it is unreachable and so configured, refusing or admitting uncounted.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const RateLimiterCounting = Schema.Literal(
+  "memory",
+  "redis",
+  "memory-fallback",
+  "refusing",
+  "uncounted"
+).annotations({
+  identifier: "RateLimiterCounting"
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type RateLimiterCounting = typeof RateLimiterCounting.Type
+
+/**
+ * The `/health` reply while storage answers, with how the rate limiter counts at the moment.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Health = Schema.Struct({
+  status: Schema.Literal("ok"),
+  rateLimiter: Schema.optionalWith(RateLimiterCounting, { exact: true })
+}).annotations({ identifier: "Health" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Health = typeof Health.Type

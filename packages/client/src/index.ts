@@ -1,0 +1,16 @@
+/**
+ * @since 0.1.0
+ */
+export * as ApiError from "./ApiError.js"
+/**
+ * @since 0.1.0
+ */
+export * as FileDataApi from "./FileDataApi.js"
+/**
+ * @since 0.1.0
+ */
+export * as FileDataClient from "./FileDataClient.js"
+/**
+ * @since 0.1.0
+ */
+export * as Models from "./Models.js"

@@ -1,0 +1,130 @@
+import { problemCodes } from "../ApiError.js"
+
+interface Response {
+  description: string
+  content?: Record<string, unknown>
+  headers?: Record<string, unknown>
+}
+
+interface Operation {
+  responses: Record<string, Response>
+  parameters?: ReadonlyArray<unknown>
+  security?: ReadonlyArray<unknown>
+}
+
+const header = (description: string, schema: Record<string, unknown> = { type: "string" }) => ({
+  description,
+  schema
+})
+
+const requestIdHeader = {
+  "X-Request-Id": header(
+    "The request's id: the client's X-Request-Id when it matches [A-Za-z0-9._:-]{1,128}, else a new UUID; the server logs it"
+  )
+}
+
+const retryAfterHeader = (when: string) => ({
+  "Retry-After": header(`Seconds to wait before retrying; ${when}`, { type: "integer", minimum: 1 })
+})
+
+const rateLimitHeaders = {
+  "RateLimit-Policy": header(
+    'The quotas enforced (draft-ietf-httpapi-ratelimit-headers), e.g. `"api-key";q=60;w=60, "client-address";q=600;w=60`'
+  ),
+  RateLimit: header(
+    'Requests remaining (r) and seconds until the window ends (t) in each quota this request counted against, e.g. `"client-address";r=599;t=60, "api-key";r=59;t=60`'
+  )
+}
+
+const addHeaders = (response: Response, headers: Record<string, unknown>): void => {
+  response.headers = { ...response.headers, ...headers }
+}
+
+/**
+ * What every operation that reads a file documents beyond its schemas: the rate-limit header fields on
+ * every reply, `Retry-After` on the rate-limited 422, and `application/problem+json` for the 422, which
+ * HttpApi reports as `application/json` because two problems share that status.
+ *
+ * @internal
+ */
+export const fileDataOperation = (operation: Record<string, unknown>): Record<string, unknown> => {
+  const { responses } = operation as unknown as Operation
+  for (const [status, response] of Object.entries(responses)) {
+    addHeaders(response, rateLimitHeaders)
+    if (status === "422") {
+      addHeaders(response, retryAfterHeader("sent with `rate_limited` only, the same value as `retryAfter`"))
+      const json = response.content?.["application/json"]
+      if (json !== undefined) response.content = { "application/problem+json": json }
+    }
+  }
+  return operation
+}
+
+const referencedSchemas = (document: unknown, schemas: Record<string, unknown>): Set<string> => {
+  const seen = new Set<string>()
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item)
+    } else if (typeof node === "object" && node !== null) {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === "$ref" && typeof value === "string" && value.startsWith("#/components/schemas/")) {
+          const name = value.slice("#/components/schemas/".length)
+          if (!seen.has(name)) {
+            seen.add(name)
+            visit(schemas[name])
+          }
+        } else {
+          visit(value)
+        }
+      }
+    }
+  }
+  visit(document)
+  return seen
+}
+
+/**
+ * The problem codes as a Markdown table, for the document's description.
+ *
+ * @internal
+ */
+export const problemCodeTable = (): string =>
+  [
+    "| `code` | status | when |",
+    "| --- | --- | --- |",
+    ...Object.entries(problemCodes).map(([code, { status, when }]) => `| \`${code}\` | ${status} | ${when} |`)
+  ].join("\n")
+
+/**
+ * The document as a client author reads it. HttpApi documents a 400 for its own payload decoding on every
+ * operation; this service decodes payloads itself and answers 422, so the 400 and its schemas go. Every
+ * reply's `X-Request-Id` and the 503's `Retry-After` are declared. Schemas nothing refers to, and the empty
+ * security declarations (Swagger UI shows an "Authorize" button for those), are removed.
+ *
+ * @internal
+ */
+export const clientAuthorView = (spec: Record<string, unknown>): Record<string, unknown> => {
+  const paths = (spec.paths ?? {}) as Record<string, Record<string, Operation>>
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item)) {
+      delete operation.responses["400"]
+      for (const [status, response] of Object.entries(operation.responses)) {
+        addHeaders(response, requestIdHeader)
+        if (status === "503") addHeaders(response, retryAfterHeader("1 while storage or the rate limiter is away"))
+      }
+      if (operation.parameters?.length === 0) delete operation.parameters
+      if (operation.security?.length === 0) delete operation.security
+    }
+  }
+  const components = (spec.components ?? {}) as { schemas?: Record<string, unknown>; securitySchemes?: object }
+  const schemas = components.schemas ?? {}
+  const used = referencedSchemas(spec.paths, schemas)
+  for (const name of Object.keys(schemas)) {
+    if (!used.has(name)) delete schemas[name]
+  }
+  if (components.securitySchemes !== undefined && Object.keys(components.securitySchemes).length === 0) {
+    delete components.securitySchemes
+  }
+  if (Array.isArray(spec.security) && spec.security.length === 0) delete spec.security
+  return spec
+}

@@ -1,0 +1,135 @@
+// The OpenAPI document as a client author reads it: valid for a standard validator, no internal schemas,
+// every header field and problem declared, and a client generated from it by a common generator compiles.
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as OpenApi from "@effect/platform/OpenApi"
+import { describe, expect, it } from "@effect/vitest"
+import { Validator } from "@seriousme/openapi-schema-validator"
+import openapiTS, { astToString } from "openapi-typescript"
+import ts from "typescript"
+import { ApiError, FileDataApi } from "../src/index.js"
+
+const spec = OpenApi.fromApi(FileDataApi.FileDataApi) as unknown as Record<string, any>
+const packageVersion = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version
+
+const operations = (): Array<[string, Record<string, any>]> =>
+  Object.entries(spec.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]): [string, Record<string, any>] => [`${method} ${path}`, operation])
+  )
+
+describe("the OpenAPI document", () => {
+  it("is a valid OpenAPI 3.1 document for a standard validator", async () => {
+    const result = await new Validator().validate(structuredClone(spec))
+    expect(result.errors).toBeUndefined()
+    expect(result.valid).toBe(true)
+  })
+
+  it("has the package's version, no security scheme and no internal schema", () => {
+    expect(spec.info.version).toBe(packageVersion)
+    expect(FileDataApi.version).toBe(packageVersion)
+    expect(spec.components.securitySchemes).toBeUndefined()
+    expect(spec.security).toBeUndefined()
+    const text = JSON.stringify(spec)
+    for (const internal of [
+      "PropertyKey",
+      "HttpApiDecodeError",
+      '"Issue"',
+      "minLength(",
+      "maxLength(",
+      "maxItems(",
+      '"title":"int"'
+    ]) {
+      expect(text).not.toContain(internal)
+    }
+    expect(Object.keys(spec.components.schemas).sort()).toEqual([
+      "AccessDenied",
+      "FileData",
+      "FileNotFound",
+      "GetFileDataRequest",
+      "Health",
+      "InternalError",
+      "RateLimited",
+      "RateLimiterCounting",
+      "ServiceUnavailable",
+      "Submission",
+      "ValidationFailed",
+      "ValidationIssue"
+    ])
+  })
+
+  it("declares every reply's header fields, the 500 and 503 problems, and no 400", () => {
+    for (const [name, operation] of operations()) {
+      const statuses = Object.keys(operation.responses)
+      expect(statuses, name).toContain("500")
+      expect(statuses, name).toContain("503")
+      expect(statuses, name).not.toContain("400")
+      for (const [status, response] of Object.entries<any>(operation.responses)) {
+        expect(Object.keys(response.headers), `${name} ${status}`).toContain("X-Request-Id")
+        if (Number(status) >= 400)
+          expect(Object.keys(response.content), `${name} ${status}`).toEqual(["application/problem+json"])
+      }
+      expect(Object.keys(operation.responses["503"].headers)).toContain("Retry-After")
+    }
+    const getFileData = spec.paths[FileDataApi.fileDataPath].post
+    expect(Object.keys(getFileData.responses).sort()).toEqual(["200", "403", "404", "422", "500", "503"])
+    for (const response of Object.values<any>(getFileData.responses)) {
+      expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(["RateLimit", "RateLimit-Policy"]))
+    }
+    expect(Object.keys(getFileData.responses["422"].headers)).toContain("Retry-After")
+    expect(getFileData.requestBody.content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/GetFileDataRequest"
+    })
+  })
+
+  it("caps a validation problem's errors at issueLimit, counts the rest in omitted, and bounds fileId", () => {
+    const validation = spec.components.schemas.ValidationFailed
+    expect(validation.required).not.toContain("omitted")
+    expect(validation.properties.errors).toMatchObject({ type: "array", maxItems: ApiError.issueLimit })
+    expect(validation.properties.omitted).toMatchObject({ type: "integer", minimum: 1 })
+    expect(spec.components.schemas.GetFileDataRequest.properties.fileId).toMatchObject({
+      type: "string",
+      minLength: 1,
+      maxLength: 256
+    })
+  })
+
+  it("lists every problem code", () => {
+    for (const code of Object.keys(ApiError.problemCodes)) {
+      expect(spec.info.description).toContain(`\`${code}\``)
+    }
+  })
+
+  it("generates a client with openapi-typescript that compiles under strict NodeNext", async () => {
+    const generated = astToString(await openapiTS(structuredClone(spec) as never))
+    const dir = mkdtempSync(join(tmpdir(), "filedata-openapi-"))
+    writeFileSync(join(dir, "schema.d.ts"), generated)
+    writeFileSync(
+      join(dir, "use.ts"),
+      [
+        'import type { components, paths } from "./schema.js"',
+        'type Operation = paths["/api/v1/file-data"]["post"]',
+        'export const body: NonNullable<Operation["requestBody"]>["content"]["application/json"] = { fileId: "f", apiKey: "k" }',
+        'export const count = (file: Operation["responses"][200]["content"]["application/json"]): number =>',
+        "  file.SubmissionCounter + file.submissions.length",
+        'export const wait = (problem: components["schemas"]["RateLimited"]): number => problem.retryAfter',
+        'export const pointers = (problem: components["schemas"]["ValidationFailed"]): Array<string> =>',
+        "  problem.errors.map((issue) => issue.pointer)",
+        'export const unlisted = (problem: components["schemas"]["ValidationFailed"]): number => problem.omitted ?? 0',
+        'export const denied: components["schemas"]["AccessDenied"]["code"] = "access_denied"'
+      ].join("\n")
+    )
+    const program = ts.createProgram([join(dir, "use.ts")], {
+      strict: true,
+      noEmit: true,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      types: []
+    })
+    const diagnostics = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"))
+    expect(diagnostics).toEqual([])
+  })
+})
