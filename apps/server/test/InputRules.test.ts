@@ -7,7 +7,10 @@ import { createRequire } from "node:module"
 import { connect } from "node:net"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { ApiError, FileDataApi } from "@filedata/client"
+import { FileDataError } from "@filedata/core"
 import { Processes, TempDirectory, TestServices } from "@filedata/testing"
+import * as Schema from "effect/Schema"
 
 const { finish, killLeftovers, listening, root, startBuilt } = Processes
 
@@ -265,6 +268,11 @@ for (const storage of TestServices.databaseUrl === undefined ? [sqlite] : [sqlit
       )
       expect(reply.json.omitted).toBe(7980)
       expect(reply.json.detail).toMatch(/^\/a00: is not allowed; .*; and 7980 more$/)
+      // The typed client reads the same reply, within the cap it publishes.
+      expect(ApiError.issueLimit).toBe(FileDataError.issueLimit)
+      const decoded = Schema.decodeUnknownSync(FileDataApi.ValidationProblem)(reply.json)
+      expect(decoded).toBeInstanceOf(ApiError.ValidationFailed)
+      expect(decoded).toMatchObject({ code: "validation_failed", omitted: 7980 })
       // Twenty problems exactly leave nothing out, and say so by leaving `omitted` away.
       const twenty = await post(base, `{"fileId":"file-1","apiKey":"${KEY}",${members.slice(0, 20).join(",")}}`)
       expect(twenty.json.errors).toHaveLength(20)
@@ -324,6 +332,29 @@ for (const storage of TestServices.databaseUrl === undefined ? [sqlite] : [sqlit
         expect(refused.stderr).toContain(line)
       }
       expect((await post(base, JSON.stringify({ fileId: "file-3", apiKey: KEY }))).status).toBe(404)
+    })
+
+    it("refuses an append breaking the text rules by JSON path, and writes none of it", async () => {
+      const at = "2024-01-03T00:00:00.000Z"
+      const appended = TempDirectory.write(dir, "append.json", {
+        files: [
+          { id: "file-1", VisitCounter: 5, submissions: [{ createdDate: at, content: { k: "\u0000" } }] },
+          { id: "x".repeat(257) },
+          { id: LONGEST, submissions: [{ createdDate: at, content: { "\ud800": "v" } }] }
+        ]
+      })
+      const refused = await finish(startBuilt("cli", ["append", appended], env))
+      expect(refused.code).not.toBe(0)
+      for (const line of [
+        `$.files[0].submissions[0].content.k: ${fixed.nul}`,
+        `$.files[1].id: ${fixed.tooLong}`,
+        `$.files[2].submissions[0].content["\\ud800"]: name ${fixed.illFormed}`
+      ]) {
+        expect(refused.stderr).toContain(line)
+      }
+      const file = await post(base, JSON.stringify({ fileId: "file-1", apiKey: KEY }))
+      expect(file.json).toMatchObject({ VisitCounter: 0, SubmissionCounter: 0, submissions: [] })
+      expect((await post(base, JSON.stringify({ fileId: LONGEST, apiKey: LONG_KEY }))).json.submissions).toHaveLength(1)
     })
   })
 }

@@ -448,6 +448,62 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
           expect(left).toEqual({ users: 0, apiKeys: 0, files: 0, submissions: 0 })
         }).pipe(withStorage())
       )
+
+      it.effect("appends to files of the longest ids, texts kept byte for byte, under the same rules", () =>
+        Effect.gen(function* () {
+          const content = Object.fromEntries(texts.map((text, i) => [`${text} ${i}`, text]))
+          const at = "2024-01-02T00:00:00.000Z"
+          const files = yield* FileRepository.FileRepository
+          yield* importDocument({
+            users: [{ id: "u1" }],
+            files: [...limitIds, "f-ok"].map((id) => file({ id, userId: "u1" }))
+          })
+          expect(
+            yield* appendDocument({
+              files: limitIds.map((id) => ({ id, submissions: [{ createdDate: at, content }], VisitCounter: 1 }))
+            })
+          ).toEqual({ files: limitIds.length, submissions: limitIds.length })
+          for (const id of limitIds) {
+            expect((yield* readSubmissions(id)).map((row) => row.contentJson)).toEqual([JSON.stringify(content)])
+          }
+          const document = {
+            files: [
+              {
+                id: "f-ok",
+                VisitCounter: 9,
+                submissions: [
+                  { createdDate: at, content: { "a\u0000": "v" } },
+                  { createdDate: at, content: { k: "\ud83d" } }
+                ]
+              },
+              { id: "x".repeat(longest + 1), submissions: [{ createdDate: at, content }] },
+              { id: "😀".repeat(longest + 1), VisitCounter: 1 },
+              { id: "f\u0000" },
+              { id: "lone \udc00" },
+              { id: limitIds[0], VisitCounter: 5, submissions: [{ createdDate: at, content }] }
+            ]
+          }
+          const expected = [
+            { path: '$.files[0].submissions[0].content["a\\u0000"]', detail: `name ${TextRules.messages.nul}` },
+            { path: "$.files[0].submissions[1].content.k", detail: TextRules.messages.illFormed },
+            { path: "$.files[1].id", detail: TextRules.messages.tooLong },
+            { path: "$.files[2].id", detail: TextRules.messages.tooLong },
+            { path: "$.files[3].id", detail: TextRules.messages.nul },
+            { path: "$.files[4].id", detail: TextRules.messages.illFormed }
+          ]
+          expect(byPath(issuesOf(yield* Effect.flip(appendDocument(document))))).toEqual(byPath(expected))
+          expect(byPath(issuesOf(yield* Effect.flip(AppendDocument.decode(document))))).toEqual(byPath(expected))
+          const counters = (id: string) =>
+            Effect.map(
+              files.findFile(fileId(id)),
+              Option.map((f) => [f.SubmissionCounter, f.VisitCounter])
+            )
+          expect(yield* counters("f-ok")).toEqual(Option.some([0, 0]))
+          expect(yield* counters(limitIds[0] as string)).toEqual(Option.some([1, 1]))
+          expect(yield* readSubmissions("f-ok")).toEqual([])
+          expect(yield* readSubmissions(limitIds[0] as string)).toHaveLength(1)
+        }).pipe(withStorage())
+      )
     })
 
     describe("OperatorStore", () => {
