@@ -2,7 +2,7 @@
 
 import { spawn, spawnSync } from "node:child_process"
 import { once } from "node:events"
-import { closeSync, openSync, readFileSync } from "node:fs"
+import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -17,16 +17,19 @@ export const build = () => {
   if (result.status !== 0) process.exit(1)
 }
 
-// Starts a Node script and resolves once it prints its listening line. With `output`, its standard output
-// goes to that file instead of a pipe to this process: at LOG_LEVEL=info filedata writes a line per request,
-// and this process, which also generates the load, would otherwise spend its time reading them.
-export const start = async (name, args, env, output) => {
+// Starts a Node script (or, with `command`, another program such as `pnpm`) and resolves once it prints its
+// listening line. With `output`, its standard output goes to that file instead of a pipe to this process: at
+// LOG_LEVEL=info filedata writes a line per request, and this process, which also generates the load, would
+// otherwise spend its time reading them. `detached` puts it in a process group of its own, which `stop`
+// signals whole (pnpm runs the server in a child process of its own).
+export const start = async (name, args, env, output, { command = process.execPath, detached = false } = {}) => {
   const began = performance.now()
   const fd = output === undefined ? undefined : openSync(output, "w")
-  const child = spawn(process.execPath, args, {
+  const child = spawn(command, args, {
     cwd: root,
     env: { ...process.env, ...env },
-    stdio: ["ignore", fd ?? "pipe", "inherit"]
+    stdio: ["ignore", fd ?? "pipe", "inherit"],
+    detached
   })
   // The child has its own copy of the descriptor.
   if (fd !== undefined) closeSync(fd)
@@ -44,7 +47,7 @@ export const start = async (name, args, env, output) => {
         reject(new Error(`${name} exited with ${code}: ${readFileSync(output, "utf8").slice(0, 4096)}`))
       })
     })
-    return { name, child, url, startupMs: performance.now() - began }
+    return { name, child, url, detached, startupMs: performance.now() - began }
   }
   let text = ""
   const url = await new Promise((resolve, reject) => {
@@ -60,13 +63,14 @@ export const start = async (name, args, env, output) => {
     child.on("exit", (code) => reject(new Error(`${name} exited with ${code}: ${text}`)))
   })
   child.stdout.resume()
-  return { name, child, url, startupMs: performance.now() - began }
+  return { name, child, url, detached, startupMs: performance.now() - began }
 }
 
 // SIGTERM, then the exit code once it has exited.
 export const stop = async (server) => {
   if (server.child.exitCode !== null) return server.child.exitCode
-  server.child.kill("SIGTERM")
+  if (server.detached) process.kill(-server.child.pid, "SIGTERM")
+  else server.child.kill("SIGTERM")
   const [code] = await once(server.child, "exit")
   return code
 }
@@ -74,3 +78,20 @@ export const stop = async (server) => {
 // A memory figure of /proc/PID/status (VmRSS, VmHWM, ...) in MiB.
 export const status = (pid, field) =>
   Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024
+
+// The process's CPU time (user + system, every thread: zlib works on libuv's pool) in milliseconds, from
+// /proc/PID/stat.
+const ticksPerSecond = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100
+export const cpuMs = (pid) => {
+  const { user, system } = cpuSplit(pid)
+  return user + system
+}
+
+// The same, user and system (kernel) time apart, in milliseconds.
+export const cpuSplit = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")
+  return { user: (Number(fields[11]) * 1000) / ticksPerSecond, system: (Number(fields[12]) * 1000) / ticksPerSecond }
+}
+
+// Writing 5 to clear_refs resets the peak RSS (VmHWM), so each scenario reports its own peak.
+export const resetPeak = (pid) => writeFileSync(`/proc/${pid}/clear_refs`, "5")

@@ -734,6 +734,10 @@ describe("key find", () => {
         const unknown = yield* cli("key", "find").pipe(reading("not-a-key"))
         expectReported(unknown)
         expect(unknown.stderr).toEqual(["no API key matches the key read from stdin"])
+        // No key holds U+0000 (the text rules), so such a line is told like any unknown key, not a failure.
+        const nul = yield* cli("key", "find").pipe(reading(`${key}\u0000`))
+        expectReported(nul)
+        expect(nul.stderr).toEqual(["no API key matches the key read from stdin"])
         const nothing = yield* cli("key", "find").pipe(reading(undefined))
         expectReported(nothing, 2)
         expect(nothing.stderr[0]).toMatch(/reads the API key from stdin/)

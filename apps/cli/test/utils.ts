@@ -96,9 +96,11 @@ export const keyOwner = (text: string) =>
     files.findKeyOwner(Redacted.make(FileData.ApiKeyText.make(text)))
   )
 
-/** A stored file, through the read port. */
+/** A stored file, through the read port, without the read point the port adds. */
 export const findFile = (id: string) =>
-  Effect.flatMap(FileRepository.FileRepository, (files) => files.findFile(FileData.FileId.make(id)))
+  Effect.flatMap(FileRepository.FileRepository, (files) => files.findFile(FileData.FileId.make(id))).pipe(
+    Effect.map(Option.map(({ readPoint: _, ...file }) => file))
+  )
 
 /** A file's stored submissions, in the order the reply lists them. */
 export const submissions = (id: string) =>

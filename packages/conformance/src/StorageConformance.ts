@@ -6,7 +6,18 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import type { FileDataError } from "@filedata/core"
-import { Append, FileData, FileRepository, Fixture, OperatorStore, TextRules } from "@filedata/core"
+import {
+  Append,
+  FileData,
+  FileDataJson,
+  FileRepository,
+  Fixture,
+  GetFileData,
+  OperatorStore,
+  type RateLimiter,
+  SubmissionEntry,
+  TextRules
+} from "@filedata/core"
 import { AppendDocument, AppendReader, FixtureDocument, FixtureReader } from "@filedata/fixture"
 import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
@@ -29,6 +40,12 @@ import * as TestClock from "effect/TestClock"
 export type MakeStorage = (options: {
   readonly pageSize: number
 }) => Layer.Layer<FileRepository.FileRepository | OperatorStore.OperatorStore, FileDataError.StorageUnavailable>
+
+// A submission as the tests write it: an instant in any ISO 8601 form with a zone, and its content.
+interface NewSubmission {
+  readonly createdDate: string
+  readonly content: Readonly<Record<string, string>>
+}
 
 const fileId = (id: string): FileData.FileId => FileData.FileId.make(id)
 const userId = (id: string): FileData.UserId => FileData.UserId.make(id)
@@ -116,6 +133,89 @@ const existing = {
 const MIN_INSTANT = "0000-01-01T00:00:00.000Z"
 const MAX_INSTANT = "9999-12-31T23:59:59.999Z"
 
+// Few distinct instants, so tie groups are long and page boundaries fall inside them.
+const INSTANTS = [
+  MIN_INSTANT,
+  "1969-12-31T23:59:59.999Z",
+  "2024-01-01T00:00:00.000Z",
+  "2024-01-01T00:00:00.001Z",
+  MAX_INSTANT
+]
+// Window bounds on those instants and between them.
+const BOUNDS = [
+  ...INSTANTS.map((instant) => Date.parse(instant)),
+  Date.parse("1900-01-01T00:00:00.000Z"),
+  Date.parse("2024-01-01T00:00:00.002Z")
+]
+
+const at = (millis: number): FileData.Timestamp => FileData.timestampFromEpochMillis(millis)
+const JAN_1 = Date.UTC(2024, 0, 1)
+
+/** The pages of a read of `range`, each continuing after the last, until one says no more match. */
+const pagesOf = (id: string, range: FileRepository.SubmissionRange) =>
+  Effect.gen(function* () {
+    const files = yield* FileRepository.FileRepository
+    const pages: Array<FileRepository.SubmissionPage> = []
+    let after = range.after
+    for (;;) {
+      const page = yield* files.readSubmissions(fileId(id), { ...range, after })
+      pages.push(page)
+      if (!page.hasMore) return pages
+      if (pages.length > 1000) throw new Error("a read that never ends")
+      after = page.next
+    }
+  })
+
+const parsed = (pages: ReadonlyArray<FileRepository.SubmissionPage>): ReadonlyArray<FileData.StoredSubmission> =>
+  pages.flatMap((page) => page.entries.map(SubmissionEntry.parse))
+
+/** Submissions as the port hands them back, in reply order (a stable sort keeps ties in insertion order). */
+const stored = (submissions: ReadonlyArray<NewSubmission>): ReadonlyArray<FileData.StoredSubmission> =>
+  [...submissions]
+    .sort((a, b) => Date.parse(a.createdDate) - Date.parse(b.createdDate))
+    .map((row) => ({ createdDate: at(Date.parse(row.createdDate)), contentJson: JSON.stringify(row.content) }))
+
+/** Full pages of `size`, then what is left; no empty page after a full one, one empty page for nothing. */
+const pageSizes = (count: number, size: number): ReadonlyArray<number> =>
+  count === 0 ? [0] : Array.from({ length: Math.ceil(count / size) }, (_, i) => Math.min(size, count - i * size))
+
+const everyAdmitted: RateLimiter.RateLimiter = {
+  policy: {
+    apiKey: { limit: Number.MAX_SAFE_INTEGER, windowMillis: 60_000 },
+    clientAddress: { limit: Number.MAX_SAFE_INTEGER, windowMillis: 60_000 }
+  },
+  consume: (subject) =>
+    Effect.succeed({
+      scope: subject.scope,
+      limit: Number.MAX_SAFE_INTEGER,
+      windowMillis: 60_000,
+      remaining: Number.MAX_SAFE_INTEGER,
+      resetMillis: 60_000
+    })
+}
+
+/** Appends submissions to a file through the operator port, as `pnpm filedata append` does. */
+const appendTo = (id: string, submissions: ReadonlyArray<NewSubmission>) =>
+  Effect.asVoid(Effect.orDie(appendDocument({ files: [{ id, submissions }] })))
+
+/** The whole reply of `GetFileData` for the file, written through `write` as a transport would. */
+const fileDataReply = <R>(id: string, apiKey: string, write: (piece: string) => Effect.Effect<void, never, R>) =>
+  Effect.gen(function* () {
+    const files = yield* FileRepository.FileRepository
+    const reply = yield* GetFileData.runWith(
+      { files, limiter: everyAdmitted },
+      { clientAddress: "192.0.2.1", body: Effect.succeed({ fileId: id, apiKey }) }
+    )
+    const pieces: Array<string> = []
+    yield* FileDataJson.writeTo(reply, (piece) =>
+      Effect.zipRight(
+        Effect.sync(() => pieces.push(piece)),
+        write(piece)
+      )
+    )
+    return JSON.parse(pieces.join("")) as FileData.FileData
+  })
+
 /**
  * Registers the suite under `name`. Tests that look at page boundaries ask for small pages.
  *
@@ -178,7 +278,8 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
               creationDate: "2024-03-10T10:34:56.789Z",
               publicAvailability: true,
               SubmissionCounter: Number.MAX_SAFE_INTEGER,
-              VisitCounter: 42
+              VisitCounter: 42,
+              readPoint: "0"
             })
           )
           expect(yield* files.findFile(fileId("f2"))).toEqual(
@@ -189,7 +290,8 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
               creationDate: "2023-12-31T18:30:00.000Z",
               publicAvailability: false,
               SubmissionCounter: 0,
-              VisitCounter: 0
+              VisitCounter: 0,
+              readPoint: "0"
             })
           )
           for (const unknown of ["missing", "F1", "f1 ", "f1\u0001"]) {
@@ -503,6 +605,273 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
           expect(yield* readSubmissions("f-ok")).toEqual([])
           expect(yield* readSubmissions(limitIds[0] as string)).toHaveLength(1)
         }).pipe(withStorage())
+      )
+    })
+
+    describe("FileRepository: ranges", () => {
+      const users = [{ id: "u1", apiKeys: ["k1"] }]
+      // Three submissions a second, so every page of a few holds ties and some pages break inside them.
+      const tied = (count: number, tag = "") =>
+        Array.from({ length: count }, (_, i) => ({
+          createdDate: at(JAN_1 + Math.floor(i / 3) * 1000),
+          content: { i: `${tag}${i}` }
+        }))
+
+      it.effect("pages through a file with any limit: full pages but the last, hasMore exactly when more follow", () =>
+        Effect.gen(function* () {
+          yield* importDocument({
+            users,
+            files: [
+              file({ id: "f0", userId: "u1" }),
+              file({ id: "f6", userId: "u1", submissions: tied(6) }),
+              file({ id: "f7", userId: "u1", submissions: tied(7) })
+            ]
+          })
+          for (const [id, count] of [
+            ["f0", 0],
+            ["f6", 6],
+            ["f7", 7]
+          ] as const) {
+            for (const limit of [1, 2, undefined, 10_000]) {
+              const pages = yield* pagesOf(id, { limit })
+              expect(pages.map((page) => page.entries.length)).toEqual(pageSizes(count, limit ?? 3))
+              expect(pages.map((page) => page.hasMore)).toEqual(pages.map((_, i) => i < pages.length - 1))
+              expect(parsed(pages)).toEqual(stored(tied(count)))
+            }
+          }
+        }).pipe(withStorage(3))
+      )
+
+      it.effect.prop(
+        "reads the window since <= createdDate < until in bounded pages, ties in insertion order, nothing twice",
+        {
+          limit: FastCheck.option(FastCheck.integer({ min: 1, max: 4 }), { nil: undefined }),
+          // The rows' own instants, so bounds fall exactly on them, and instants between them.
+          since: FastCheck.option(FastCheck.constantFrom(...BOUNDS), { nil: undefined }),
+          until: FastCheck.option(FastCheck.constantFrom(...BOUNDS), { nil: undefined }),
+          rows: FastCheck.array(
+            FastCheck.record({
+              file: FastCheck.constantFrom("f1", "f2"),
+              createdDate: FastCheck.constantFrom(...INSTANTS),
+              content: FastCheck.dictionary(FastCheck.string(), FastCheck.string(), { maxKeys: 2 })
+            }),
+            { maxLength: 24 }
+          )
+        },
+        ({ limit, rows, since, until }) =>
+          Effect.gen(function* () {
+            const submissionsOf = (id: string) =>
+              rows.filter((row) => row.file === id).map(({ content, createdDate }) => ({ createdDate, content }))
+            yield* importDocument({
+              users,
+              files: [
+                file({ id: "f1", userId: "u1", submissions: submissionsOf("f1") }),
+                file({ id: "f2", userId: "u1", submissions: submissionsOf("f2") })
+              ]
+            })
+            const inWindow = (row: NewSubmission) =>
+              (since === undefined || Date.parse(row.createdDate) >= since) &&
+              (until === undefined || Date.parse(row.createdDate) < until)
+            for (const id of ["f1", "f2"]) {
+              const expected = stored(submissionsOf(id).filter(inWindow))
+              const pages = yield* pagesOf(id, { since, until, limit })
+              expect(parsed(pages)).toEqual(expected)
+              expect(pages.map((page) => page.entries.length)).toEqual(pageSizes(expected.length, limit ?? 3))
+              expect(pages.map((page) => page.hasMore)).toEqual(pages.map((_, i) => i < pages.length - 1))
+              // Where the read ended, the window holds nothing more.
+              const files = yield* FileRepository.FileRepository
+              const last = pages[pages.length - 1] as FileRepository.SubmissionPage
+              const beyond = yield* files.readSubmissions(fileId(id), { since, until, limit, after: last.next })
+              expect(beyond).toEqual({ entries: [], next: last.next, hasMore: false })
+            }
+          }).pipe(withStorage(3)),
+        { fastCheck: { numRuns: 25 } }
+      )
+
+      it.effect("a bound on a createdDate: since takes it in, until leaves it out; empty windows are empty", () =>
+        Effect.gen(function* () {
+          const t = (second: number) => JAN_1 + second * 1000
+          const rows = [
+            { createdDate: at(t(1)), content: { n: "1" } },
+            { createdDate: at(t(2)), content: { n: "2a" } },
+            { createdDate: at(t(2)), content: { n: "2b" } },
+            { createdDate: at(t(3)), content: { n: "3" } }
+          ]
+          yield* importDocument({ users, files: [file({ id: "f1", userId: "u1", submissions: rows })] })
+          const read = (range: FileRepository.SubmissionRange) =>
+            Effect.map(pagesOf("f1", range), (pages) => parsed(pages).map((row) => JSON.parse(row.contentJson).n))
+          expect(yield* read({ since: t(2) })).toEqual(["2a", "2b", "3"])
+          expect(yield* read({ until: t(2) })).toEqual(["1"])
+          expect(yield* read({ since: t(2), until: t(3) })).toEqual(["2a", "2b"])
+          expect(yield* read({ since: t(2), until: t(3), limit: 1 })).toEqual(["2a", "2b"])
+          expect(yield* read({ since: t(2) + 1, until: t(3) + 1 })).toEqual(["3"])
+          for (const empty of [
+            { since: t(2), until: t(2) },
+            { until: t(1) },
+            { since: t(3) + 1 },
+            { since: t(3), until: t(1) }
+          ]) {
+            expect(yield* read(empty)).toEqual([])
+          }
+        }).pipe(withStorage(3))
+      )
+
+      it.effect("an empty page's next is where its range started; what is appended later follows it", () =>
+        Effect.gen(function* () {
+          const files = yield* FileRepository.FileRepository
+          yield* importDocument({
+            users,
+            files: [file({ id: "f0", userId: "u1" }), file({ id: "f1", userId: "u1", submissions: tied(4) })]
+          })
+          // An empty file, read from its start and from what the first read handed out.
+          const empty = yield* files.readSubmissions(fileId("f0"), {})
+          expect(empty).toMatchObject({ entries: [], hasMore: false })
+          expect(yield* files.readSubmissions(fileId("f0"), { after: empty.next })).toEqual(empty)
+          // A window that holds nothing yet starts where the window does.
+          const since = JAN_1 + 60_000
+          const quiet = yield* files.readSubmissions(fileId("f1"), { since })
+          expect(quiet).toMatchObject({ entries: [], hasMore: false })
+          expect(yield* files.readSubmissions(fileId("f1"), { since, after: quiet.next })).toEqual(quiet)
+          // With an `after`, an empty page hands that position back as it was given.
+          const [first] = yield* pagesOf("f1", { limit: 1 })
+          const after = (first as FileRepository.SubmissionPage).next
+          expect(yield* files.readSubmissions(fileId("f1"), { after, until: JAN_1 })).toEqual({
+            entries: [],
+            next: after,
+            hasMore: false
+          })
+
+          const later = [
+            { createdDate: at(since + 5), content: { n: "later" } },
+            { createdDate: at(since), content: { n: "on the bound" } }
+          ]
+          yield* appendTo("f0", later)
+          yield* appendTo("f1", later)
+          expect(parsed(yield* pagesOf("f0", { after: empty.next }))).toEqual(stored(later))
+          expect(parsed(yield* pagesOf("f1", { since, after: quiet.next }))).toEqual(stored(later))
+        }).pipe(withStorage(3))
+      )
+
+      it.effect("a sync continues after its last next with what was appended at or after that createdDate", () =>
+        Effect.gen(function* () {
+          const before = tied(7)
+          yield* importDocument({ users, files: [file({ id: "f1", userId: "u1", submissions: before })] })
+          const synced = yield* pagesOf("f1", { limit: 2 })
+          expect(parsed(synced)).toEqual(stored(before))
+          const last = Date.parse((before[6] as NewSubmission).createdDate)
+          yield* appendTo("f1", [
+            { createdDate: at(last + 1000), content: { i: "later" } },
+            // Before the cursor: a sync that went past it does not see it again.
+            { createdDate: at(last - 1), content: { i: "earlier" } },
+            { createdDate: at(last), content: { i: "tied with the last" } },
+            { createdDate: at(last + 1), content: { i: "just after" } }
+          ])
+          const next = (synced[synced.length - 1] as FileRepository.SubmissionPage).next
+          const resumed = yield* pagesOf("f1", { limit: 2, after: next })
+          expect(parsed(resumed).map((row) => JSON.parse(row.contentJson).i)).toEqual([
+            "tied with the last",
+            "just after",
+            "later"
+          ])
+          expect(resumed.map((page) => page.hasMore)).toEqual([true, false])
+        }).pipe(withStorage(3))
+      )
+
+      it.effect("a position of another file's range reads this file's submissions only, and a made-up one none", () =>
+        Effect.gen(function* () {
+          const files = yield* FileRepository.FileRepository
+          // Interleaved instants, so the other file's positions fall among this file's submissions.
+          const mine = tied(9, "mine-")
+          const theirs = Array.from({ length: 9 }, (_, i) => ({
+            createdDate: at(JAN_1 + i * 500),
+            content: { i: `theirs-${i}` }
+          }))
+          yield* importDocument({
+            users,
+            files: [
+              file({ id: "mine", userId: "u1", submissions: mine }),
+              file({ id: "theirs", userId: "u1", submissions: theirs })
+            ]
+          })
+          const expected = stored(mine)
+          for (const page of yield* pagesOf("theirs", { limit: 1 })) {
+            const read = parsed(yield* pagesOf("mine", { after: page.next }))
+            expect(read).toEqual(expected.slice(expected.length - read.length))
+          }
+          for (const made of ["", "x", "1", "1:2:3", "-0:1", "01:1", "1:01", " 1:1", "1e3:1", "1:-1", "1:1.5"]) {
+            expect(yield* files.readSubmissions(fileId("mine"), { after: made })).toEqual({
+              entries: [],
+              next: made,
+              hasMore: false
+            })
+          }
+          for (const outOfRange of ["99999999999999999:1", "253402300800000:1", "1:9223372036854775808"]) {
+            expect(yield* files.readSubmissions(fileId("mine"), { after: outOfRange })).toMatchObject({ entries: [] })
+          }
+        }).pipe(withStorage(3))
+      )
+    })
+
+    describe("FileRepository: read points", () => {
+      const users = [{ id: "u1", apiKeys: ["k1"] }]
+      const before = Array.from({ length: 30 }, (_, i) => ({
+        createdDate: at(JAN_1 + i * 1000),
+        content: { n: String(i) }
+      }))
+      // Before the first, among the rest, tied with one, after the last.
+      const appended = [
+        { createdDate: at(JAN_1 - 1000), content: { n: "first of all" } },
+        { createdDate: at(JAN_1 + 12_500), content: { n: "among" } },
+        { createdDate: at(JAN_1 + 20_000), content: { n: "tied" } },
+        { createdDate: at(JAN_1 + 99_000), content: { n: "last of all" } }
+      ]
+
+      it.effect("pages read up to a read point show the file as found, whatever is appended meanwhile", () =>
+        Effect.gen(function* () {
+          const files = yield* FileRepository.FileRepository
+          yield* importDocument({ users, files: [file({ id: "f1", userId: "u1", submissions: before })] })
+          const found = Option.getOrThrow(yield* files.findFile(fileId("f1")))
+          expect(found.SubmissionCounter).toBe(30)
+          const first = yield* files.readSubmissions(fileId("f1"), { upTo: found.readPoint })
+          yield* appendTo("f1", appended)
+          const rest = yield* pagesOf("f1", { after: first.next, upTo: found.readPoint })
+          expect(parsed([first, ...rest])).toEqual(stored(before))
+          // Without the read point the same pages show the append: the bound is what kept it out.
+          expect(parsed([first, ...(yield* pagesOf("f1", { after: first.next }))])).toEqual([
+            ...stored(before).slice(0, 3),
+            ...stored([...before.slice(3), ...appended.slice(1)])
+          ])
+
+          const again = Option.getOrThrow(yield* files.findFile(fileId("f1")))
+          expect(again.SubmissionCounter).toBe(34)
+          expect(again.readPoint).not.toBe(found.readPoint)
+          expect(parsed(yield* pagesOf("f1", { upTo: again.readPoint }))).toEqual(stored([...before, ...appended]))
+        }).pipe(withStorage(3))
+      )
+
+      it.effect("a reply written while an append commits is the file before it; the next reply, after it", () =>
+        Effect.gen(function* () {
+          yield* importDocument({ users, files: [file({ id: "f1", userId: "u1", submissions: before })] })
+          const expected = (counter: number, submissions: ReadonlyArray<NewSubmission>) => ({
+            name: "File f1",
+            creationDate: "2024-01-01T00:00:00.000Z",
+            publicAvailability: false,
+            SubmissionCounter: counter,
+            VisitCounter: 0,
+            submissions: stored(submissions).map((row) => ({
+              createdDate: row.createdDate,
+              content: JSON.parse(row.contentJson)
+            }))
+          })
+          let pieces = 0
+          const during = yield* fileDataReply("f1", "k1", () =>
+            ++pieces === 1 ? appendTo("f1", appended) : Effect.void
+          )
+          // Many pages, so the append committed between pages, after the first piece went out.
+          expect(pieces).toBeGreaterThan(5)
+          expect(during).toEqual(expected(30, before))
+          expect(yield* fileDataReply("f1", "k1", () => Effect.void)).toEqual(expected(34, [...before, ...appended]))
+        }).pipe(withStorage(3))
       )
     })
 

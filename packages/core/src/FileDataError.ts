@@ -208,3 +208,12 @@ export type GetFileDataError =
   | AccessDenied
   | FileNotFound
   | StorageUnavailable
+
+/**
+ * Every failure the `GetSubmissions` use case can end with: the same as `GetFileData`'s, since both apply the
+ * same rules (`FileRequest`).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type GetSubmissionsError = GetFileDataError

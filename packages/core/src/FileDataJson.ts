@@ -3,14 +3,12 @@
  *
  * @since 0.1.0
  */
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import * as Stream from "effect/Stream"
+import type * as Stream from "effect/Stream"
 import type { StoredFile } from "./FileData.js"
 import type { StorageUnavailable } from "./FileDataError.js"
 import type { FileDataReply } from "./FileDataReply.js"
-import type { SubmissionEntry } from "./SubmissionEntry.js"
+import * as Pieces from "./internal/pieces.js"
 
 /**
  * Everything before the first submission; field order follows the specification.
@@ -48,27 +46,7 @@ const start: Position = { after: undefined, first: true, empty: true }
  * @since 0.1.0
  * @category constants
  */
-export const maxPieceLength = 64 * 1024
-
-// A page's entries joined into pieces of about `maxPieceLength`, below the 128 KiB above which V8 allocates
-// a string as a large object (a page of 1,000 entries is about 230 KB). Measured on a huge reply through the
-// HTTP route: about 1.0 s to the last byte instead of 2.0 s with one string per page, and 18 instead of
-// 30 MiB above a fresh server's idle (docs/performance.md, items 16 and 17).
-const pieces = (entries: ReadonlyArray<SubmissionEntry>, before: string, after: string): Array<string> => {
-  const out: Array<string> = []
-  let piece = before
-  for (let i = 0; i < entries.length; i++) {
-    const entry = entries[i] as SubmissionEntry
-    if (piece.length > 0 && piece.length + entry.length >= maxPieceLength) {
-      out.push(piece)
-      piece = ""
-    }
-    piece += i === 0 ? entry : `,${entry}`
-  }
-  piece += after
-  if (piece.length > 0 || out.length === 0) out.push(piece)
-  return out
-}
+export const maxPieceLength: number = Pieces.maxPieceLength
 
 // Reads one page and renders it as the next pieces of the reply; no next position after the last page.
 const step = (
@@ -79,10 +57,8 @@ const step = (
     const { entries } = page
     const before = (position.first ? head(reply.file) : "") + (position.empty || entries.length === 0 ? "" : ",")
     return [
-      pieces(entries, before, page.next === undefined ? tail : ""),
-      page.next === undefined
-        ? undefined
-        : { after: page.next, first: false, empty: position.empty && entries.length === 0 }
+      Pieces.pieces(entries, before, page.hasMore ? "" : tail),
+      page.hasMore ? { after: page.next, first: false, empty: position.empty && entries.length === 0 } : undefined
     ] as const
   })
 
@@ -94,28 +70,11 @@ const step = (
  * @since 0.1.0
  * @category encoding
  */
-export const writeTo: <E, R>(
+export const writeTo = <E, R>(
   reply: FileDataReply,
   write: (piece: string, last: boolean) => Effect.Effect<void, E, R>
-) => Effect.Effect<void, E | StorageUnavailable, R> = Effect.fnUntraced(function* <E, R>(
-  reply: FileDataReply,
-  write: (piece: string, last: boolean) => Effect.Effect<void, E, R>
-) {
-  // A generator function made per call would cost a prototype and a hidden class per reply (see
-  // GetFileData.runWith); this one is made once.
-  let position: Position | undefined = start
-  while (position !== undefined) {
-    const [pieces, next]: readonly [Array<string>, Position | undefined] = yield* step(reply, position)
-    for (let i = 0; i < pieces.length; i++) {
-      const piece = pieces[i] as string
-      // Let go of a piece once it is handed on: a reader that stops would otherwise keep every piece of the
-      // page written so far (docs/performance.md#stalled-readers).
-      pieces[i] = ""
-      yield* write(piece, next === undefined && i === pieces.length - 1)
-    }
-    position = next
-  }
-})
+): Effect.Effect<void, E | StorageUnavailable, R> =>
+  Pieces.writeAll(start, (position: Position) => step(reply, position), write)
 
 /**
  * The whole reply as a stream of text pieces (see {@link maxPieceLength}); pages are read as the stream is
@@ -125,9 +84,4 @@ export const writeTo: <E, R>(
  * @category encoding
  */
 export const encode = (reply: FileDataReply): Stream.Stream<string, StorageUnavailable> =>
-  Stream.paginateChunkEffect(start, (position) =>
-    Effect.map(
-      step(reply, position),
-      ([pieces, next]) => [Chunk.unsafeFromArray(pieces), Option.fromNullable(next)] as const
-    )
-  )
+  Pieces.stream(start, (position: Position) => step(reply, position))

@@ -15,7 +15,10 @@ import type { SubmissionPage } from "./FileRepository.js"
  */
 export interface FileDataReply {
   readonly file: StoredFile
-  /** The page that starts after `after` (`undefined`: the first page). */
+  /**
+   * The page that starts after `after` (`undefined`: the first page), as the file was when it was read: pages
+   * read while a writer appends show neither its submissions nor half of them.
+   */
   readonly submissionPage: (after: string | undefined) => Effect.Effect<SubmissionPage, StorageUnavailable>
 }
 
@@ -29,12 +32,14 @@ export const toFileData: (reply: FileDataReply) => Effect.Effect<FileData, Stora
   function* (reply: FileDataReply) {
     const submissions: Array<Submission> = []
     let after: string | undefined
-    do {
-      const page = yield* reply.submissionPage(after)
+    let hasMore = true
+    while (hasMore) {
+      const page: SubmissionPage = yield* reply.submissionPage(after)
       // An entry is the submission as the reply writes it, so it parses to the reply's object.
       for (const entry of page.entries) submissions.push(JSON.parse(entry) as Submission)
       after = page.next
-    } while (after !== undefined)
+      hasMore = page.hasMore
+    }
     const data: FileData = {
       name: reply.file.name,
       creationDate: reply.file.creationDate,

@@ -3,6 +3,7 @@
  *
  * @since 0.1.0
  */
+import * as Brand from "effect/Brand"
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -13,15 +14,64 @@ import type { StorageUnavailable } from "./FileDataError.js"
 import * as SubmissionEntry from "./SubmissionEntry.js"
 
 /**
- * A bounded run of a file's submissions in reply order, each as the reply writes it (`SubmissionEntry`), and
- * where the next run starts (`undefined` after the last one). The position is the adapter's own, opaque text.
+ * Where storage stood when a file was read, as the adapter's own opaque text: every submission committed by
+ * then is at or below it, every one committed later above it. Reads bounded by it (`upTo`) show the file as it
+ * was at that moment, however many pages and turns of the event loop they take while writers append.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ReadPoint = string & Brand.Brand<"ReadPoint">
+
+/**
+ * A read point from an adapter's text.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const ReadPoint: Brand.Brand.Constructor<ReadPoint> = Brand.nominal<ReadPoint>()
+
+/**
+ * A file as `findFile` found it: what storage holds, and the read point taken in the same read, so its
+ * counters and its submissions can be shown from one moment.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FoundFile extends StoredFile {
+  readonly readPoint: ReadPoint
+}
+
+/**
+ * Which of a file's submissions a read asks for, in reply order (ascending `createdDate`, ties in insertion
+ * order): those after `after` (a position an earlier read of the same file handed out) with
+ * `since <= createdDate < until` (epoch milliseconds), committed at or before `upTo`, at most `limit` of them
+ * (default: the adapter's page size). Every bound is optional.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SubmissionRange {
+  readonly after?: string | undefined
+  readonly since?: number | undefined
+  readonly until?: number | undefined
+  readonly limit?: number | undefined
+  readonly upTo?: ReadPoint | undefined
+}
+
+/**
+ * A bounded run of a file's submissions in reply order, each as the reply writes it (`SubmissionEntry`,
+ * docs/performance.md#stored-reply-entries); `next`, the position after the last entry, or the position the
+ * range started from when there is none (its `after`, else the start of its window); `hasMore`, whether the
+ * range holds more past `next`. Positions are the adapter's own opaque text.
  *
  * @since 0.1.0
  * @category models
  */
 export interface SubmissionPage {
   readonly entries: ReadonlyArray<SubmissionEntry.SubmissionEntry>
-  readonly next: string | undefined
+  readonly next: string
+  readonly hasMore: boolean
 }
 
 /**
@@ -33,16 +83,18 @@ export interface SubmissionPage {
 export interface FileRepository {
   /** The user owning this key, if the key exists and is not revoked. */
   readonly findKeyOwner: (apiKey: ApiKey) => Effect.Effect<Option.Option<UserId>, StorageUnavailable>
-  readonly findFile: (fileId: FileId) => Effect.Effect<Option.Option<StoredFile>, StorageUnavailable>
+  /** The file with its read point, both from one read. */
+  readonly findFile: (fileId: FileId) => Effect.Effect<Option.Option<FoundFile>, StorageUnavailable>
   /**
-   * The file's submissions ascending by `createdDate`, ties in insertion order, one bounded page at a
-   * time from `after` (`undefined`: the start), so a reply of a million submissions never sits whole in
-   * memory. Pages rather than a `Stream`, because a stream's machinery cost more than the queries on the
-   * small replies that make up most traffic.
+   * One bounded page of the file's submissions in `range`, read by a keyset seek on
+   * `(file, createdDate, insertion)`, so a page costs the same at the end of a million submissions as at the
+   * start and a reply never holds a file whole. Only this file's submissions are ever read, whatever the
+   * position says; a position the adapter did not make names none (an empty page, `next` that position).
+   * Pages rather than a `Stream`: docs/performance.md#pages-not-a-stream.
    */
-  readonly submissionPage: (
+  readonly readSubmissions: (
     fileId: FileId,
-    after: string | undefined
+    range: SubmissionRange
   ) => Effect.Effect<SubmissionPage, StorageUnavailable>
   /** Succeeds when storage answers; used by health checks. */
   readonly ping: Effect.Effect<void, StorageUnavailable>
@@ -57,19 +109,23 @@ export const FileRepository: Context.Tag<FileRepository, FileRepository> = Conte
 )
 
 /**
- * Every submission of a file as a `Stream`, one chunk per page.
+ * Every submission of a file in `range` (default: all of them) as a `Stream`, one chunk per page.
  *
  * @since 0.1.0
  * @category accessors
  */
 export const submissions = (
   repository: FileRepository,
-  fileId: FileId
+  fileId: FileId,
+  range: Omit<SubmissionRange, "after"> = {}
 ): Stream.Stream<StoredSubmission, StorageUnavailable> =>
   Stream.paginateChunkEffect(undefined as string | undefined, (after) =>
     Effect.map(
-      repository.submissionPage(fileId, after),
+      repository.readSubmissions(fileId, { ...range, after }),
       (page) =>
-        [Chunk.unsafeFromArray(page.entries.map(SubmissionEntry.parse)), Option.fromNullable(page.next)] as const
+        [
+          Chunk.unsafeFromArray(page.entries.map(SubmissionEntry.parse)),
+          page.hasMore ? Option.some(page.next) : Option.none()
+        ] as const
     )
   )

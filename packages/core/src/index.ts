@@ -29,11 +29,19 @@ export * as FileRepository from "./FileRepository.js"
 /**
  * @since 0.1.0
  */
+export * as FileRequest from "./FileRequest.js"
+/**
+ * @since 0.1.0
+ */
 export * as Fixture from "./Fixture.js"
 /**
  * @since 0.1.0
  */
 export * as GetFileData from "./GetFileData.js"
+/**
+ * @since 0.1.0
+ */
+export * as GetSubmissions from "./GetSubmissions.js"
 /**
  * @since 0.1.0
  */
@@ -45,7 +53,19 @@ export * as RateLimiter from "./RateLimiter.js"
 /**
  * @since 0.1.0
  */
+export * as SubmissionCursor from "./SubmissionCursor.js"
+/**
+ * @since 0.1.0
+ */
 export * as SubmissionEntry from "./SubmissionEntry.js"
+/**
+ * @since 0.1.0
+ */
+export * as SubmissionsJson from "./SubmissionsJson.js"
+/**
+ * @since 0.1.0
+ */
+export * as SubmissionsReply from "./SubmissionsReply.js"
 /**
  * @since 0.1.0
  */

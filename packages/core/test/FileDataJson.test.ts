@@ -75,7 +75,8 @@ const replyOf = (
       const i = after === undefined ? 0 : Number(after)
       return {
         entries: Chunk.toReadonlyArray(pages[i] ?? Chunk.empty()).map(SubmissionEntry.fromStored),
-        next: i + 1 < pages.length ? String(i + 1) : undefined
+        next: String(i + 1),
+        hasMore: i + 1 < pages.length
       }
     })
 })

@@ -10,19 +10,9 @@ import type * as FileDataReply from "../src/FileDataReply.js"
 import * as GetFileData from "../src/GetFileData.js"
 import * as SubmissionEntry from "../src/SubmissionEntry.js"
 import * as Journal from "./utils/Journal.js"
+import { ADDRESS, input } from "./utils/Requests.js"
 import * as TestFileRepository from "./utils/TestFileRepository.js"
 import * as TestRateLimiter from "./utils/TestRateLimiter.js"
-
-const ADDRESS = "203.0.113.7"
-
-/** A request whose body read is journalled, so a test sees whether and when the body was read. */
-const input = (body: unknown, journal: Journal.Journal, clientAddress = ADDRESS): GetFileData.GetFileDataInput => ({
-  clientAddress,
-  body: Effect.sync(() => {
-    journal.push("body")
-    return body
-  })
-})
 
 const run = (
   request: GetFileData.GetFileDataInput,
@@ -34,11 +24,13 @@ const collectSubmissions = (reply: FileDataReply.FileDataReply) =>
   Effect.gen(function* () {
     const rows: Array<StoredSubmission> = []
     let after: string | undefined
-    do {
+    let hasMore = true
+    while (hasMore) {
       const page = yield* reply.submissionPage(after)
       rows.push(...page.entries.map(SubmissionEntry.parse))
       after = page.next
-    } while (after !== undefined)
+      hasMore = page.hasMore
+    }
     return rows as ReadonlyArray<StoredSubmission>
   })
 
@@ -89,7 +81,8 @@ describe("getFileData: access", () => {
         creationDate: "2024-01-01T00:00:00.000Z",
         publicAvailability: true,
         SubmissionCounter: 7,
-        VisitCounter: 42
+        VisitCounter: 42,
+        readPoint: "4"
       })
       const rows = yield* collectSubmissions(reply)
       expect(rows.map((row) => JSON.parse(row.contentJson))).toEqual([
@@ -147,7 +140,7 @@ describe("getFileData: access", () => {
         if (ownerUser.id === callerUser.id) {
           expect(result._tag).toBe("Right")
           if (result._tag !== "Right") return
-          expect(result.right.file).toEqual(repository.file(fileId))
+          expect(result.right.file).toEqual({ ...repository.file(fileId), readPoint: expect.any(String) })
           const rows = yield* collectSubmissions(result.right)
           expect(rows).toEqual(repository.submissions(fileId))
           expect(rows).toHaveLength(submissions.length)
@@ -547,6 +540,46 @@ describe("getFileData: reading", () => {
       const rows = yield* collectSubmissions(reply)
       expect(rows).toHaveLength(3)
       expect(reply.file.SubmissionCounter).toBe(7)
+    })
+  )
+})
+
+describe("getFileData: one moment", () => {
+  const dated = (day: number, n: number) => ({
+    createdDate: timestampFromEpochMillis(Date.UTC(2024, 0, day)),
+    content: { n: String(n) }
+  })
+
+  it.effect("a reply read while submissions are appended shows the file before the append, a later one after it", () =>
+    Effect.gen(function* () {
+      const before = Array.from({ length: 9 }, (_, i) => dated(2 + i, i))
+      const repository = TestFileRepository.make({
+        users: [{ id: "alice", apiKeys: ["alice-key"] }],
+        files: [{ id: "f", ownerId: "alice", submissions: before }],
+        pageSize: 2
+      })
+      const ask = run(input({ fileId: "f", apiKey: "alice-key" }, []), repository)
+      const reply = yield* ask
+      // Between the first page and the second, a writer appends around and inside the reply's range.
+      const appended = [dated(1, 100), dated(5, 101), dated(30, 102)]
+      const first = yield* reply.submissionPage(undefined)
+      repository.append("f", appended)
+      const rows = [...first.entries.map(SubmissionEntry.parse)]
+      let page = first
+      while (page.hasMore) {
+        page = yield* reply.submissionPage(page.next)
+        rows.push(...page.entries.map(SubmissionEntry.parse))
+      }
+      const stored = (submissions: ReadonlyArray<ReturnType<typeof dated>>) =>
+        [...submissions]
+          .sort((a, b) => Date.parse(a.createdDate) - Date.parse(b.createdDate))
+          .map((row) => ({ createdDate: row.createdDate, contentJson: JSON.stringify(row.content) }))
+      expect(reply.file.SubmissionCounter).toBe(9)
+      expect(rows).toEqual(stored(before))
+
+      const later = yield* ask
+      expect(later.file.SubmissionCounter).toBe(12)
+      expect(yield* collectSubmissions(later)).toEqual(stored([...before, ...appended]))
     })
   )
 })

@@ -7,7 +7,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { FileDataError, FileRepository } from "@filedata/core"
 import { FileData, SubmissionEntry } from "@filedata/core"
-import { KeyHash, StorageFailure } from "@filedata/sql"
+import { KeyHash, StorageFailure, SubmissionPosition } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { epochMillis, instant, lostConnection } from "./internal/storage.js"
@@ -29,6 +29,7 @@ interface FileRow {
   readonly public_availability: boolean
   readonly submission_counter: string
   readonly visit_counter: string
+  readonly read_point: string
 }
 
 // entry is the submission as the reply writes it; content comes only for a row without one, which an older
@@ -40,28 +41,16 @@ interface SubmissionRow {
   readonly content: string | null
 }
 
-// seq stays the driver's text: it is only sent back as a parameter, and PostgreSQL compares it as int8.
-interface Cursor {
-  readonly createdDate: number
-  readonly seq: string
-}
-
-// The page position handed out through the port: opaque to callers, `createdDate:seq` here.
-const toPosition = (cursor: Cursor): string => `${cursor.createdDate}:${cursor.seq}`
-const fromPosition = (position: string): Cursor => {
-  const separator = position.indexOf(":")
-  return { createdDate: Number(position.slice(0, separator)), seq: position.slice(separator + 1) }
-}
-
 // Rows were checked by the core's schemas when they were written, so their ids are valid as read.
-const toStoredFile = (row: FileRow): FileData.StoredFile => ({
+const toFoundFile = (row: FileRow): FileRepository.FoundFile => ({
   id: row.id as FileData.FileId,
   ownerId: row.user_id as FileData.UserId,
   name: row.name,
   creationDate: FileData.timestampFromEpochMillis(Number(row.creation_date)),
   publicAvailability: row.public_availability,
   SubmissionCounter: Number(row.submission_counter),
-  VisitCounter: Number(row.visit_counter)
+  VisitCounter: Number(row.visit_counter),
+  readPoint: row.read_point as FileRepository.ReadPoint
 })
 
 /**
@@ -90,17 +79,25 @@ export const makeWith = (options: {
 
     // Keyset paging: each page seeks past the last row of the previous one with a row comparison, which
     // PostgreSQL answers from the index (file_id, created_date, seq) in order, so no page sorts and the
-    // last page of a million rows costs what the first does.
-    const page = (fileId: FileData.FileId, after: Option.Option<Cursor>) =>
+    // last page of a million rows costs what the first does. One row more than asked says whether more match.
+    const page = (
+      fileId: FileData.FileId,
+      lower: SubmissionPosition.Position,
+      range: FileRepository.SubmissionRange,
+      limit: number
+    ) =>
       sql<SubmissionRow>`SELECT seq, ${epochMillis(sql, "created_date")} AS created_date, entry,
         CASE WHEN entry IS NULL THEN content END AS content
         FROM submissions
-        WHERE file_id = ${fileId}${Option.match(after, {
-          onNone: () => sql``,
-          onSome: (cursor) => sql` AND (created_date, seq) > (${instant(sql, cursor.createdDate)}, ${cursor.seq}::int8)`
-        })}
+        WHERE file_id = ${fileId}${
+          SubmissionPosition.isStart(lower)
+            ? sql``
+            : sql` AND (created_date, seq) > (${instant(sql, lower.createdDate)}, ${lower.seq}::int8)`
+        }${range.until === undefined ? sql`` : sql` AND created_date < ${instant(sql, range.until)}`}${
+          range.upTo === undefined ? sql`` : sql` AND seq <= ${range.upTo}::int8`
+        }
         ORDER BY created_date, seq
-        LIMIT ${pageSize}`
+        LIMIT ${limit + 1}`
 
     return {
       findKeyOwner: (apiKey) =>
@@ -108,25 +105,41 @@ export const makeWith = (options: {
           WHERE key_hash = ${KeyHash.hashKey(apiKey)} AND revoked_at IS NULL`).pipe(
           Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.user_id as FileData.UserId))
         ),
+      // The read point in the same statement, so from the same snapshot, as the file's row (PgMigrations).
       findFile: (fileId) =>
         read(sql<FileRow>`SELECT id, user_id, name, ${epochMillis(sql, "creation_date")} AS creation_date,
-          public_availability, submission_counter, visit_counter
+          public_availability, submission_counter, visit_counter,
+          (SELECT seq FROM submission_read_point) AS read_point
           FROM files WHERE id = ${fileId}`).pipe(
-          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toStoredFile))
+          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toFoundFile))
         ),
-      submissionPage: (fileId, after) =>
-        Effect.map(read(page(fileId, Option.map(Option.fromNullable(after), fromPosition))), (rows) => {
-          const last = rows[rows.length - 1]
+      readSubmissions: (fileId, range) => {
+        const after = range.after === undefined ? undefined : SubmissionPosition.parse(range.after)
+        const lower = SubmissionPosition.lowerBound(after, range.since)
+        // A position no adapter makes names none.
+        if (range.after !== undefined && after === undefined) {
+          return Effect.succeed({
+            entries: [],
+            next: range.after ?? SubmissionPosition.format(lower),
+            hasMore: false
+          })
+        }
+        const limit = range.limit ?? pageSize
+        return Effect.map(read(page(fileId, lower, range, limit)), (rows) => {
+          const entries = rows
+            .slice(0, limit)
+            .map((row) => SubmissionEntry.fromColumns(row.entry, Number(row.created_date), row.content as string))
+          const last = rows[entries.length - 1]
           return {
-            entries: rows.map((row) =>
-              SubmissionEntry.fromColumns(row.entry, Number(row.created_date), row.content as string)
-            ),
+            entries,
             next:
-              rows.length < pageSize || last === undefined
-                ? undefined
-                : toPosition({ createdDate: Number(last.created_date), seq: last.seq })
+              last === undefined
+                ? (range.after ?? SubmissionPosition.format(lower))
+                : SubmissionPosition.format({ createdDate: Number(last.created_date), seq: last.seq }),
+            hasMore: rows.length > limit
           }
-        }),
+        })
+      },
       ping: Effect.asVoid(read(sql`SELECT 1`))
     }
   })

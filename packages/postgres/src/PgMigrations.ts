@@ -89,6 +89,30 @@ const apiKeyPrefixes = Effect.gen(function* () {
   yield* sql`ALTER TABLE api_keys ADD COLUMN key_prefix text`
 })
 
+// The read point of a reply (`FileRepository.FoundFile`), the highest seq committed, kept in a row that each
+// statement inserting submissions moves up in its own transaction, by a trigger, so writers of a release that
+// knows nothing of it keep it too. Neither `max(seq)` nor the sequence will do for readers:
+// docs/performance.md#read-point-kept-by-the-writer. Inside the writer, `max(seq)` finds its own rows first:
+// writers take turns (PgOperatorStore's write lock), so no higher seq is in flight and seq order is commit order.
+const submissionReadPoint = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE submission_read_point (
+    only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+    seq int8 NOT NULL
+  )`
+  yield* sql`INSERT INTO submission_read_point (seq) SELECT coalesce(max(seq), 0) FROM submissions`
+  // The tables are found where the migration found them, whatever a writer's search_path.
+  yield* sql.unsafe(`CREATE FUNCTION advance_submission_read_point() RETURNS trigger
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+    BEGIN
+      UPDATE submission_read_point SET seq = greatest(seq, (SELECT max(seq) FROM submissions));
+      RETURN NULL;
+    END
+    $$`)
+  yield* sql`CREATE TRIGGER submissions_advance_read_point AFTER INSERT ON submissions
+    FOR EACH STATEMENT EXECUTE FUNCTION advance_submission_read_point()`
+})
+
 /**
  * Every migration, by `<id>_<name>`; entries are only ever appended.
  *
@@ -98,7 +122,8 @@ const apiKeyPrefixes = Effect.gen(function* () {
 export const loader: Migrator.Loader = Migrator.fromRecord({
   "1_create_tables": createTables,
   "2_submission_entries": submissionEntries,
-  "3_api_key_prefixes": apiKeyPrefixes
+  "3_api_key_prefixes": apiKeyPrefixes,
+  "4_submission_read_point": submissionReadPoint
 })
 
 // Any fixed number works; only this adapter's migrations take it.

@@ -76,8 +76,13 @@ describe.skipIf(testDatabaseUrl === undefined)("PgMigrations on PostgreSQL (TEST
           FROM submissions ORDER BY seq`
       )
 
-      const { read, added } = yield* Effect.gen(function* () {
+      const { read, added, readPoints } = yield* Effect.gen(function* () {
         const files = yield* FileRepository.FileRepository
+        const readPoint = Effect.map(files.findFile(FileData.FileId.make("f1")), (found) =>
+          Option.map(found, (file) => file.readPoint)
+        )
+        // The read point starts at the highest seq the migration found, and moves with each import.
+        const first = yield* readPoint
         const read = yield* Effect.all(
           ["f1", "f2"].map((id) =>
             Stream.runCollect(FileRepository.submissions(files, FileData.FileId.make(id))).pipe(
@@ -98,7 +103,7 @@ describe.skipIf(testDatabaseUrl === undefined)("PgMigrations on PostgreSQL (TEST
           ]
         })
         const added = yield* Stream.runCollect(FileRepository.submissions(files, FileData.FileId.make("f3")))
-        return { read, added: Chunk.toReadonlyArray(added) }
+        return { read, added: Chunk.toReadonlyArray(added), readPoints: [first, yield* readPoint] }
       }).pipe(Effect.provide(PgStorage.layer({ url: urlForSchema(schema), pageSize: 700, poolMax: 2 })))
 
       const after = yield* inSchema(
@@ -129,6 +134,7 @@ describe.skipIf(testDatabaseUrl === undefined)("PgMigrations on PostgreSQL (TEST
         )
       }
       expect(added).toEqual([{ createdDate: "2024-01-01T00:00:00.000Z", contentJson: '{"n":"1"}' }])
+      expect(readPoints).toEqual([Option.some("30005"), Option.some(after[after.length - 1]?.seq)])
 
       const columns = yield* inSchema(
         schema,
@@ -150,7 +156,8 @@ describe.skipIf(testDatabaseUrl === undefined)("PgMigrations on PostgreSQL (TEST
       expect(recorded).toEqual([
         { migration_id: 1, name: "create_tables" },
         { migration_id: 2, name: "submission_entries" },
-        { migration_id: 3, name: "api_key_prefixes" }
+        { migration_id: 3, name: "api_key_prefixes" },
+        { migration_id: 4, name: "submission_read_point" }
       ])
     })
   )
@@ -193,11 +200,13 @@ describe.skipIf(testDatabaseUrl === undefined)("PgMigrations on PostgreSQL (TEST
         const files = yield* FileRepository.FileRepository
         const entries: Array<string> = []
         let after: string | undefined
-        do {
-          const page = yield* Effect.orDie(files.submissionPage(file, after))
+        let hasMore = true
+        while (hasMore) {
+          const page = yield* Effect.orDie(files.readSubmissions(file, { after }))
           entries.push(...page.entries)
           after = page.next
-        } while (after !== undefined)
+          hasMore = page.hasMore
+        }
         return entries
       }).pipe(Effect.provide(PgStorage.layer({ url: urlForSchema(schema), pageSize: 2, poolMax: 2 })))
 

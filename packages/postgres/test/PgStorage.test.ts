@@ -34,7 +34,8 @@ const migrations = (schema: string) =>
 const allMigrations = [
   { migration_id: 1, name: "create_tables" },
   { migration_id: 2, name: "submission_entries" },
-  { migration_id: 3, name: "api_key_prefixes" }
+  { migration_id: 3, name: "api_key_prefixes" },
+  { migration_id: 4, name: "submission_read_point" }
 ]
 
 // SHA-256 of the UTF-8 text, computed independently of the adapter.
@@ -312,12 +313,16 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
             }>`EXPLAIN SELECT seq, created_date, entry, CASE WHEN entry IS NULL THEN content END
               FROM ${sql(schema)}.submissions
               WHERE file_id = 'f1' AND (created_date, seq) > (now(), 5::int8)
-              ORDER BY created_date, seq LIMIT 1000`
+                AND created_date < now() + interval '1 day' AND seq <= 9::int8
+              ORDER BY created_date, seq LIMIT 1001`
           })
         )
       )
       const text = plan.map((row) => row["QUERY PLAN"]).join("\n")
       expect(text).toMatch(/Index Scan using submissions_file_created_seq/)
+      // Every bound is a condition of the index scan, none a filter over rows already fetched.
+      expect(text).toMatch(/Index Cond: .*created_date < .*seq <= /)
+      expect(text).not.toMatch(/Filter/)
       expect(text).not.toMatch(/Sort/)
     })
   )

@@ -18,3 +18,7 @@ export * as SqlOperatorStore from "./SqlOperatorStore.js"
  * @since 0.1.0
  */
 export * as StorageFailure from "./StorageFailure.js"
+/**
+ * @since 0.1.0
+ */
+export * as SubmissionPosition from "./SubmissionPosition.js"

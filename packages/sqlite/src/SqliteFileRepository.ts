@@ -22,7 +22,7 @@
  * @since 0.1.0
  */
 import { FileData, type FileDataError, type FileRepository, SubmissionEntry } from "@filedata/core"
-import { KeyHash } from "@filedata/sql"
+import { KeyHash, SubmissionPosition } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
@@ -44,34 +44,38 @@ interface FileRow {
   readonly public_availability: number
   readonly submission_counter: number
   readonly visit_counter: number
+  readonly read_point: number | null
 }
 
-type Position = [createdDate: number, seq: number]
-
-// Where a page starts: past `(created_date, seq)`. The leading `created_date >= ?` repeats what the OR implies,
-// but without it SQLite only seeks on file_id and rescans the file's earlier rows on every page. EXPLAIN QUERY
-// PLAN: `SEARCH submissions USING INDEX submissions_file_created_seq (file_id=? AND created_date>?)`, no
+// A range of a file's submissions: past `(created_date, seq)`, before `until`, committed at or before the read
+// point. The leading `created_date >= ?` repeats what the OR implies, but without it SQLite only seeks on
+// file_id and rescans the file's earlier rows on every page. EXPLAIN QUERY PLAN: `SEARCH submissions USING
+// INDEX submissions_file_created_seq (file_id=? AND created_date>? AND created_date<?)`, no
 // `USE TEMP B-TREE FOR ORDER BY`.
-const PAST = "file_id = ? AND created_date >= ? AND (created_date > ? OR (created_date = ? AND seq > ?))"
+const RANGE =
+  "file_id = ? AND created_date >= ? AND (created_date > ? OR (created_date = ? AND seq > ?))" +
+  " AND created_date < ? AND seq <= ?"
 
-// Below every representable instant and every seq, so the first page needs no query of its own.
-const start = [Number.MIN_SAFE_INTEGER, 0] as const
-
-// The page position handed out through the port: opaque to callers, `createdDate:seq` here.
-const fromPosition = (position: string): readonly [number, number] => {
-  const separator = position.indexOf(":")
-  return [Number(position.slice(0, separator)), Number(position.slice(separator + 1))]
-}
+type RangeArguments = [
+  fileId: string,
+  createdDate: number,
+  createdDate: number,
+  createdDate: number,
+  seq: number,
+  until: number,
+  upTo: number
+]
 
 // Rows were checked by the core's schemas when they were written, so their ids are valid as read.
-const toStoredFile = (row: FileRow): FileData.StoredFile => ({
+const toFoundFile = (row: FileRow): FileRepository.FoundFile => ({
   id: row.id as FileData.FileId,
   ownerId: row.user_id as FileData.UserId,
   name: row.name,
   creationDate: FileData.timestampFromEpochMillis(row.creation_date),
   publicAvailability: row.public_availability === 1,
   SubmissionCounter: row.submission_counter,
-  VisitCounter: row.visit_counter
+  VisitCounter: row.visit_counter,
+  readPoint: String(row.read_point ?? 0) as FileRepository.ReadPoint
 })
 
 /**
@@ -116,33 +120,48 @@ export const make = (options: {
         keyOwner: db
           .prepare<[string], string>("SELECT user_id FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL")
           .pluck(),
+        // The read point in the same statement as the file's row: the highest seq is the last entry of the
+        // table's rowid tree, an instant lookup, and a reader sees only committed rows.
         file: db.prepare<[string], FileRow>(
-          `SELECT id, user_id, name, creation_date, public_availability, submission_counter, visit_counter
+          `SELECT id, user_id, name, creation_date, public_availability, submission_counter, visit_counter,
+            (SELECT max(seq) FROM submissions) AS read_point
             FROM files WHERE id = ?`
         ),
         // Keyset paging: each page seeks past the last row of the previous one, so a page costs the same at
         // the end of a million rows as at the start. Only the entries are read: measured, the two numbers of
-        // every row cost a quarter of the page. A full page looks up where it ends on its own, from the index.
+        // every row cost a quarter of the page. Where the page ends is looked up on its own, from the index
+        // (docs/performance.md#stored-reply-entries). The page size's limit is a constant: SQLite plans with the
+        // value bound to a `LIMIT ?`, so prepares the statement again at every run
+        // (docs/performance.md#pages-not-a-stream).
         page: db
-          .prepare<[string, number, number, number, number], string | null>(
-            `SELECT entry FROM submissions WHERE ${PAST} ORDER BY created_date, seq LIMIT ${pageSize}`
+          .prepare<RangeArguments, string | null>(
+            `SELECT entry FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ${pageSize}`
+          )
+          .pluck(),
+        pageOf: db
+          .prepare<[...RangeArguments, limit: number], string | null>(
+            `SELECT entry FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ?`
           )
           .pluck(),
         // The same page with what an entry is made of, for rows an instance of the previous release imported
         // during a rolling upgrade: they have no entry yet (SqliteMigrations).
         pageParts: db
-          .prepare<
-            [string, number, number, number, number],
-            [entry: string | null, createdDate: number, content: string]
-          >(
-            `SELECT entry, created_date, content FROM submissions WHERE ${PAST}
-              ORDER BY created_date, seq LIMIT ${pageSize}`
+          .prepare<[...RangeArguments, limit: number], [entry: string | null, createdDate: number, content: string]>(
+            `SELECT entry, created_date, content FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ?`
           )
           .raw(),
+        // A page shorter than its limit holds the rest of the range: it ends where the range does.
+        rangeEnd: db
+          .prepare<RangeArguments, [createdDate: number, seq: number]>(
+            `SELECT created_date, seq FROM submissions WHERE ${RANGE}
+              ORDER BY created_date DESC, seq DESC LIMIT 1`
+          )
+          .raw(),
+        // A full page's last row and the one after it, if any: where it ends, and whether more match.
         pageEnd: db
-          .prepare<[string, number, number, number, number], Position>(
-            `SELECT created_date, seq FROM submissions WHERE ${PAST}
-              ORDER BY created_date, seq LIMIT 1 OFFSET ${pageSize - 1}`
+          .prepare<[...RangeArguments, offset: number], [createdDate: number, seq: number]>(
+            `SELECT created_date, seq FROM submissions WHERE ${RANGE}
+              ORDER BY created_date, seq LIMIT 2 OFFSET ?`
           )
           .raw(),
         // Reads a table, so it takes the same lock and needs the same schema as a request; `SELECT 1` would
@@ -158,22 +177,42 @@ export const make = (options: {
           Option.fromNullable(statements.keyOwner.get(KeyHash.hashKey(apiKey)) as FileData.UserId | undefined)
         ),
       findFile: (fileId) =>
-        read((statements) => Option.map(Option.fromNullable(statements.file.get(fileId)), toStoredFile)),
-      submissionPage: (fileId, after) =>
+        read((statements) => Option.map(Option.fromNullable(statements.file.get(fileId)), toFoundFile)),
+      readSubmissions: (fileId, range) =>
         read((statements) => {
-          const [createdDate, seq] = after === undefined ? start : fromPosition(after)
-          const stored = statements.page.all(fileId, createdDate, createdDate, createdDate, seq)
+          const after = range.after === undefined ? undefined : SubmissionPosition.parse(range.after)
+          // A position no adapter makes names no submission.
+          if (range.after !== undefined && after === undefined) {
+            return { entries: [], next: range.after, hasMore: false }
+          }
+          const lower = SubmissionPosition.lowerBound(after, range.since)
+          const bounds: RangeArguments = [
+            fileId,
+            lower.createdDate,
+            lower.createdDate,
+            lower.createdDate,
+            Number(lower.seq),
+            range.until ?? Number.MAX_SAFE_INTEGER,
+            range.upTo === undefined ? Number.MAX_SAFE_INTEGER : Number(range.upTo)
+          ]
+          const limit = range.limit ?? pageSize
+          const stored = limit === pageSize ? statements.page.all(...bounds) : statements.pageOf.all(...bounds, limit)
           const entries = stored.includes(null)
             ? statements.pageParts
-                .all(fileId, createdDate, createdDate, createdDate, seq)
+                .all(...bounds, limit)
                 .map(([entry, createdDate, content]) => SubmissionEntry.fromColumns(entry, createdDate, content))
             : (stored as Array<SubmissionEntry.SubmissionEntry>)
-          // The statements run in the turn's one read transaction, so they all see the same page.
-          const end =
-            entries.length < pageSize
-              ? undefined
-              : statements.pageEnd.get(fileId, createdDate, createdDate, createdDate, seq)
-          return { entries, next: end === undefined ? undefined : `${end[0]}:${end[1]}` }
+          if (entries.length === 0) {
+            return { entries, next: range.after ?? SubmissionPosition.format(lower), hasMore: false }
+          }
+          // The statements run in the turn's one read transaction, so they all see the same rows.
+          if (entries.length < limit) {
+            const [endDate, endSeq] = statements.rangeEnd.get(...bounds) as [number, number]
+            return { entries, next: `${endDate}:${endSeq}`, hasMore: false }
+          }
+          const [last, beyond] = statements.pageEnd.all(...bounds, limit - 1)
+          const [endDate, endSeq] = last as [number, number]
+          return { entries, next: `${endDate}:${endSeq}`, hasMore: beyond !== undefined }
         }),
       // Health checks look at the path now, however recently a request did.
       ping: Effect.asVoid(connection.readChecked((statements) => statements.ping.get())),

@@ -50,7 +50,7 @@ const everyRead = (files: FileRepository.FileRepository) =>
     yield* files.ping
     const owner = yield* files.findKeyOwner(apiKey("k1"))
     const found = yield* files.findFile(fileId("f1"))
-    const page = yield* files.submissionPage(fileId("f1"), undefined)
+    const page = yield* files.readSubmissions(fileId("f1"), {})
     return { owner, found: Option.isSome(found), rows: page.entries.length }
   })
 
@@ -61,7 +61,7 @@ const expectRefused = (files: FileRepository.FileRepository) =>
     expectUnavailable(yield* Effect.exit(files.ping))
     expectUnavailable(yield* Effect.exit(files.findKeyOwner(apiKey("k1"))))
     expectUnavailable(yield* Effect.exit(files.findFile(fileId("f1"))))
-    expectUnavailable(yield* Effect.exit(files.submissionPage(fileId("f1"), undefined)))
+    expectUnavailable(yield* Effect.exit(files.readSubmissions(fileId("f1"), {})))
   })
 
 /** Polls until every read works again, for a few seconds at most, and says how long that took. */

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
+import type * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import { FileRepository, OperatorStore } from "@filedata/core"
 import { SqliteFileRepository, SqliteStorage } from "@filedata/sqlite"
@@ -108,7 +109,8 @@ describe("SqliteFileRepository", () => {
           creationDate: "2024-03-10T10:34:56.789Z",
           publicAvailability: true,
           SubmissionCounter: 7,
-          VisitCounter: 42
+          VisitCounter: 42,
+          readPoint: "0"
         })
       )
       expect(yield* files.findFile(fileId("f2"))).toEqual(
@@ -119,7 +121,8 @@ describe("SqliteFileRepository", () => {
           creationDate: "2023-12-31T18:30:00.000Z",
           publicAvailability: false,
           SubmissionCounter: 0,
-          VisitCounter: 0
+          VisitCounter: 0,
+          readPoint: "0"
         })
       )
       expect(yield* files.findFile(fileId("missing"))).toEqual(Option.none())
@@ -227,30 +230,44 @@ describe("SqliteFileRepository", () => {
     { fastCheck: { numRuns: 60 } }
   )
 
-  it.scoped("reads pages through the index without sorting (EXPLAIN QUERY PLAN)", () =>
-    Effect.gen(function* () {
-      const filename = yield* tempDatabase
-      yield* Effect.void.pipe(withStorage(filename))
-      // The same statements SqliteFileRepository sends for a page and for where a full page ends.
-      const plans = yield* inspect(filename, (sql) =>
-        Effect.all([
-          sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT entry FROM submissions
-            WHERE file_id = ${"f1"} AND created_date >= ${0}
-              AND (created_date > ${0} OR (created_date = ${0} AND seq > ${0}))
-            ORDER BY created_date, seq
-            LIMIT ${1000}`,
-          sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT created_date, seq FROM submissions
-            WHERE file_id = ${"f1"} AND created_date >= ${0}
-              AND (created_date > ${0} OR (created_date = ${0} AND seq > ${0}))
-            ORDER BY created_date, seq
-            LIMIT 1 OFFSET ${999}`
+  it.scoped(
+    "reads pages through the index without sorting, and the read point from the rowid (EXPLAIN QUERY PLAN)",
+    () =>
+      Effect.gen(function* () {
+        const filename = yield* tempDatabase
+        yield* Effect.void.pipe(withStorage(filename))
+        // The same statements SqliteFileRepository sends for a file, a page, where a full page ends and where the
+        // range ends.
+        const range = (sql: SqlClient.SqlClient) =>
+          sql`file_id = ${"f1"} AND created_date >= ${0}
+          AND (created_date > ${0} OR (created_date = ${0} AND seq > ${0}))
+          AND created_date < ${1} AND seq <= ${5}`
+        const plans = yield* inspect(filename, (sql) =>
+          Effect.all([
+            sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT id, user_id, name, creation_date, public_availability,
+            submission_counter, visit_counter, (SELECT max(seq) FROM submissions) AS read_point
+            FROM files WHERE id = ${"f1"}`,
+            sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT entry FROM submissions WHERE ${range(sql)}
+            ORDER BY created_date, seq LIMIT ${1000}`,
+            sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT created_date, seq FROM submissions WHERE ${range(sql)}
+            ORDER BY created_date, seq LIMIT 2 OFFSET ${999}`,
+            sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT created_date, seq FROM submissions WHERE ${range(sql)}
+            ORDER BY created_date DESC, seq DESC LIMIT 1`
+          ])
+        )
+        expect(plans.map((plan) => plan.map((row) => row.detail))).toEqual([
+          ["SEARCH files USING INDEX sqlite_autoindex_files_1 (id=?)", "SCALAR SUBQUERY 1", "SEARCH submissions"],
+          [
+            "SEARCH submissions USING INDEX submissions_file_created_seq (file_id=? AND created_date>? AND created_date<?)"
+          ],
+          [
+            "SEARCH submissions USING COVERING INDEX submissions_file_created_seq (file_id=? AND created_date>? AND created_date<?)"
+          ],
+          [
+            "SEARCH submissions USING COVERING INDEX submissions_file_created_seq (file_id=? AND created_date>? AND created_date<?)"
+          ]
         ])
-      )
-      expect(plans.map((plan) => plan.map((row) => row.detail))).toEqual([
-        ["SEARCH submissions USING INDEX submissions_file_created_seq (file_id=? AND created_date>?)"],
-        ["SEARCH submissions USING COVERING INDEX submissions_file_created_seq (file_id=? AND created_date>?)"]
-      ])
-    })
+      })
   )
 
   it.scoped("the reads of one turn share a snapshot, which ends within a millisecond or so", () =>

@@ -1,6 +1,7 @@
 /**
  * An in-memory `FileRepository` built from a fixture-like description. Submissions are served in ascending
- * `createdDate`, ties in insertion order, in small pages, like the real adapters.
+ * `createdDate`, ties in insertion order, in small pages, like the real adapters; every submission gets a
+ * sequence number as it is added, and a file's read point is the highest one so far.
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -36,7 +37,7 @@ export interface FileSpec {
 export interface RepositorySpec {
   readonly users: ReadonlyArray<UserSpec>
   readonly files: ReadonlyArray<FileSpec>
-  /** Submissions per page of the stream; 2 by default so multi-page replies are the norm. */
+  /** Submissions per page when a read gives no limit; 2 by default so multi-page replies are the norm. */
   readonly pageSize?: number
 }
 
@@ -47,13 +48,32 @@ export interface TestFileRepository {
   readonly file: (id: string) => StoredFile | undefined
   /** The stored submissions of a file in reply order. */
   readonly submissions: (id: string) => ReadonlyArray<StoredSubmission>
+  /** Adds submissions to a file and counts them, as a writer's commit would. */
+  readonly append: (id: string, submissions: ReadonlyArray<SubmissionSpec>) => void
 }
 
-const byCreatedDate = (a: SubmissionSpec, b: SubmissionSpec): number =>
-  Date.parse(a.createdDate) - Date.parse(b.createdDate)
+interface Row {
+  readonly seq: number
+  readonly file: string
+  readonly createdMillis: number
+  readonly submission: StoredSubmission
+}
+
+// Positions are `createdMillis:seq`, as text like every adapter's.
+const POSITION = /^(-?\d{1,15}):(\d{1,15})$/
+const START = { createdMillis: Date.parse("0000-01-01T00:00:00.000Z"), seq: 0 }
+
+const parsePosition = (text: string) => {
+  const match = POSITION.exec(text)
+  return match === null ? undefined : { createdMillis: Number(match[1]), seq: Number(match[2]) }
+}
+
+const compare = (a: typeof START, b: typeof START): number =>
+  a.createdMillis === b.createdMillis ? a.seq - b.seq : a.createdMillis - b.createdMillis
 
 /**
- * Every call is written to `journal` as `"<operation> <argument>"`, e.g. `"findFile file-1"`.
+ * Every call is written to `journal` as `"<operation> <argument>"`, e.g. `"findFile file-1"`; a read of
+ * submissions only when it starts a reply (no `after`), as `"submissions file-1"`.
  */
 export const make = (spec: RepositorySpec, journal: Journal = []): TestFileRepository => {
   const owners = new Map<string, UserId>()
@@ -61,7 +81,20 @@ export const make = (spec: RepositorySpec, journal: Journal = []): TestFileRepos
     for (const key of user.apiKeys) owners.set(key, user.id as UserId)
   }
   const files = new Map<string, StoredFile>()
-  const rows = new Map<string, ReadonlyArray<StoredSubmission>>()
+  const rows: Array<Row> = []
+  const add = (id: string, submissions: ReadonlyArray<SubmissionSpec>) => {
+    for (const row of submissions) {
+      rows.push({
+        seq: rows.length + 1,
+        file: id,
+        createdMillis: Date.parse(row.createdDate),
+        submission: Object.freeze({
+          createdDate: row.createdDate as Timestamp,
+          contentJson: JSON.stringify(row.content)
+        })
+      })
+    }
+  }
   for (const file of spec.files) {
     const submissions = file.submissions ?? []
     files.set(
@@ -76,15 +109,11 @@ export const make = (spec: RepositorySpec, journal: Journal = []): TestFileRepos
         VisitCounter: file.VisitCounter ?? 0
       })
     )
-    // Array.prototype.sort is stable: equal dates keep their insertion order.
-    const sorted = [...submissions].sort(byCreatedDate)
-    rows.set(
-      file.id,
-      sorted.map((row) =>
-        Object.freeze({ createdDate: row.createdDate as Timestamp, contentJson: JSON.stringify(row.content) })
-      )
-    )
+    add(file.id, submissions)
   }
+
+  // Ascending createdDate, ties by seq, which is insertion order.
+  const ordered = (id: string) => rows.filter((row) => row.file === id).sort((a, b) => compare(a, b))
 
   const repository: FileRepository.FileRepository = {
     findKeyOwner: (apiKey) =>
@@ -95,18 +124,34 @@ export const make = (spec: RepositorySpec, journal: Journal = []): TestFileRepos
     findFile: (fileId) =>
       Effect.sync(() => {
         journal.push(`findFile ${fileId}`)
-        return Option.fromNullable(files.get(fileId))
+        const file = files.get(fileId)
+        return file === undefined
+          ? Option.none()
+          : Option.some(Object.freeze({ ...file, readPoint: String(rows.length) as FileRepository.ReadPoint }))
       }),
-    // Positions are row offsets, as text like every adapter's.
-    submissionPage: (fileId, after) =>
+    readSubmissions: (fileId, range) =>
       Effect.sync(() => {
-        if (after === undefined) journal.push(`submissions ${fileId}`)
-        const all = rows.get(fileId) ?? []
-        const from = after === undefined ? 0 : Number(after)
-        const to = from + (spec.pageSize ?? 2)
+        if (range.after === undefined) journal.push(`submissions ${fileId}`)
+        const window = range.since === undefined ? START : { createdMillis: range.since, seq: 0 }
+        const given = range.after === undefined ? undefined : parsePosition(range.after)
+        if (range.after !== undefined && given === undefined) {
+          return { entries: [], next: range.after, hasMore: false }
+        }
+        const lower = given !== undefined && compare(given, window) > 0 ? given : window
+        const upTo = range.upTo === undefined ? Number.MAX_SAFE_INTEGER : Number(range.upTo)
+        const matching = ordered(fileId).filter(
+          (row) =>
+            compare(row, lower) > 0 && (range.until === undefined || row.createdMillis < range.until) && row.seq <= upTo
+        )
+        const page = matching.slice(0, range.limit ?? spec.pageSize ?? 2)
+        const last = page[page.length - 1]
         return {
-          entries: all.slice(from, to).map(SubmissionEntry.fromStored),
-          next: to < all.length ? String(to) : undefined
+          entries: page.map((row) => SubmissionEntry.fromStored(row.submission)),
+          next:
+            last !== undefined
+              ? `${last.createdMillis}:${last.seq}`
+              : (range.after ?? `${window.createdMillis}:${window.seq}`),
+          hasMore: matching.length > page.length
         }
       }),
     ping: Effect.sync(() => {
@@ -118,6 +163,12 @@ export const make = (spec: RepositorySpec, journal: Journal = []): TestFileRepos
     repository,
     layer: Layer.succeed(FileRepository.FileRepository, repository),
     file: (id) => files.get(id),
-    submissions: (id) => rows.get(id) ?? []
+    submissions: (id) => ordered(id).map((row) => row.submission),
+    append: (id, submissions) => {
+      const file = files.get(id)
+      if (file === undefined) throw new Error(`no file ${id}`)
+      add(id, submissions)
+      files.set(id, Object.freeze({ ...file, SubmissionCounter: file.SubmissionCounter + submissions.length }))
+    }
   }
 }

@@ -1,0 +1,242 @@
+/**
+ * What the operations on one file share, so each rule exists once: the input a transport hands them, the
+ * strict reading of a request body, and the checks that decide whether the caller may read the file, in the
+ * order they are applied:
+ *
+ * 1. the client address is counted against its quota (every request, so floods stay cheap);
+ * 2. the body is read and must be exactly the operation's request (strict schema, ids and keys under the text
+ *    rules of `TextRules`, problems listed up to `FileDataError.issueLimit` and the rest counted);
+ * 3. the API key is counted against its quota;
+ * 4. the key must match an active key, else `AccessDenied` (before any file is looked up);
+ * 5. the file must exist, else `FileNotFound`;
+ * 6. the key's user must own the file, else `AccessDenied`.
+ *
+ * Reading changes no counter.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
+import type { ApiKey, FileId } from "./FileData.js"
+import {
+  AccessDenied,
+  FileNotFound,
+  type GetFileDataError,
+  type InvalidRequest,
+  Issue,
+  invalidRequest,
+  issueLimit
+} from "./FileDataError.js"
+import * as FileRepository from "./FileRepository.js"
+import * as RateLimiter from "./RateLimiter.js"
+import * as TextRules from "./TextRules.js"
+
+/**
+ * What a transport hands to an operation. The body is decoded lazily so a throttled caller costs no parsing.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Input {
+  readonly clientAddress: string
+  /** The parsed JSON body, or the transport's reason it has none. */
+  readonly body: Effect.Effect<unknown, InvalidRequest>
+}
+
+/**
+ * The ports the operations run on.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Ports {
+  readonly files: FileRepository.FileRepository
+  readonly limiter: RateLimiter.RateLimiter
+}
+
+/**
+ * The ports of the context.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const ports: Effect.Effect<Ports, never, FileRepository.FileRepository | RateLimiter.RateLimiter> = Effect.all({
+  files: FileRepository.FileRepository,
+  limiter: RateLimiter.RateLimiter
+})
+
+/**
+ * What every request names: the file, and the key that should open it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Credentials {
+  readonly fileId: FileId
+  readonly apiKey: ApiKey
+}
+
+// The requests are flat: nothing below their first level can change the verdict, and formatting a refused
+// value walks it whole, so a body nested a few thousand levels deep (well inside 64 KiB) would overflow
+// the stack. Decoding a copy with every nested value emptied keeps every issue and bounds the work.
+// `Object.fromEntries` keeps a `__proto__` key as a key.
+const emptied = (value: unknown): unknown =>
+  typeof value !== "object" || value === null ? value : Array.isArray(value) ? [] : {}
+
+// Thousands of unknown members (a 64 KiB body holds eight thousand) would each become an issue to format;
+// only as many as a refusal lists are decoded, and the rest are counted.
+const shallow = (
+  body: unknown,
+  known: ReadonlySet<PropertyKey>
+): { readonly copy: unknown; readonly unlisted: number } => {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return { copy: emptied(body), unlisted: 0 }
+  const entries: Array<[string, unknown]> = []
+  let unknown = 0
+  let unlisted = 0
+  // `for in` rather than `Object.entries`, which builds a pair for each of thousands of keys.
+  for (const key in body) {
+    if (!Object.hasOwn(body, key)) continue
+    if (!known.has(key) && ++unknown > issueLimit) unlisted++
+    else entries.push([key, emptied((body as Record<string, unknown>)[key])])
+  }
+  return { copy: Object.fromEntries(entries), unlisted }
+}
+
+const escapePointerToken = (token: PropertyKey): string => String(token).replaceAll("~", "~0").replaceAll("/", "~1")
+
+/**
+ * The JSON Pointer of a member of the body.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const pointer = (field: string): string => `/${escapePointerToken(field)}`
+
+/**
+ * Refuses a body for `issues`, listing as many as a refusal lists and counting the rest with `unlisted`, the
+ * problems found but never made into issues.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const invalidPayload = (issues: ReadonlyArray<Issue>, unlisted = 0): InvalidRequest =>
+  invalidRequest("InvalidPayload", issues, unlisted)
+
+/**
+ * Why a {@link decoder} refused a body: its issues, and how many unknown members past
+ * `FileDataError.issueLimit` it counted without decoding.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Refusal {
+  readonly issues: ReadonlyArray<Issue>
+  readonly unlisted: number
+}
+
+/**
+ * A decoder of bodies by a strict request schema, listing its problems by JSON Pointer. The messages are fixed
+ * texts, never a refused value (which may be a key): a missing or unknown member, a body that is not an
+ * object, and for a member of the wrong value `details[member]`, else the text rules' own words
+ * (`TextRules.messages`), else "must be a non-empty string".
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decoder = <A, I>(
+  schema: Schema.Schema<A, I>,
+  details: Readonly<Record<string, string>> = {}
+): ((body: unknown) => Either.Either<A, Refusal>) => {
+  const decode = Schema.decodeUnknownEither(schema, { onExcessProperty: "error", errors: "all" })
+  const known = new Set(SchemaAST.getPropertySignatures(Schema.encodedSchema(schema).ast).map(({ name }) => name))
+  const describe = (issue: ParseResult.ArrayFormatterIssue): string => {
+    switch (issue._tag) {
+      case "Missing":
+        return "is required"
+      case "Unexpected":
+        return "is not allowed"
+      default: {
+        if (issue.path.length === 0) return "must be a JSON object"
+        const field = String(issue.path[0])
+        if (Object.hasOwn(details, field)) return details[field] as string
+        return TextRules.isFixedMessage(issue.message) ? issue.message : "must be a non-empty string"
+      }
+    }
+  }
+  return (body) => {
+    const { copy, unlisted } = shallow(body, known)
+    return Either.mapLeft(decode(copy), (error) => {
+      // A member may fail more than one way with the same text; it is told once.
+      const issues = new Map<string, Issue>()
+      for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+        const pointer = issue.path.map((token) => `/${escapePointerToken(token)}`).join("")
+        const detail = describe(issue)
+        issues.set(JSON.stringify([pointer, detail]), new Issue({ pointer, detail }))
+      }
+      return { issues: [...issues.values()], unlisted }
+    })
+  }
+}
+
+/**
+ * Runs an operation on one file for one request: the checks above, then `answer` with the request and the
+ * file as found (its read point included).
+ *
+ * @since 0.1.0
+ * @category use cases
+ */
+export const handle: <R extends Credentials, A>(
+  ports: Ports,
+  input: Input,
+  parse: (body: unknown) => Effect.Effect<R, InvalidRequest>,
+  answer: (files: FileRepository.FileRepository, request: R, file: FileRepository.FoundFile) => A
+) => Effect.Effect<A, GetFileDataError> =
+  // One generator function for every call, not one per call: docs/performance.md#generator-functions-made-once
+  Effect.fnUntraced(function* <R extends Credentials, A>(
+    { files, limiter }: Ports,
+    input: Input,
+    parse: (body: unknown) => Effect.Effect<R, InvalidRequest>,
+    answer: (files: FileRepository.FileRepository, request: R, file: FileRepository.FoundFile) => A
+  ) {
+    yield* limiter.consume({ scope: "clientAddress", address: input.clientAddress })
+    const request = yield* Effect.flatMap(input.body, parse)
+    yield* limiter.consume({ scope: "apiKey", apiKey: request.apiKey })
+
+    const owner = yield* files.findKeyOwner(request.apiKey)
+    if (Option.isNone(owner)) return yield* new AccessDenied()
+    const file = yield* files.findFile(request.fileId)
+    if (Option.isNone(file)) return yield* new FileNotFound()
+    if (file.value.ownerId !== owner.value) return yield* new AccessDenied()
+    return answer(files, request, file.value)
+  })
+
+/**
+ * An operation's two entry points: on ports the caller holds, or on the ports of the context.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Operation<A> {
+  readonly runWith: (ports: Ports, input: Input) => Effect.Effect<A, GetFileDataError>
+  readonly run: (
+    input: Input
+  ) => Effect.Effect<A, GetFileDataError, FileRepository.FileRepository | RateLimiter.RateLimiter>
+}
+
+/**
+ * The operation that reads its request with `parse` and answers with `answer` (see {@link handle}).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const operation = <R extends Credentials, A>(
+  parse: (body: unknown) => Effect.Effect<R, InvalidRequest>,
+  answer: (files: FileRepository.FileRepository, request: R, file: FileRepository.FoundFile) => A
+): Operation<A> => {
+  const runWith = (held: Ports, input: Input) => handle(held, input, parse, answer)
+  return { runWith, run: (input) => Effect.flatMap(ports, (held) => runWith(held, input)) }
+}
