@@ -15,7 +15,7 @@ import type * as ValidationError from "@effect/cli/ValidationError"
 import type * as PlatformError from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { type Append, FileData, type FileDataError, type Fixture, OperatorStore } from "@filedata/core"
+import { type Append, FileData, type FileDataError, type Fixture, OperatorStore, TextRules } from "@filedata/core"
 import { AppendReader, FixtureReader } from "@filedata/fixture"
 import { ServiceConfig } from "@filedata/runtime"
 import * as Config from "effect/Config"
@@ -46,7 +46,6 @@ export type CommandError =
   | Fixture.FixtureInvalid
   | OperatorStore.UserNotFound
   | OperatorStore.UserExists
-  | OperatorStore.InvalidUserId
   | OperatorStore.KeyNotFound
   | CliError.FixtureFileUnreadable
   | CliError.MalformedJson
@@ -293,6 +292,8 @@ const findKeyCommand = Command.make("find", {}, () =>
         detail: "key find reads the API key from stdin, e.g. filedata key find < leaked-key.txt"
       })
     }
+    // Text against the text rules (U+0000 read from a file) was never accepted as a key, so none matches it.
+    if (!TextRules.isNonEmptyText(text.value)) return yield* new CliError.NoMatchingKey()
     const store = yield* OperatorStore.OperatorStore
     const found = yield* store.findKey(Redacted.make(FileData.ApiKeyText.make(text.value)))
     if (Option.isNone(found)) return yield* new CliError.NoMatchingKey()
@@ -314,7 +315,7 @@ const createUserCommand = Command.make(
   {
     id: Args.text({ name: "ID" }).pipe(
       Args.withSchema(FileData.UserId),
-      Args.withDescription("the new user's id: any non-empty text, as in a fixture")
+      Args.withDescription("the new user's id, under a fixture's text rules: at most 256 characters")
     )
   },
   ({ id }) =>

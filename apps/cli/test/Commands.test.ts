@@ -510,6 +510,51 @@ describe("append", () => {
     )
   )
 
+  it.effect("holds ids and content to the text rules as an import does, naming each by JSON path", () =>
+    withDatabase((dir) =>
+      Effect.gen(function* () {
+        const longest = "😀".repeat(256)
+        expectSuccess(
+          yield* cli(
+            "import",
+            writeFixture(dir, "fixture.json", {
+              ...validFixture,
+              files: [...validFixture.files, { id: longest, userId: "user-1", name: "n", creationDate: at(1) }]
+            })
+          )
+        )
+        const broken = yield* cli(
+          "append",
+          writeFixture(dir, "broken.json", {
+            files: [
+              { id: "file-1", VisitCounter: 1, submissions: [{ createdDate: at(1), content: { email: "x\u0000" } }] },
+              { id: "f".repeat(257) },
+              { id: "file-2\ud800", VisitCounter: 1 },
+              { id: longest, submissions: [{ createdDate: at(1), content: { email: "\udc00" } }] }
+            ]
+          })
+        )
+        expectReported(broken)
+        expect(broken.stderr.slice(1)).toEqual([
+          "$.files[0].submissions[0].content.email: must not contain the character U+0000",
+          "$.files[1].id: must be at most 256 characters",
+          "$.files[2].id: must be well-formed Unicode (no lone surrogate)",
+          "$.files[3].submissions[0].content.email: must be well-formed Unicode (no lone surrogate)"
+        ])
+        expect(yield* counters("file-1")).toEqual(Option.some([7, 10]))
+        expect(yield* counters(longest)).toEqual(Option.some([0, 0]))
+        const appended = yield* cli(
+          "append",
+          writeFixture(dir, "longest.json", {
+            files: [{ id: longest, submissions: [{ createdDate: at(2), content: { email: "😀 e\u0301" } }] }]
+          })
+        )
+        expect(appended.stdout).toEqual(["appended 1 submission to 1 file"])
+        expect(yield* emails(longest)).toEqual(["😀 e\u0301"])
+      })
+    )
+  )
+
   it.effect("shows its progress on a terminal as appending", () =>
     withDatabase((dir) =>
       Effect.gen(function* () {
@@ -689,6 +734,10 @@ describe("key find", () => {
         const unknown = yield* cli("key", "find").pipe(reading("not-a-key"))
         expectReported(unknown)
         expect(unknown.stderr).toEqual(["no API key matches the key read from stdin"])
+        // No key holds U+0000 (the text rules), so such a line is told like any unknown key, not a failure.
+        const nul = yield* cli("key", "find").pipe(reading(`${key}\u0000`))
+        expectReported(nul)
+        expect(nul.stderr).toEqual(["no API key matches the key read from stdin"])
         const nothing = yield* cli("key", "find").pipe(reading(undefined))
         expectReported(nothing, 2)
         expect(nothing.stderr[0]).toMatch(/reads the API key from stdin/)
@@ -727,6 +776,26 @@ describe("user", () => {
         expect(again.stderr).toEqual(['A user with the id "carol" already exists'])
         const clash = yield* cli("import", writeFixture(dir, "clash.json", { users: [{ id: "carol" }] }))
         expect(clash.stderr.slice(1)).toEqual(["$.users[0].id: already exists"])
+      })
+    )
+  )
+
+  it.effect("create holds the id to the text rules: 256 characters, astral ones too, and no more", () =>
+    withDatabase(() =>
+      Effect.gen(function* () {
+        const longest = "😀".repeat(256)
+        expectSuccess(yield* cli("user", "create", longest))
+        expect(yield* userExists(longest)).toBe(true)
+        for (const [id, detail] of [
+          ["u".repeat(257), "must be at most 256 characters"],
+          ["u\u0000", "must not contain the character U+0000"],
+          ["u\ud800", "must be well-formed Unicode (no lone surrogate)"]
+        ] as const) {
+          const run = yield* cli("user", "create", id)
+          expectReported(run, 2)
+          expect(run.stderr.join("\n")).toContain(detail)
+        }
+        expect((yield* cli("user", "list")).stdout.slice(1).map((line) => line.split(/\s+/)[0])).toEqual([longest])
       })
     )
   )

@@ -156,7 +156,8 @@ export const fromFailure = (failure: FileDataError.GetFileDataError): Problem =>
   switch (failure._tag) {
     case "InvalidRequest":
       return make(422, invalidRequestCodes[failure.reason], failure.message, {
-        extensions: { errors: failure.issues },
+        extensions:
+          failure.omitted > 0 ? { errors: failure.issues, omitted: failure.omitted } : { errors: failure.issues },
         // An oversized body is not read to its end; closing spares the server from draining it.
         headers: failure.reason === "PayloadTooLarge" ? { connection: "close" } : undefined
       })

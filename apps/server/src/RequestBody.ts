@@ -1,6 +1,6 @@
 /**
- * Reads a request body as JSON under the contract's rules: `application/json` only, at most 64 KiB,
- * chunked bodies included.
+ * Reads a request body as JSON under the contract's rules: `application/json` only, in UTF-8 (a `charset`
+ * parameter must say so), at most 64 KiB, chunked bodies included, no member name twice in one object.
  *
  * @since 0.1.0
  */
@@ -8,6 +8,8 @@
 import type { IncomingMessage } from "node:http"
 import { FileDataError } from "@filedata/core"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as DuplicateMembers from "./DuplicateMembers.js"
 
 /**
  * @since 0.1.0
@@ -16,24 +18,70 @@ import * as Effect from "effect/Effect"
 export const MAX_BYTES = 64 * 1024
 
 const refuse = (reason: FileDataError.InvalidRequest["reason"], detail: string) =>
-  new FileDataError.InvalidRequest({ reason, issues: [new FileDataError.Issue({ pointer: "", detail })] })
+  FileDataError.invalidRequest(reason, [new FileDataError.Issue({ pointer: "", detail })])
 
 const tooLarge = refuse("PayloadTooLarge", `must be at most ${MAX_BYTES} bytes`)
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false })
 
-const isJson = (contentType: string | undefined): boolean =>
-  contentType !== undefined && (contentType.split(";", 1)[0] ?? "").trim().toLowerCase() === "application/json"
+const notJson = refuse("UnsupportedMediaType", "Content-Type must be application/json")
+const notUtf8 = refuse("UnsupportedMediaType", "Content-Type charset must be utf-8")
 
-const parse = (bytes: Buffer): Effect.Effect<unknown, FileDataError.InvalidRequest> => {
-  try {
-    const text = utf8.decode(bytes)
-    return text.trim() === ""
-      ? Effect.fail(refuse("MalformedJson", "must not be empty"))
-      : Effect.succeed(JSON.parse(text) as unknown)
-  } catch {
-    return Effect.fail(refuse("MalformedJson", "must be valid UTF-8 JSON"))
+// A charset parameter's value, unquoted; any other parameter is ignored, as RFC 8259 gives JSON none.
+const charset = (parameter: string): string | undefined => {
+  const equals = parameter.indexOf("=")
+  const name = (equals === -1 ? parameter : parameter.slice(0, equals)).trim().toLowerCase()
+  if (name !== "charset") return undefined
+  const value = equals === -1 ? "" : parameter.slice(equals + 1).trim()
+  return value.length >= 2 && value.startsWith('"') && value.endsWith('"')
+    ? value.slice(1, -1).replace(/\\(.)/g, "$1")
+    : value
+}
+
+/**
+ * Why a `Content-Type` header refuses the body, or `undefined` when it is `application/json` with no
+ * `charset` but UTF-8 (names and values in any case, the value quoted or not).
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const checkContentType = (contentType: string | undefined): FileDataError.InvalidRequest | undefined => {
+  if (contentType === "application/json") return undefined
+  if (contentType === undefined) return notJson
+  const [type = "", ...parameters] = contentType.split(";")
+  if (type.trim().toLowerCase() !== "application/json") return notJson
+  for (const parameter of parameters) {
+    const value = charset(parameter)
+    if (value !== undefined && value.toLowerCase() !== "utf-8") return notUtf8
   }
+  return undefined
+}
+
+const duplicated = (found: DuplicateMembers.Duplicates): FileDataError.InvalidRequest =>
+  FileDataError.invalidRequest(
+    "InvalidPayload",
+    found.pointers.map((pointer) => new FileDataError.Issue({ pointer, detail: "appears more than once" })),
+    found.unlisted
+  )
+
+/**
+ * The body's bytes read as UTF-8 JSON, or the reason they cannot be.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const parse = (bytes: Uint8Array): Either.Either<unknown, FileDataError.InvalidRequest> => {
+  let text: string
+  let parsed: unknown
+  try {
+    text = utf8.decode(bytes)
+    if (text.trim() === "") return Either.left(refuse("MalformedJson", "must not be empty"))
+    parsed = JSON.parse(text)
+  } catch {
+    return Either.left(refuse("MalformedJson", "must be valid UTF-8 JSON"))
+  }
+  const duplicates = DuplicateMembers.find(text, parsed)
+  return duplicates === undefined ? Either.right(parsed) : Either.left(duplicated(duplicates))
 }
 
 /**
@@ -49,8 +97,9 @@ export const read = (
   message: IncomingMessage,
   done: (body: Effect.Effect<unknown, FileDataError.InvalidRequest>) => void
 ): (() => void) => {
-  if (!isJson(message.headers["content-type"])) {
-    done(Effect.fail(refuse("UnsupportedMediaType", "Content-Type must be application/json")))
+  const refused = checkContentType(message.headers["content-type"])
+  if (refused !== undefined) {
+    done(Effect.fail(refused))
     return () => {}
   }
   if (Number(message.headers["content-length"]) > MAX_BYTES) {
@@ -110,4 +159,4 @@ export const readJson = (message: IncomingMessage): Effect.Effect<unknown, FileD
  * @category decoding
  */
 export const refusesByHeaders = (headers: IncomingMessage["headers"]): boolean =>
-  !isJson(headers["content-type"]) || Number(headers["content-length"]) > MAX_BYTES
+  checkContentType(headers["content-type"]) !== undefined || Number(headers["content-length"]) > MAX_BYTES

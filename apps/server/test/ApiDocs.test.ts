@@ -1,10 +1,12 @@
 // docs/api.md is what client authors read: its table of problem codes must list exactly the codes the
-// server answers with, and every problem document it shows must carry the title the server gives its code.
+// server answers with, and every problem document it shows must carry the title the server gives its code
+// and decode as the typed client decodes it.
 
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
-import { ApiError } from "@filedata/client"
+import { ApiError, FileDataApi } from "@filedata/client"
+import * as Schema from "effect/Schema"
 
 const apiDocs = readFileSync(fileURLToPath(new URL("../../../docs/api.md", import.meta.url)), "utf8")
 
@@ -39,5 +41,15 @@ describe("docs/api.md", () => {
       expect(document.type, text).toBe(`urn:filedata:problem:${document.code}`)
       expect(document.title, text).toBe(ApiError.problemCodes[document.code].title)
     }
+  })
+
+  it("shows validation problems the typed client decodes, omitted included", () => {
+    const documents = [...apiDocs.matchAll(/\{"type":"urn:filedata:problem:[^`\n]*\}/g)]
+      .map((match) => JSON.parse(match[0]) as { code: ApiError.ProblemCode; status: number })
+      .filter((document) => document.status === 422 && document.code !== "rate_limited")
+    expect(documents.length).toBeGreaterThan(10)
+    const decode = Schema.decodeUnknownSync(FileDataApi.ValidationProblem)
+    for (const document of documents) expect(decode(document)).toBeInstanceOf(ApiError.ValidationFailed)
+    expect(documents.map((document) => decode(document).omitted)).toContain(2)
   })
 })

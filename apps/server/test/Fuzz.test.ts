@@ -182,17 +182,53 @@ const checkReply = (sent: Sent, reply: Reply): any => {
 
 // An independent reading of the contract for POST /api/v1/file-data: the status and code a request must get.
 const decoder = new TextDecoder("utf-8", { fatal: true })
+
+// Every `charset` parameter, if any, says utf-8 (quoted or not, any case).
+const utf8Charset = (contentType: string): boolean =>
+  contentType
+    .split(";")
+    .slice(1)
+    .every((parameter) => {
+      const match = /^\s*charset\s*(?:=(.*))?$/i.exec(parameter)
+      if (match === null) return true
+      const value = (match[1] ?? "").trim()
+      return /^(utf-8|"utf-8")$/i.test(value)
+    })
+
+// Whether an object of the text names a member twice, by a tokenizer of its own: strings and punctuation.
+const repeatsAName = (text: string): boolean => {
+  const stack: Array<Set<string> | null> = []
+  let previous: string | undefined
+  for (const [token] of text.matchAll(/"(?:[^"\\]|\\.)*"|[{}[\]:,]/g)) {
+    if (token === "{") stack.push(new Set())
+    else if (token === "[") stack.push(null)
+    else if (token === "}" || token === "]") stack.pop()
+    else if (token === ":" && previous?.startsWith('"')) {
+      const names = stack.at(-1)
+      const name = JSON.parse(previous) as string
+      if (names?.has(name)) return true
+      names?.add(name)
+    }
+    previous = token
+  }
+  return false
+}
+
+const wellFormedText = (text: string): boolean => !text.includes("\u0000") && !/\p{Cs}/u.test(text)
+
 const oracle = (sent: Sent): { readonly status: number; readonly code?: string } => {
   const contentType = sent.headers["content-type"]
   if (contentType === undefined || (contentType.split(";", 1)[0] ?? "").trim().toLowerCase() !== "application/json") {
     return { status: 422, code: "unsupported_media_type" }
   }
+  if (!utf8Charset(contentType)) return { status: 422, code: "unsupported_media_type" }
   if (sent.body.length > MAX_BYTES) return { status: 422, code: "payload_too_large" }
   let parsed: unknown
   try {
     const text = decoder.decode(sent.body)
     if (text.trim() === "") return { status: 422, code: "validation_failed" }
     parsed = JSON.parse(text)
+    if (repeatsAName(text)) return { status: 422, code: "validation_failed" }
   } catch {
     return { status: 422, code: "validation_failed" }
   }
@@ -207,8 +243,11 @@ const oracle = (sent: Sent): { readonly status: number; readonly code?: string }
     keys[1] === "fileId" &&
     typeof record.apiKey === "string" &&
     record.apiKey !== "" &&
+    wellFormedText(record.apiKey) &&
     typeof record.fileId === "string" &&
-    record.fileId !== ""
+    record.fileId !== "" &&
+    wellFormedText(record.fileId) &&
+    Array.from(record.fileId).length <= 256
   if (!valid) return { status: 422, code: "validation_failed" }
   if (record.apiKey !== VALID_KEY) return { status: 403, code: "access_denied" }
   if (record.fileId !== FILE_ID) return { status: 404, code: "file_not_found" }
@@ -237,7 +276,21 @@ const guessedKey = fc
   .uint8Array({ minLength: 8, maxLength: 24 })
   .map((bytes) => `secret-${Buffer.from(bytes).toString("hex")}`)
 const anyKey = fc.oneof(fc.constant(VALID_KEY), guessedKey)
-const anyFileId = fc.oneof(fc.constant(FILE_ID), fc.constant("missing"), fc.string({ maxLength: 40 }))
+const anyFileId = fc.oneof(
+  fc.constant(FILE_ID),
+  fc.constant("missing"),
+  fc.string({ maxLength: 40 }),
+  // Around the text rules: the longest id and one more, in ASCII and astral characters, U+0000, lone surrogates.
+  fc.constantFrom(
+    "f".repeat(256),
+    "f".repeat(257),
+    "😀".repeat(256),
+    "😀".repeat(257),
+    "file\u0000",
+    "\ud800",
+    "f\udfff"
+  )
+)
 const requestText = fc.record({ fileId: anyFileId, apiKey: anyKey }).map((body) => JSON.stringify(body))
 
 const oddKey = fc.oneof(
@@ -356,9 +409,27 @@ const numbers = fc
   .tuple(numberText, anyKey, fc.boolean())
   .map(([number, key, inField]) => utf8(inField ? `{"fileId":${number},"apiKey":${JSON.stringify(key)}}` : number))
 
+// Objects that repeat a name, at the top or deeper, written the same or with escapes.
+const repeated = fc
+  .tuple(anyKey, fc.constantFrom("apiKey", "fileId", "x", "__proto__"), fc.integer({ min: 0, max: 3 }))
+  .map(([key, name, where]) => {
+    const k = JSON.stringify(key)
+    const f = JSON.stringify(FILE_ID)
+    const twice = `{${JSON.stringify(name)}:1,"${name.replace(/^./, (c) => `\\u00${c.charCodeAt(0).toString(16)}`)}":2}`
+    return utf8(
+      [
+        `{"fileId":${f},"apiKey":${k},"apiKey":${k}}`,
+        twice,
+        `[{"a":[${twice}]}]`,
+        `{"fileId":${f},"apiKey":${k},"n":${twice}}`
+      ][where] ?? ""
+    )
+  })
+
 const body = fc.oneof(
   fc.jsonValue().map((value) => utf8(JSON.stringify(value))),
   oddObject,
+  repeated,
   requestText.map(utf8),
   keyInOddPlaces,
   nearLimit,
@@ -377,6 +448,12 @@ const contentType = fc.option(
       "Application/JSON",
       "APPLICATION/JSON; charset=utf-8",
       "application/json;charset=latin1",
+      'application/json; charset="UTF-8"',
+      "application/json; charset=utf8",
+      "application/json; charset=",
+      "application/json; charset",
+      "application/json; charset=iso-8859-1; charset=utf-8",
+      'application/json; x="a;charset=utf-16"',
       "application/json ; q=1",
       " application/json\t",
       "text/plain",

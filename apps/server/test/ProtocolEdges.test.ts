@@ -167,14 +167,16 @@ describe("HTTP/1.1 edges on raw sockets (real processes)", () => {
       expect(closedByServer).toBe(true)
     })
 
-    it("a body of the wrong type is refused before it is invited: 422 unsupported_media_type, no 100", async () => {
-      const { responses, closedByServer } = await exchange(
-        port,
-        "POST /api/v1/file-data HTTP/1.1\r\nHost: filedata.test\r\nContent-Type: text/plain\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n"
-      )
-      expect(responses).toHaveLength(1)
-      expectProblem(responses[0], 422, "unsupported_media_type")
-      expect(closedByServer).toBe(true)
+    it("a body of the wrong type or charset is refused before it is invited: 422 unsupported_media_type, no 100", async () => {
+      for (const contentType of ["text/plain", "application/json; charset=latin1"]) {
+        const { responses, closedByServer } = await exchange(
+          port,
+          `POST /api/v1/file-data HTTP/1.1\r\nHost: filedata.test\r\nContent-Type: ${contentType}\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n`
+        )
+        expect(responses, contentType).toHaveLength(1)
+        expectProblem(responses[0], 422, "unsupported_media_type")
+        expect(closedByServer).toBe(true)
+      }
     })
 
     it("an acceptable request is invited: 100 Continue, then the body, then 200", async () => {

@@ -18,12 +18,12 @@ export const problemCodes = {
   validation_failed: {
     status: 422,
     title: "Validation failed",
-    when: "body empty, not UTF-8 JSON, not an object, a field missing, not a string or empty, an unknown field"
+    when: "body empty, not UTF-8 JSON, not an object, a member named twice, a field missing / not a string / empty / breaking the text rules, an unknown field"
   },
   unsupported_media_type: {
     status: 422,
     title: "Unsupported media type",
-    when: "`Content-Type` missing or not `application/json`"
+    when: "`Content-Type` missing or not `application/json`, or a `charset` other than `utf-8`"
   },
   payload_too_large: { status: 422, title: "Payload too large", when: "body over 65 536 bytes" },
   rate_limited: {
@@ -118,7 +118,17 @@ export const ValidationIssue = Schema.Struct({
 export type ValidationIssue = typeof ValidationIssue.Type
 
 /**
- * 422: the request is not what the operation accepts; `errors` lists every problem by JSON Pointer.
+ * The most problems a refusal lists in `errors`; `omitted` counts the rest, so a body crafted to fail in
+ * thousands of places gets a reply of bounded size.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const issueLimit = 20
+
+/**
+ * 422: the request is not what the operation accepts; `errors` lists its problems by JSON Pointer, at most
+ * {@link issueLimit} of them, and `omitted` counts the rest (absent when `errors` lists them all).
  *
  * @since 0.1.0
  * @category errors
@@ -126,6 +136,18 @@ export type ValidationIssue = typeof ValidationIssue.Type
 export class ValidationFailed extends Schema.TaggedError<ValidationFailed>()("ValidationFailed", {
   ...problemFields(422, ["validation_failed", "unsupported_media_type", "payload_too_large"]),
   errors: Schema.Array(ValidationIssue)
+    .pipe(Schema.maxItems(issueLimit))
+    .annotations({
+      title: "Problems",
+      description: `Each problem by JSON Pointer, at most ${issueLimit}; omitted counts the rest`
+    }),
+  omitted: Schema.optionalWith(
+    Schema.Number.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1)).annotations({
+      title: "Count",
+      description: "How many problems were found beyond those in errors; absent when errors lists them all"
+    }),
+    { exact: true }
+  )
 }) {
   /**
    * @since 0.1.0

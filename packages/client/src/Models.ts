@@ -47,12 +47,14 @@ export const NonEmptyString = Schema.String.pipe(Schema.minLength(1)).annotation
  * @category schemas
  */
 export const GetFileDataRequest = Schema.Struct({
-  fileId: NonEmptyString.annotations({
-    description: "Identifier of the file whose data is requested",
+  fileId: NonEmptyString.pipe(Schema.maxLength(256)).annotations({
+    title: "Non-empty string",
+    description:
+      "Identifier of the file whose data is requested: at most 256 characters (code points), well-formed Unicode without U+0000",
     examples: ["file-1"]
   }),
   apiKey: NonEmptyString.annotations({
-    description: "The caller's API key; it travels only in this body",
+    description: "The caller's API key; it travels only in this body. Well-formed Unicode without U+0000",
     examples: ["a-plaintext-api-key"]
   })
 }).annotations({ identifier: "GetFileDataRequest", parseOptions: { onExcessProperty: "error" } })

@@ -51,6 +51,36 @@ describe("ApiError", () => {
     })
   )
 
+  it.effect(
+    "a ValidationFailed lists at most issueLimit problems and carries omitted, absent when none was left out",
+    () =>
+      Effect.gen(function* () {
+        const errors = Array.from({ length: ApiError.issueLimit }, (_, i) => ({
+          pointer: `/m${i}`,
+          detail: "is not allowed"
+        }))
+        const capped = document("validation_failed", "/m0: is not allowed; …; and 7980 more", { errors, omitted: 7980 })
+        const invalid = yield* Schema.decodeUnknown(FileDataApi.ValidationProblem)(capped)
+        expect(invalid).toBeInstanceOf(ApiError.ValidationFailed)
+        expect(invalid).toMatchObject({ errors, omitted: 7980 })
+        expect(yield* Schema.encode(FileDataApi.ValidationProblem)(invalid)).toEqual(capped)
+        const whole = yield* Schema.decodeUnknown(FileDataApi.ValidationProblem)(
+          document("validation_failed", "/apiKey: is required", { errors: errors.slice(0, 1) })
+        )
+        expect("omitted" in whole).toBe(false)
+        for (const wrong of [
+          { errors: [...errors, { pointer: "/more", detail: "is not allowed" }] },
+          { errors, omitted: 0 },
+          { errors, omitted: 1.5 }
+        ]) {
+          const refused = yield* Effect.flip(
+            Schema.decodeUnknown(FileDataApi.ValidationProblem)(document("validation_failed", "x", wrong))
+          )
+          expect(refused._tag).toBe("ParseError")
+        }
+      })
+  )
+
   it.effect("a document that is not the declared one fails to decode instead of passing as another", () =>
     Effect.gen(function* () {
       const wrongCode = yield* Effect.flip(

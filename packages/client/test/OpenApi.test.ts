@@ -31,7 +31,15 @@ describe("the OpenAPI document", () => {
     expect(spec.components.securitySchemes).toBeUndefined()
     expect(spec.security).toBeUndefined()
     const text = JSON.stringify(spec)
-    for (const internal of ["PropertyKey", "HttpApiDecodeError", '"Issue"', "minLength(", '"title":"int"']) {
+    for (const internal of [
+      "PropertyKey",
+      "HttpApiDecodeError",
+      '"Issue"',
+      "minLength(",
+      "maxLength(",
+      "maxItems(",
+      '"title":"int"'
+    ]) {
       expect(text).not.toContain(internal)
     }
     expect(Object.keys(spec.components.schemas).sort()).toEqual([
@@ -74,6 +82,18 @@ describe("the OpenAPI document", () => {
     })
   })
 
+  it("caps a validation problem's errors at issueLimit, counts the rest in omitted, and bounds fileId", () => {
+    const validation = spec.components.schemas.ValidationFailed
+    expect(validation.required).not.toContain("omitted")
+    expect(validation.properties.errors).toMatchObject({ type: "array", maxItems: ApiError.issueLimit })
+    expect(validation.properties.omitted).toMatchObject({ type: "integer", minimum: 1 })
+    expect(spec.components.schemas.GetFileDataRequest.properties.fileId).toMatchObject({
+      type: "string",
+      minLength: 1,
+      maxLength: 256
+    })
+  })
+
   it("lists every problem code", () => {
     for (const code of Object.keys(ApiError.problemCodes)) {
       expect(spec.info.description).toContain(`\`${code}\``)
@@ -95,6 +115,7 @@ describe("the OpenAPI document", () => {
         'export const wait = (problem: components["schemas"]["RateLimited"]): number => problem.retryAfter',
         'export const pointers = (problem: components["schemas"]["ValidationFailed"]): Array<string> =>',
         "  problem.errors.map((issue) => issue.pointer)",
+        'export const unlisted = (problem: components["schemas"]["ValidationFailed"]): number => problem.omitted ?? 0',
         'export const denied: components["schemas"]["AccessDenied"]["code"] = "access_denied"'
       ].join("\n")
     )

@@ -5,17 +5,16 @@
  */
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as TextRules from "./TextRules.js"
 
 /**
- * Identifier of a file. Its format is not fixed by the specification, so any non-empty string is one.
+ * Identifier of a file. The specification fixes no format, so any id of the text rules is one: non-empty,
+ * at most `TextRules.maxIdLength` characters, well-formed Unicode without U+0000.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const FileId = Schema.String.pipe(
-  Schema.minLength(1, { message: () => "must be a non-empty string" }),
-  Schema.brand("FileId")
-)
+export const FileId = TextRules.Id.pipe(Schema.brand("FileId"))
 
 /**
  * @since 0.1.0
@@ -24,15 +23,12 @@ export const FileId = Schema.String.pipe(
 export type FileId = typeof FileId.Type
 
 /**
- * Identifier of the user who owns files and API keys.
+ * Identifier of the user who owns files and API keys, under the same rules as a {@link FileId}.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const UserId = Schema.String.pipe(
-  Schema.minLength(1, { message: () => "must be a non-empty string" }),
-  Schema.brand("UserId")
-)
+export const UserId = TextRules.Id.pipe(Schema.brand("UserId"))
 
 /**
  * @since 0.1.0
@@ -41,15 +37,12 @@ export const UserId = Schema.String.pipe(
 export type UserId = typeof UserId.Type
 
 /**
- * The plain text of an API key. It only ever travels inside `Redacted` (see {@link ApiKey}).
+ * The plain text of an API key: any non-empty text. It only ever travels inside `Redacted` (see {@link ApiKey}).
  *
  * @since 0.1.0
  * @category schemas
  */
-export const ApiKeyText = Schema.String.pipe(
-  Schema.minLength(1, { message: () => "must be a non-empty string" }),
-  Schema.brand("ApiKeyText")
-)
+export const ApiKeyText = TextRules.NonEmptyText.pipe(Schema.brand("ApiKeyText"))
 
 /**
  * A caller's API key, decoded straight into `Redacted` so it cannot reach a log or an error by accident.

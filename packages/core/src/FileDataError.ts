@@ -17,21 +17,85 @@ export class Issue extends Schema.Class<Issue>("RequestIssue")({
 }) {}
 
 /**
+ * The most issues a refusal lists; the rest are only counted. A body of 64 KiB can hold thousands of
+ * problems, and listing each would make the reply many times the size of the request.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const issueLimit = 20
+
+/**
+ * The characters of pointers a refusal lists at most, beyond its first issue: pointers of nested members
+ * repeat their parents' names, so a few long names could otherwise fill a reply.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const pointerBudget = 4096
+
+/**
+ * The most characters of an {@link InvalidRequest}'s message, which the reply shows as its `detail`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const messageLimit = 1024
+
+/**
  * The request is not what the operation accepts: wrong media type, too large, not JSON, or not the payload.
+ * Build it with {@link invalidRequest}, which keeps the list within {@link issueLimit} and
+ * {@link pointerBudget}.
  *
  * @since 0.1.0
  * @category errors
  */
 export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", {
   reason: Schema.Literal("UnsupportedMediaType", "PayloadTooLarge", "MalformedJson", "InvalidPayload"),
-  issues: Schema.Array(Issue)
+  issues: Schema.Array(Issue),
+  /** Issues found beyond those listed. */
+  omitted: Schema.optionalWith(Schema.NonNegativeInt, { default: () => 0 })
 }) {
   /**
+   * The issues as `pointer: detail` joined by `; `, then how many more there are, cut at {@link messageLimit}.
+   *
    * @since 0.1.0
    */
   override get message(): string {
-    return this.issues.map((issue) => `${issue.pointer === "" ? "body" : issue.pointer}: ${issue.detail}`).join("; ")
+    const parts = this.issues.map((issue) => `${issue.pointer === "" ? "body" : issue.pointer}: ${issue.detail}`)
+    if (this.omitted > 0) parts.push(`and ${this.omitted} more`)
+    const text = parts.join("; ")
+    if (text.length <= messageLimit) return text
+    // Cut before a surrogate pair rather than through it.
+    const end = /[\uD800-\uDBFF]/.test(text.charAt(messageLimit - 2)) ? messageLimit - 2 : messageLimit - 1
+    return `${text.slice(0, end)}…`
   }
+}
+
+/**
+ * An {@link InvalidRequest} listing `issues` in order while they fit {@link issueLimit} and
+ * {@link pointerBudget} (the first always does) and counting the rest, with `unlisted` more found but
+ * never made into issues.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const invalidRequest = (
+  reason: InvalidRequest["reason"],
+  issues: Iterable<Issue>,
+  unlisted = 0
+): InvalidRequest => {
+  const listed: Array<Issue> = []
+  let omitted = unlisted
+  let characters = 0
+  let full = false
+  for (const issue of issues) {
+    characters += issue.pointer.length
+    full ||= listed.length === issueLimit || (listed.length > 0 && characters > pointerBudget)
+    if (full) omitted++
+    else listed.push(issue)
+  }
+  return new InvalidRequest({ reason, issues: listed, omitted })
 }
 
 /**

@@ -4,7 +4,8 @@
  * order they are applied:
  *
  * 1. the client address is counted against its quota (every request, so floods stay cheap);
- * 2. the body is read and must be exactly the operation's request (strict schema, every problem listed);
+ * 2. the body is read and must be exactly the operation's request (strict schema, ids and keys under the text
+ *    rules of `TextRules`, problems listed up to `FileDataError.issueLimit` and the rest counted);
  * 3. the API key is counted against its quota;
  * 4. the key must match an active key, else `AccessDenied` (before any file is looked up);
  * 5. the file must exist, else `FileNotFound`;
@@ -19,11 +20,21 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import type { ApiKey, FileId } from "./FileData.js"
-import { AccessDenied, FileNotFound, type GetFileDataError, InvalidRequest, Issue } from "./FileDataError.js"
+import {
+  AccessDenied,
+  FileNotFound,
+  type GetFileDataError,
+  type InvalidRequest,
+  Issue,
+  invalidRequest,
+  issueLimit
+} from "./FileDataError.js"
 import * as FileRepository from "./FileRepository.js"
 import * as RateLimiter from "./RateLimiter.js"
 import * as RequestLog from "./RequestLog.js"
+import * as TextRules from "./TextRules.js"
 
 /**
  * What a transport hands to an operation. The body is decoded lazily so a throttled caller costs no parsing.
@@ -77,10 +88,24 @@ export interface Credentials {
 const emptied = (value: unknown): unknown =>
   typeof value !== "object" || value === null ? value : Array.isArray(value) ? [] : {}
 
-const shallow = (body: unknown): unknown =>
-  typeof body !== "object" || body === null || Array.isArray(body)
-    ? emptied(body)
-    : Object.fromEntries(Object.entries(body).map(([key, value]) => [key, emptied(value)]))
+// Thousands of unknown members (a 64 KiB body holds eight thousand) would each become an issue to format;
+// only as many as a refusal lists are decoded, and the rest are counted.
+const shallow = (
+  body: unknown,
+  known: ReadonlySet<PropertyKey>
+): { readonly copy: unknown; readonly unlisted: number } => {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return { copy: emptied(body), unlisted: 0 }
+  const entries: Array<[string, unknown]> = []
+  let unknown = 0
+  let unlisted = 0
+  // `for in` rather than `Object.entries`, which builds a pair for each of thousands of keys.
+  for (const key in body) {
+    if (!Object.hasOwn(body, key)) continue
+    if (!known.has(key) && ++unknown > issueLimit) unlisted++
+    else entries.push([key, emptied((body as Record<string, unknown>)[key])])
+  }
+  return { copy: Object.fromEntries(entries), unlisted }
+}
 
 const escapePointerToken = (token: PropertyKey): string => String(token).replaceAll("~", "~0").replaceAll("/", "~1")
 
@@ -93,18 +118,32 @@ const escapePointerToken = (token: PropertyKey): string => String(token).replace
 export const pointer = (field: string): string => `/${escapePointerToken(field)}`
 
 /**
- * Refuses a body for `issues`.
+ * Refuses a body for `issues`, listing as many as a refusal lists and counting the rest with `unlisted`, the
+ * problems found but never made into issues.
  *
  * @since 0.1.0
  * @category decoding
  */
-export const invalidPayload = (issues: ReadonlyArray<Issue>): InvalidRequest =>
-  new InvalidRequest({ reason: "InvalidPayload", issues })
+export const invalidPayload = (issues: ReadonlyArray<Issue>, unlisted = 0): InvalidRequest =>
+  invalidRequest("InvalidPayload", issues, unlisted)
 
 /**
- * A decoder of bodies by a strict request schema, listing every problem by its JSON Pointer. The messages are
- * fixed texts, never a refused value (which may be a key): a missing or unknown member, a body that is not an
- * object, and for a member of the wrong value `details[member]`, else "must be a non-empty string".
+ * Why a {@link decoder} refused a body: its issues, and how many unknown members past
+ * `FileDataError.issueLimit` it counted without decoding.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Refusal {
+  readonly issues: ReadonlyArray<Issue>
+  readonly unlisted: number
+}
+
+/**
+ * A decoder of bodies by a strict request schema, listing its problems by JSON Pointer. The messages are fixed
+ * texts, never a refused value (which may be a key): a missing or unknown member, a body that is not an
+ * object, and for a member of the wrong value `details[member]`, else the text rules' own words
+ * (`TextRules.messages`), else "must be a non-empty string".
  *
  * @since 0.1.0
  * @category decoding
@@ -112,8 +151,9 @@ export const invalidPayload = (issues: ReadonlyArray<Issue>): InvalidRequest =>
 export const decoder = <A, I>(
   schema: Schema.Schema<A, I>,
   details: Readonly<Record<string, string>> = {}
-): ((body: unknown) => Either.Either<A, ReadonlyArray<Issue>>) => {
+): ((body: unknown) => Either.Either<A, Refusal>) => {
   const decode = Schema.decodeUnknownEither(schema, { onExcessProperty: "error", errors: "all" })
+  const known = new Set(SchemaAST.getPropertySignatures(Schema.encodedSchema(schema).ast).map(({ name }) => name))
   const describe = (issue: ParseResult.ArrayFormatterIssue): string => {
     switch (issue._tag) {
       case "Missing":
@@ -123,12 +163,14 @@ export const decoder = <A, I>(
       default: {
         if (issue.path.length === 0) return "must be a JSON object"
         const field = String(issue.path[0])
-        return Object.hasOwn(details, field) ? (details[field] as string) : "must be a non-empty string"
+        if (Object.hasOwn(details, field)) return details[field] as string
+        return TextRules.isFixedMessage(issue.message) ? issue.message : "must be a non-empty string"
       }
     }
   }
-  return (body) =>
-    Either.mapLeft(decode(shallow(body)), (error) => {
+  return (body) => {
+    const { copy, unlisted } = shallow(body, known)
+    return Either.mapLeft(decode(copy), (error) => {
       // A member may fail more than one way with the same text; it is told once.
       const issues = new Map<string, Issue>()
       for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
@@ -136,8 +178,9 @@ export const decoder = <A, I>(
         const detail = describe(issue)
         issues.set(JSON.stringify([pointer, detail]), new Issue({ pointer, detail }))
       }
-      return [...issues.values()]
+      return { issues: [...issues.values()], unlisted }
     })
+  }
 }
 
 /**

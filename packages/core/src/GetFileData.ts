@@ -19,16 +19,20 @@ import type { FileDataReply } from "./FileDataReply.js"
 import type * as FileRepository from "./FileRepository.js"
 import * as FileRequest from "./FileRequest.js"
 import type * as RateLimiter from "./RateLimiter.js"
+import * as TextRules from "./TextRules.js"
 
 /**
- * The request body: exactly these two fields; any other field is refused.
+ * The request body: exactly these two fields, under the text rules (`TextRules`); any other field is refused.
  *
  * @since 0.1.0
  * @category schemas
  */
 export const GetFileDataRequest = Schema.Struct({
-  fileId: FileId.annotations({ description: "Identifier of the file whose data is requested" }),
-  apiKey: ApiKey.annotations({ description: "The caller's API key" })
+  fileId: FileId.annotations({
+    description:
+      "Identifier of the file whose data is requested: at most 256 characters (code points), well-formed Unicode without U+0000"
+  }),
+  apiKey: ApiKey.annotations({ description: "The caller's API key: well-formed Unicode without U+0000" })
 }).annotations({
   identifier: "GetFileDataRequest",
   parseOptions: { onExcessProperty: "error", errors: "all" }
@@ -50,9 +54,10 @@ export type GetFileDataInput = FileRequest.Input
 
 const decodeRequest = FileRequest.decoder(GetFileDataRequest)
 
-// Nearly every request is exactly `{"fileId": "…", "apiKey": "…"}` with non-empty strings: that shape is
-// accepted here without the schema's machinery, which costs more than the rest of the decoding. Anything
-// else, valid or not, goes through the schema; a property test holds the two to the same verdict.
+// Nearly every request is exactly `{"fileId": "…", "apiKey": "…"}` with strings that obey the text rules:
+// that shape is accepted here without the schema's machinery, which costs more than the rest of the
+// decoding. Anything else, valid or not, goes through the schema; a property test holds the two to the same
+// verdict.
 const commonShape = (body: unknown): GetFileDataRequest | undefined => {
   if (typeof body !== "object" || body === null || Object.getPrototypeOf(body) !== Object.prototype) return undefined
   let fields = 0
@@ -61,7 +66,11 @@ const commonShape = (body: unknown): GetFileDataRequest | undefined => {
     fields++
   }
   const { apiKey, fileId } = body as Record<string, unknown>
-  return fields === 2 && typeof fileId === "string" && fileId !== "" && typeof apiKey === "string" && apiKey !== ""
+  return fields === 2 &&
+    typeof fileId === "string" &&
+    TextRules.isId(fileId) &&
+    typeof apiKey === "string" &&
+    TextRules.isNonEmptyText(apiKey)
     ? { fileId: FileId.make(fileId, trusted), apiKey: Redacted.make(ApiKeyText.make(apiKey, trusted)) }
     : undefined
 }
@@ -70,7 +79,8 @@ const commonShape = (body: unknown): GetFileDataRequest | undefined => {
 const trusted = { disableValidation: true } as const
 
 /**
- * Reads a parsed body as a {@link GetFileDataRequest}, listing every problem by its JSON Pointer.
+ * Reads a parsed body as a {@link GetFileDataRequest}, listing its problems by JSON Pointer (as many as
+ * `FileDataError.invalidRequest` lists, the rest counted).
  *
  * @since 0.1.0
  * @category decoding
@@ -79,7 +89,9 @@ export const parseRequest = (body: unknown): Effect.Effect<GetFileDataRequest, I
   const valid = commonShape(body)
   if (valid !== undefined) return Effect.succeed(valid)
   const result = decodeRequest(body)
-  return result._tag === "Right" ? Effect.succeed(result.right) : Effect.fail(FileRequest.invalidPayload(result.left))
+  return result._tag === "Right"
+    ? Effect.succeed(result.right)
+    : Effect.fail(FileRequest.invalidPayload(result.left.issues, result.left.unlisted))
 }
 
 /**

@@ -24,6 +24,7 @@ import * as FileRequest from "./FileRequest.js"
 import type * as RateLimiter from "./RateLimiter.js"
 import * as SubmissionCursor from "./SubmissionCursor.js"
 import type { SubmissionsReply } from "./SubmissionsReply.js"
+import * as TextRules from "./TextRules.js"
 
 /**
  * How many submissions a reply holds when the request gives no `limit`.
@@ -61,8 +62,11 @@ const details = {
  * @category schemas
  */
 export const GetSubmissionsRequest = Schema.Struct({
-  fileId: FileId.annotations({ description: "Identifier of the file whose submissions are requested" }),
-  apiKey: ApiKey.annotations({ description: "The caller's API key" }),
+  fileId: FileId.annotations({
+    description:
+      "Identifier of the file whose submissions are requested: at most 256 characters (code points), well-formed Unicode without U+0000"
+  }),
+  apiKey: ApiKey.annotations({ description: "The caller's API key: well-formed Unicode without U+0000" }),
   since: Schema.optionalWith(
     InstantFromIso.annotations({
       description: "An ISO 8601 date-time with a zone: only submissions with createdDate >= since"
@@ -142,7 +146,7 @@ const decodeInstant = Schema.decodeUnknownOption(InstantFromIso)
  */
 export const parseRequest = (body: unknown): Effect.Effect<SubmissionsQuery, InvalidRequest> => {
   const result = decodeRequest(body)
-  const issues = result._tag === "Left" ? [...result.left] : []
+  const issues = result._tag === "Left" ? [...result.left.issues] : []
   // The members that relate to each other are read from the body as given, so their problems are listed
   // even when another member is wrong.
   const member = (name: string): unknown =>
@@ -152,7 +156,8 @@ export const parseRequest = (body: unknown): Effect.Effect<SubmissionsQuery, Inv
   const fileId = member("fileId")
   const after = member("after")
   let position = Option.none<string>()
-  if (typeof fileId === "string" && fileId !== "" && typeof after === "string" && after !== "") {
+  // An id against the text rules is refused already; its cursor cannot be told apart.
+  if (typeof fileId === "string" && TextRules.isId(fileId) && typeof after === "string" && after !== "") {
     position = SubmissionCursor.decode(FileId.make(fileId), after)
     if (Option.isNone(position)) issues.push(new Issue({ pointer: FileRequest.pointer("after"), detail: CURSOR }))
   }
@@ -161,7 +166,9 @@ export const parseRequest = (body: unknown): Effect.Effect<SubmissionsQuery, Inv
   if (Option.isSome(since) && Option.isSome(until) && until.value < since.value) {
     issues.push(new Issue({ pointer: FileRequest.pointer("until"), detail: "must not be before since" }))
   }
-  if (result._tag === "Left" || issues.length > 0) return Effect.fail(FileRequest.invalidPayload(issues))
+  if (result._tag === "Left" || issues.length > 0) {
+    return Effect.fail(FileRequest.invalidPayload(issues, result._tag === "Left" ? result.left.unlisted : 0))
+  }
   const request = result.right
   return Effect.succeed({
     fileId: request.fileId,

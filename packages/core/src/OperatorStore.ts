@@ -95,24 +95,6 @@ export class UserExists extends Schema.TaggedError<UserExists>()("UserExists", {
 }
 
 /**
- * The storage cannot keep this user id (PostgreSQL refuses the character U+0000 in text).
- *
- * @since 0.1.0
- * @category errors
- */
-export class InvalidUserId extends Schema.TaggedError<InvalidUserId>()("InvalidUserId", {
-  userId: Schema.String,
-  reason: Schema.String
-}) {
-  /**
-   * @since 0.1.0
-   */
-  override get message(): string {
-    return `The user id ${JSON.stringify(this.userId)} ${this.reason}`
-  }
-}
-
-/**
  * No API key has this id.
  *
  * @since 0.1.0
@@ -162,8 +144,8 @@ export interface OperatorStore {
   readonly listKeys: (userId: Option.Option<UserId>) => Effect.Effect<ReadonlyArray<ApiKeyInfo>, StorageUnavailable>
   /** The key whose text this is, revoked or not, found by its hash. */
   readonly findKey: (apiKey: ApiKey) => Effect.Effect<Option.Option<ApiKeyInfo>, StorageUnavailable>
-  /** A user with no keys and no files; the id follows the fixture's rules. */
-  readonly createUser: (userId: UserId) => Effect.Effect<void, UserExists | InvalidUserId | StorageUnavailable>
+  /** A user with no keys and no files; its id obeys the text rules (`TextRules`), as a fixture's does. */
+  readonly createUser: (userId: UserId) => Effect.Effect<void, UserExists | StorageUnavailable>
   /** Every user by id, ascending, with the number of its active keys and of its files. */
   readonly listUsers: Effect.Effect<ReadonlyArray<UserInfo>, StorageUnavailable>
   readonly userExists: (userId: UserId) => Effect.Effect<boolean, StorageUnavailable>

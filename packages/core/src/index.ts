@@ -70,3 +70,7 @@ export * as SubmissionsJson from "./SubmissionsJson.js"
  * @since 0.1.0
  */
 export * as SubmissionsReply from "./SubmissionsReply.js"
+/**
+ * @since 0.1.0
+ */
+export * as TextRules from "./TextRules.js"

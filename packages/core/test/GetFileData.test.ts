@@ -221,7 +221,9 @@ describe("getFileData: validation", () => {
   // Bodies as JSON.parse makes them, built from text so `__proto__` and repeated keys stay own keys.
   const jsonValue = FastCheck.oneof(
     FastCheck.constantFrom("", "contact", "alice-key-1", " ", "\u0000", 0, 1, true, false, null, [], {}, ["k"]),
+    FastCheck.constantFrom("😀".repeat(256), "😀".repeat(257), "x".repeat(256), "x".repeat(257), "a\ud800", "\udc00"),
     FastCheck.string(),
+    FastCheck.string({ unit: FastCheck.oneof(FastCheck.char16bits(), FastCheck.constantFrom("😀", "\u0000")) }),
     FastCheck.jsonValue({ maxDepth: 2 })
   )
   const member = FastCheck.tuple(
@@ -298,6 +300,26 @@ describe("getFileData: validation", () => {
       { fileId: "contact", apiKey: "k", "a/b~c": 1 },
       [new Issue({ pointer: "/a~1b~0c", detail: "is not allowed" })]
     ],
+    [
+      "a fileId one character too long, counted in code points",
+      { fileId: "😀".repeat(257), apiKey: "k" },
+      [new Issue({ pointer: "/fileId", detail: "must be at most 256 characters" })]
+    ],
+    [
+      "a fileId holding U+0000",
+      { fileId: "contact\u0000", apiKey: "k" },
+      [new Issue({ pointer: "/fileId", detail: "must not contain the character U+0000" })]
+    ],
+    [
+      "a fileId with a lone surrogate",
+      { fileId: "contact\ud800", apiKey: "k" },
+      [new Issue({ pointer: "/fileId", detail: "must be well-formed Unicode (no lone surrogate)" })]
+    ],
+    [
+      "an apiKey with a lone surrogate and one holding U+0000",
+      { fileId: "contact", apiKey: "\udc00k\u0000" },
+      [new Issue({ pointer: "/apiKey", detail: "must not contain the character U+0000" })]
+    ],
     ["an array", [], [new Issue({ pointer: "", detail: "must be a JSON object" })]],
     ["null", null, [new Issue({ pointer: "", detail: "must be a JSON object" })]],
     ["a string", "contact", [new Issue({ pointer: "", detail: "must be a JSON object" })]],
@@ -317,6 +339,42 @@ describe("getFileData: validation", () => {
     Effect.gen(function* () {
       const error = yield* parse({ fileId: "", extra: 1 })
       expect(new Set(pointers(error))).toEqual(new Set(["/fileId", "/apiKey", "/extra"]))
+      expect(error.omitted).toBe(0)
+    })
+  )
+
+  it.effect("accepts ids of exactly 256 code points, astral ones too, by either path", () =>
+    Effect.gen(function* () {
+      for (const fileId of ["a".repeat(256), "😀".repeat(256)]) {
+        expect((yield* GetFileData.parseRequest({ fileId, apiKey: "k" })).fileId).toBe(fileId)
+        expect((yield* GetFileData.parseRequest({ apiKey: "k", fileId })).fileId).toBe(fileId)
+        expect(Effect.runSync(Effect.either(GetFileData.parseRequest({ fileId, apiKey: "k", x: 1 })))._tag).toBe("Left")
+      }
+    })
+  )
+
+  it.effect("lists the first 20 problems of a body with thousands and counts the rest", () =>
+    Effect.gen(function* () {
+      const members = Array.from({ length: 8000 }, (_, i) => [`unknown-${i}`, i] as const)
+      const error = yield* parse(Object.fromEntries([["fileId", 7], ["apiKey", "k"], ...members]))
+      expect(pointers(error)).toEqual(Array.from({ length: 20 }, (_, i) => `/unknown-${i}`))
+      // 7,980 unknown members and the fileId.
+      expect(error.omitted).toBe(7981)
+      expect(error.message.length).toBeLessThanOrEqual(1024)
+      expect(error.message).toMatch(/^\/unknown-0: is not allowed; .*; and 7981 more$/)
+    })
+  )
+
+  it.effect("lists fewer problems when their pointers are long, and cuts the message", () =>
+    Effect.gen(function* () {
+      const long = (i: number) => `${i}`.padEnd(1500, "x")
+      const error = yield* parse(
+        Object.fromEntries([["fileId", "f"], ["apiKey", "k"], ...[0, 1, 2, 3].map((i) => [long(i), 1])])
+      )
+      expect(pointers(error)).toEqual([`/${long(0)}`, `/${long(1)}`])
+      expect(error.omitted).toBe(2)
+      expect(error.message).toHaveLength(1024)
+      expect(error.message.endsWith("…")).toBe(true)
     })
   )
 

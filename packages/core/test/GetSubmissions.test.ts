@@ -203,6 +203,21 @@ describe("getSubmissions: validation", () => {
       [new Issue({ pointer: "/after", detail: CURSOR })]
     ],
     [
+      "a fileId over 256 characters",
+      { ...key, fileId: "😀".repeat(257) },
+      [new Issue({ pointer: "/fileId", detail: "must be at most 256 characters" })]
+    ],
+    [
+      "a fileId holding U+0000, with a cursor that cannot be of it",
+      { ...key, fileId: "contact\u0000", after: cursorOf("contact", "0:1") },
+      [new Issue({ pointer: "/fileId", detail: "must not contain the character U+0000" })]
+    ],
+    [
+      "an apiKey with a lone surrogate",
+      { ...key, apiKey: "alice-key\ud800" },
+      [new Issue({ pointer: "/apiKey", detail: "must be well-formed Unicode (no lone surrogate)" })]
+    ],
+    [
       "after cut short",
       { ...key, after: cursorOf("contact", "1704067200000:12").slice(0, -2) },
       [new Issue({ pointer: "/after", detail: CURSOR })]
@@ -230,6 +245,18 @@ describe("getSubmissions: validation", () => {
       expect(new Set(error.issues.map((issue) => issue.pointer))).toEqual(
         new Set(["/apiKey", "/limit", "/extra", "/after", "/until"])
       )
+    })
+  )
+
+  it.effect("lists at most 20 problems and counts the rest, as GetFileData does", () =>
+    Effect.gen(function* () {
+      const unknown = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`x${i}`, i]))
+      const error = yield* parse({ ...key, limit: 0, ...unknown })
+      expect(error.issues).toHaveLength(20)
+      // Unknown members are told first; only the first 20 of them are decoded at all.
+      expect(error.issues.map((issue) => issue.pointer)).toEqual(Array.from({ length: 20 }, (_, i) => `/x${i}`))
+      expect(error.omitted).toBe(11)
+      expect(error.message).toMatch(/; and 11 more$/)
     })
   )
 

@@ -10,7 +10,7 @@ import { FileData, SubmissionEntry } from "@filedata/core"
 import { KeyHash, StorageFailure, SubmissionPosition } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { epochMillis, instant, lostConnection, storable } from "./internal/storage.js"
+import { epochMillis, instant, lostConnection } from "./internal/storage.js"
 
 /**
  * How many submissions one page reads when no size is given.
@@ -107,19 +107,17 @@ export const makeWith = (options: {
         ),
       // The read point in the same statement, so from the same snapshot, as the file's row (PgMigrations).
       findFile: (fileId) =>
-        storable(fileId)
-          ? read(sql<FileRow>`SELECT id, user_id, name, ${epochMillis(sql, "creation_date")} AS creation_date,
-              public_availability, submission_counter, visit_counter,
-              (SELECT seq FROM submission_read_point) AS read_point
-              FROM files WHERE id = ${fileId}`).pipe(
-              Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toFoundFile))
-            )
-          : Effect.succeed(Option.none()),
+        read(sql<FileRow>`SELECT id, user_id, name, ${epochMillis(sql, "creation_date")} AS creation_date,
+          public_availability, submission_counter, visit_counter,
+          (SELECT seq FROM submission_read_point) AS read_point
+          FROM files WHERE id = ${fileId}`).pipe(
+          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toFoundFile))
+        ),
       readSubmissions: (fileId, range) => {
         const after = range.after === undefined ? undefined : SubmissionPosition.parse(range.after)
         const lower = SubmissionPosition.lowerBound(after, range.since)
-        // Text PostgreSQL cannot hold is in no row, and a position no adapter makes names none.
-        if (!storable(fileId) || (range.after !== undefined && after === undefined)) {
+        // A position no adapter makes names none.
+        if (range.after !== undefined && after === undefined) {
           return Effect.succeed({
             entries: [],
             next: range.after ?? SubmissionPosition.format(lower),

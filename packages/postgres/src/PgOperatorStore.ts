@@ -7,7 +7,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import type { OperatorStore } from "@filedata/core"
 import { type SqlDialect, SqlOperatorStore } from "@filedata/sql"
 import * as Effect from "effect/Effect"
-import { epochMillis, instant, storable } from "./internal/storage.js"
+import { epochMillis, instant } from "./internal/storage.js"
 
 // Any fixed number works; only this adapter's writers take it.
 const WRITE_LOCK_KEY = 7_305_164_212
@@ -25,9 +25,6 @@ export const dialect: SqlDialect.Make = (sql) => ({
   epochMillis: (column) => epochMillis(sql, column),
   boolean: (value) => sql`${value}`,
   int8: (value) => sql`${value}::int8`,
-  // Text cannot hold U+0000. A stored submission is a timestamp and content as JSON text, where the
-  // character is always escaped.
-  unstorable: (text) => (storable(text) ? undefined : "must not contain the character U+0000"),
   writeLock: Effect.asVoid(sql`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY}::int8)`),
   staging: {
     open: Effect.all(

@@ -1,6 +1,6 @@
 import { SqlError } from "@effect/sql/SqlError"
 import { describe, expect, it } from "@effect/vitest"
-import { FileData, FileRepository, Fixture, OperatorStore } from "@filedata/core"
+import { FileData, FileRepository, OperatorStore } from "@filedata/core"
 import { PgStorage } from "@filedata/postgres"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -340,23 +340,6 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
       ).pipe(open(schema, { poolMax: 4 }))
       expect(exits.filter(Exit.isSuccess)).toHaveLength(1)
       for (const exit of exits.filter(Exit.isFailure)) expect(failureTag(exit)).toBe("FixtureInvalid")
-    })
-  )
-
-  it.scoped("refuses ids and names holding U+0000, which PostgreSQL text cannot store, by path", () =>
-    Effect.gen(function* () {
-      const schema = yield* tempSchema
-      const error = yield* Effect.flip(
-        importDocument({
-          users: [{ id: "u\u0000" }, { id: "u2" }],
-          files: [{ id: "f\u0000", userId: "u2", name: "a\u0000b", creationDate: "2024-01-01T00:00:00.000Z" }]
-        })
-      ).pipe(open(schema))
-      expect(error instanceof Fixture.FixtureInvalid ? error.issues.map((issue) => issue.path) : error).toEqual([
-        "$.users[0].id",
-        "$.files[0].id",
-        "$.files[0].name"
-      ])
     })
   )
 })

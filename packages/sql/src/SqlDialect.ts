@@ -57,8 +57,6 @@ export interface SqlDialect {
   readonly boolean: (value: boolean) => Statement.Fragment
   /** An integer for an int8 column, from a number or from text of digits (a key id). */
   readonly int8: (value: number | string) => Statement.Fragment
-  /** Why the engine cannot store this text at all, or `undefined` when it can. */
-  readonly unstorable: (text: string) => string | undefined
   /** First in every write transaction: writers take turns, so what a transaction checked still holds when it writes. */
   readonly writeLock: Effect.Effect<void, SqlError>
   /** The staging tables of imports and appends. */

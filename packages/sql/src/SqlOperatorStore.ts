@@ -61,9 +61,6 @@ const toKeyInfo = (row: KeyRow): OperatorStore.ApiKeyInfo => ({
 
 const KEY_ID = /^[1-9]\d{0,15}$/
 
-const issue = (path: ReadonlyArray<PropertyKey>, detail: string) =>
-  new Fixture.FixtureIssue({ path: Fixture.jsonPath(path), detail })
-
 /**
  * Builds the operator store on the client in context, with the engine's own SQL from `dialect`.
  *
@@ -75,10 +72,9 @@ export const make = (
 ): Effect.Effect<OperatorStore.OperatorStore, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const { instant, epochMillis, boolean, int8, unstorable, writeLock, staging } = dialect(sql)
-    const storable = (text: string) => unstorable(text) === undefined
+    const { instant, epochMillis, boolean, int8, writeLock, staging } = dialect(sql)
 
-    // Text the engine cannot store is in no row, so looking it up is a plain miss.
+    // Ids obey the core's text rules (`TextRules`) before they reach a port, so every engine can look them up.
     const existing = (
       table: "users" | "files" | "api_keys",
       column: "id" | "key_hash",
@@ -86,7 +82,7 @@ export const make = (
     ): Effect.Effect<ReadonlySet<string>, SqlError> =>
       Effect.map(
         Effect.forEach(
-          Arr.chunksOf(values.filter(storable), batchSize),
+          Arr.chunksOf(values, batchSize),
           (batch) => sql<{ readonly value: string }>`SELECT ${sql(column)} AS value FROM ${sql(table)}
             WHERE ${sql.in(column, batch)}`
         ),
@@ -107,27 +103,8 @@ export const make = (
         { discard: true }
       )
 
-    // Refused by path like any other entry the engine cannot store. A stored submission is a timestamp and
-    // content as JSON text, where any character can be escaped, so only ids and names are checked.
-    const unstorableEntries = (fixture: Fixture.FixtureOutline): Array<Fixture.FixtureIssue> => {
-      const check = (path: ReadonlyArray<PropertyKey>, text: string) => {
-        const detail = unstorable(text)
-        return detail === undefined ? [] : [issue(path, detail)]
-      }
-      return [
-        ...fixture.users.flatMap((user) => check(["users", user.index, "id"], user.id)),
-        ...fixture.files.flatMap((file) => [
-          ...check(["files", file.index, "id"], file.id),
-          ...check(["files", file.index, "userId"], file.userId),
-          ...check(["files", file.index, "name"], file.name)
-        ])
-      ]
-    }
-
     const problems = (fixture: Fixture.FixtureOutline): Effect.Effect<Array<Fixture.FixtureIssue>, SqlError> =>
       Effect.gen(function* () {
-        const refused = unstorableEntries(fixture)
-        if (refused.length > 0) return refused
         const { fileIds, userIds } = Fixture.lookups(fixture)
         const hashes = yield* existing(
           "api_keys",
@@ -195,7 +172,7 @@ export const make = (
     const submissionCounters = (ids: ReadonlyArray<string>): Effect.Effect<Map<string, number>, SqlError> =>
       Effect.map(
         Effect.forEach(
-          Arr.chunksOf(ids.filter(storable), batchSize),
+          Arr.chunksOf(ids, batchSize),
           (batch) => sql<{ readonly id: string; readonly counter: number | string }>`SELECT id,
             submission_counter AS counter FROM files WHERE ${sql.in("id", batch)}`
         ),
@@ -324,10 +301,7 @@ export const make = (
       listKeys: (userId) =>
         Option.match(userId, {
           onNone: () => sql<KeyRow>`SELECT ${keyColumns} FROM api_keys ORDER BY id`,
-          onSome: (id) =>
-            storable(id)
-              ? sql<KeyRow>`SELECT ${keyColumns} FROM api_keys WHERE user_id = ${id} ORDER BY id`
-              : Effect.succeed<ReadonlyArray<KeyRow>>([])
+          onSome: (id) => sql<KeyRow>`SELECT ${keyColumns} FROM api_keys WHERE user_id = ${id} ORDER BY id`
         }).pipe(
           Effect.map((rows) => rows.map(toKeyInfo)),
           Effect.mapError(unavailable)
@@ -342,8 +316,6 @@ export const make = (
       createUser: (userId) =>
         transaction(
           Effect.gen(function* () {
-            const reason = unstorable(userId)
-            if (reason !== undefined) return yield* new OperatorStore.InvalidUserId({ userId, reason })
             yield* writeLock
             const users = yield* existing("users", "id", [userId])
             if (users.has(userId)) return yield* new OperatorStore.UserExists({ userId })

@@ -21,7 +21,6 @@ export const dialect: SqlDialect.Make = (sql) => ({
   epochMillis: (column) => sql`${sql(column)}`,
   boolean: (value) => sql`${value ? 1 : 0}`,
   int8: (value) => sql`${Number(value)}`,
-  unstorable: () => undefined,
   writeLock: writeLock(sql, "users"),
   staging: {
     open: Effect.zipRight(

@@ -23,13 +23,6 @@ export const instant = (sql: SqlClient.SqlClient, epochMillis: number): Statemen
 export const epochMillis = (sql: SqlClient.SqlClient, column: string): Statement.Fragment =>
   sql`(extract(epoch from ${sql(column)}) * 1000)::int8`
 
-/**
- * PostgreSQL text cannot hold U+0000, so no stored id contains it and a lookup of one is a plain miss.
- *
- * @internal
- */
-export const storable = (text: string): boolean => !text.includes("\u0000")
-
 // SQLSTATEs of a session that is gone: the connection exception class, and the server ending the session
 // (admin_shutdown on pg_terminate_backend or a fast shutdown, crash_shutdown).
 const LOST_STATE = /^(08...|57P01|57P02)$/
