@@ -1,5 +1,6 @@
 /**
- * The hot route: `POST /api/v1/file-data` answered on `node:http` directly, ahead of the platform's router.
+ * The hot route: the operations on a file (`Operations`: `POST /api/v1/file-data` and
+ * `POST /api/v1/file-data/submissions`) answered on `node:http` directly, ahead of the platform's router.
  *
  * Measured on the small bench profile, the platform's request and response plumbing cost several times
  * what the operation itself costs. This route keeps every rule where it was: the core use case decides,
@@ -13,8 +14,7 @@
  */
 
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { FileDataApi } from "@filedata/client"
-import { type FileDataError, FileRepository, GetFileData, RateLimiter } from "@filedata/core"
+import { type FileDataError, FileRepository, RateLimiter } from "@filedata/core"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -27,19 +27,26 @@ import * as ClientAddress from "./ClientAddress.js"
 import * as ContentCoding from "./ContentCoding.js"
 import * as Instrumentation from "./Instrumentation.js"
 import * as Middleware from "./Middleware.js"
+import * as Operations from "./Operations.js"
+import * as Problem from "./Problem.js"
+import * as ProtocolErrors from "./ProtocolErrors.js"
 import * as RateLimitHeaders from "./RateLimitHeaders.js"
 import * as Reply from "./Reply.js"
 import * as RequestBody from "./RequestBody.js"
 
+// What `byPath` holds for a request target's path; the target is nearly always exactly the path.
+const atTarget = <A>(byPath: ReadonlyMap<string, A>, url: string): A | undefined =>
+  byPath.get(url) ?? byPath.get(Middleware.pathOf(url))
+
 /**
- * Whether a request is for this route, its target in origin or absolute form; everything else goes to the
- * platform's router.
+ * Whether a request is for this route: a POST to one of the operations' paths, its target in origin or
+ * absolute form; everything else goes to the platform's router.
  *
  * @since 0.1.0
  * @category predicates
  */
 export const matches = (request: IncomingMessage): boolean =>
-  request.method === "POST" && request.url !== undefined && Middleware.pathOf(request.url) === FileDataApi.fileDataPath
+  request.method === "POST" && request.url !== undefined && atTarget(Operations.byPath, request.url) !== undefined
 
 const wentAsync = (cause: Cause.Cause<unknown>): boolean =>
   Cause.isDieType(cause) && Runtime.isAsyncFiberException(cause.defect)
@@ -77,7 +84,8 @@ export const runNowOrAsync = <R>(
 }
 
 /**
- * Builds the route's request listener on the current runtime, which must hold the core's ports.
+ * Builds the route's request listener on the current runtime, which must hold the core's ports; it answers
+ * the requests {@link matches} accepts.
  *
  * @since 0.1.0
  * @category constructors
@@ -98,17 +106,28 @@ export const make = (options: {
     // (PostgreSQL, Redis, a slow reader's `drain`) turns the run asynchronous and it finishes on its own.
     // Without Effect's runtime metrics: on by default, they update four global metrics (fiber counts and a
     // lifetime histogram) for every fiber, so for every request, and nothing here reads them.
-    const run = yield* Instrumentation.traced(
-      runNowOrAsync(Runtime.disableRuntimeFlag(runtime, RuntimeFlags.RuntimeMetrics)),
-      FileDataApi.fileDataPath
+    const runNow = runNowOrAsync(Runtime.disableRuntimeFlag(runtime, RuntimeFlags.RuntimeMetrics))
+    // Each operation's requests are traced under its own route.
+    const runs = new Map(
+      yield* Effect.forEach(Operations.all, (operation) =>
+        Effect.map(Instrumentation.traced(runNow, operation.path), (run) => [operation, run] as const)
+      )
     )
     // The ports are taken once: providing a metered limiter to every request would copy the context each time.
+    // One limiter behind every operation's meter: they all count against the same quotas.
     const files = Context.get(runtime.context, FileRepository.FileRepository)
     const meter = RateLimitHeaders.meters(Context.get(runtime.context, RateLimiter.RateLimiter))
     const sendTimeoutMillis = options.http?.sendTimeoutMillis ?? Reply.defaultSendTimeoutMillis
     const logsRequests = LogLevel.lessThanEqual(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Info)
 
     return (request, response) => {
+      const operation = atTarget(Operations.byPath, request.url ?? "")
+      // Only for a caller that skipped `matches`: the server sends nothing else here.
+      if (operation === undefined) {
+        ProtocolErrors.writeOn(response, Middleware.requestId(request.headers["x-request-id"]), Problem.notFound)
+        return
+      }
+      const run = runs.get(operation) ?? runNow
       const frame: Reply.Frame = {
         requestId: Middleware.requestId(request.headers["x-request-id"]),
         meter: meter(),
@@ -116,13 +135,11 @@ export const make = (options: {
         sendTimeoutMillis
       }
       const answer = (body: Effect.Effect<unknown, FileDataError.InvalidRequest>) =>
-        Reply.send(
+        operation.answer(
+          { files, limiter: frame.meter.limiter },
+          { clientAddress: ClientAddress.of(request.headers, request.socket.remoteAddress, options.trustProxy), body },
           response,
-          frame,
-          GetFileData.runWith(
-            { files, limiter: frame.meter.limiter },
-            { clientAddress: ClientAddress.of(request.headers, request.socket.remoteAddress, options.trustProxy), body }
-          )
+          frame
         )
       if (!logsRequests) {
         RequestBody.read(request, (body) => run(answer(body), response, frame))
@@ -137,7 +154,7 @@ export const make = (options: {
             Effect.suspend(() =>
               Middleware.logRequest(
                 "POST",
-                request.url ?? FileDataApi.fileDataPath,
+                request.url ?? operation.path,
                 response.statusCode,
                 started,
                 frame.requestId,

@@ -6,10 +6,11 @@
 
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { FileDataApi } from "@filedata/client"
-import { FileRepository, GetFileData, RateLimiter } from "@filedata/core"
+import { FileRepository, RateLimiter } from "@filedata/core"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -17,6 +18,7 @@ import * as ClientAddress from "./ClientAddress.js"
 import * as ContentCoding from "./ContentCoding.js"
 import * as Instrumentation from "./Instrumentation.js"
 import * as Middleware from "./Middleware.js"
+import * as Operations from "./Operations.js"
 import * as Problem from "./Problem.js"
 import * as RateLimitHeaders from "./RateLimitHeaders.js"
 import * as Reply from "./Reply.js"
@@ -33,10 +35,11 @@ export interface Options {
 }
 
 /**
- * The file-data operation as an HttpApi handler. The Node server answers this path on its hot route
- * (`FileDataRoute`) before the router; this handler serves the same API wherever it is mounted on a
- * platform server alone, with the same body rules and core call, and writes its reply on the Node response
- * through `Reply` as the hot route does, so both send the same header fields and bytes.
+ * The operations on a file (`Operations`) as HttpApi handlers. The Node server answers their paths on its hot
+ * route (`FileDataRoute`) before the router; these handlers serve the same API wherever it is mounted on a
+ * platform server alone, with the same body rules, core calls and one limiter for all of them, and write
+ * their replies on the Node response through `Reply` as the hot route does, so both send the same header
+ * fields and bytes.
  *
  * @since 0.1.0
  * @category layers
@@ -52,18 +55,18 @@ export const files = (
     Effect.map(Effect.all({ files: FileRepository.FileRepository, limiter: RateLimiter.RateLimiter }), (ports) => {
       const meter = RateLimitHeaders.meters(ports.limiter)
       const sendTimeoutMillis = options.http?.sendTimeoutMillis ?? Reply.defaultSendTimeoutMillis
-      return handlers.handleRaw("getFileData", ({ request }) =>
-        Effect.flatMap(Middleware.CurrentRequestId, (assigned) => {
-          const response = NodeHttpServerRequest.toServerResponse(request)
-          const frame: Reply.Frame = {
-            requestId: assigned ?? Middleware.requestId(request.headers["x-request-id"]),
-            meter: meter(),
-            coding: ContentCoding.negotiate(request.headers["accept-encoding"]),
-            sendTimeoutMillis
-          }
-          const outcome = GetFileData.runWith(
-            { files: ports.files, limiter: frame.meter.limiter },
-            {
+      const serve =
+        (operation: Operations.Operation) =>
+        ({ request }: { readonly request: HttpServerRequest.HttpServerRequest }) =>
+          Effect.flatMap(Middleware.CurrentRequestId, (assigned) => {
+            const response = NodeHttpServerRequest.toServerResponse(request)
+            const frame: Reply.Frame = {
+              requestId: assigned ?? Middleware.requestId(request.headers["x-request-id"]),
+              meter: meter(),
+              coding: ContentCoding.negotiate(request.headers["accept-encoding"]),
+              sendTimeoutMillis
+            }
+            const input = {
               clientAddress: ClientAddress.of(
                 request.headers,
                 Option.getOrUndefined(request.remoteAddress),
@@ -71,10 +74,14 @@ export const files = (
               ),
               body: RequestBody.readJson(NodeHttpServerRequest.toIncomingMessage(request))
             }
-          )
-          return Effect.map(Reply.send(response, frame, outcome), () => Reply.written(response))
-        })
-      )
+            return Effect.map(
+              operation.answer({ files: ports.files, limiter: frame.meter.limiter }, input, response, frame),
+              () => Reply.written(response)
+            )
+          })
+      return handlers
+        .handleRaw("getFileData", serve(Operations.getFileData))
+        .handleRaw("getSubmissions", serve(Operations.getSubmissions))
     })
   )
 

@@ -1,9 +1,9 @@
 /**
- * How the service's replies are framed and written: the header fields every reply carries, and the
- * file-data operation's replies written on the Node response, a success streamed piece by piece (in the
- * coding `ContentCoding` negotiated, abandoned when the client stops reading) or a problem document. An
- * operation that writes its body through {@link writer} gets all of that. Both paths that serve the operation write through here, the hot route
- * (`FileDataRoute`) and the HttpApi handler (`Handlers.files`), and the platform middleware takes its
+ * How the service's replies are framed and written: the header fields every reply carries, and the replies of
+ * the operations on a file (`Operations`) written on the Node response, a success streamed piece by piece (in
+ * the coding `ContentCoding` negotiated, abandoned when the client stops reading) or a problem document. An
+ * operation that writes its body through {@link writer} gets all of that. Both paths that serve the operations write through here, the hot route
+ * (`FileDataRoute`) and the HttpApi handlers (`Handlers.files`), and the platform middleware takes its
  * fields from here, so a header field and the way a reply is written exist once. What each failure means
  * (status, code, text) is `Problem`'s.
  *
@@ -13,7 +13,7 @@
 import type { ServerResponse } from "node:http"
 import { pipeline, type Writable } from "node:stream"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { type FileDataError, FileDataJson, type FileDataReply } from "@filedata/core"
+import type { FileDataError } from "@filedata/core"
 import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -37,7 +37,7 @@ export const securityHeaders = {
 } as const
 
 /**
- * The fields every reply carries, for the replies the platform writes (everything but the operation).
+ * The fields every reply carries, for the replies the platform writes (everything but the operations).
  *
  * @since 0.1.0
  * @category headers
@@ -49,7 +49,7 @@ export const commonHeaders = (requestId: string): Record<string, string> => ({
 })
 
 /**
- * What frames one reply of the operation: the request's id, its view of the rate limiter, the coding of its
+ * What frames one reply of an operation: the request's id, its view of the rate limiter, the coding of its
  * body, and how long the reply may make no progress.
  *
  * @since 0.1.0
@@ -84,7 +84,7 @@ export const repliesAbandoned = Metric.counter("filedata_replies_abandoned_total
 })
 
 /**
- * The header fields of a reply of the operation whose body is of `contentType`.
+ * The header fields of a reply of an operation whose body is of `contentType`.
  *
  * @since 0.1.0
  * @category headers
@@ -263,7 +263,7 @@ const compressedWriter = (response: ServerResponse, frame: Frame, coding: Compre
 }
 
 /**
- * Writes a success body of the operation, given piece by piece, in the frame's coding: a body of one piece
+ * Writes a success body of an operation, given piece by piece, in the frame's coding: a body of one piece
  * (`last` on the first call) in one `end` with `Content-Length`, a longer one streamed with back-pressure,
  * abandoned when the client accepts nothing for the send timeout. Fails with `ClientGone` once nothing more
  * can be written.
@@ -318,21 +318,34 @@ export const unexpected = (response: ServerResponse, frame: Frame, cause: Cause.
   )
 
 /**
- * Writes the operation's outcome as its reply: the file data through {@link writer} (in the frame's coding,
- * one `end` with `Content-Length` when it is one piece, else streamed with back-pressure, stopped when the
- * client goes away or accepts nothing for the send timeout); or the problem of its failure, uncompressed.
+ * How an operation writes the body of its answer, piece by piece, through the `write` it is given
+ * (`FileDataJson.writeTo`, `SubmissionsJson.writeTo`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type BodyWriter<A> = (
+  answer: A,
+  write: (piece: string, last: boolean) => Effect.Effect<void, ClientGone>
+) => Effect.Effect<void, ClientGone | FileDataError.StorageUnavailable>
+
+/**
+ * Writes an operation's outcome as its reply: its answer through `writeTo` and {@link writer} (in the frame's
+ * coding, one `end` with `Content-Length` when it is one piece, else streamed with back-pressure, stopped when
+ * the client goes away or accepts nothing for the send timeout); or the problem of its failure, uncompressed.
  * An interruption alone writes nothing.
  *
  * @since 0.1.0
  * @category writing
  */
-export const send = (
+export const send = <A>(
   response: ServerResponse,
   frame: Frame,
-  outcome: Effect.Effect<FileDataReply.FileDataReply, FileDataError.GetFileDataError>
+  outcome: Effect.Effect<A, FileDataError.GetFileDataError>,
+  writeTo: BodyWriter<A>
 ): Effect.Effect<void> =>
   outcome.pipe(
-    Effect.flatMap((reply) => FileDataJson.writeTo(reply, writer(response, frame))),
+    Effect.flatMap((answer) => writeTo(answer, writer(response, frame))),
     Effect.catchAll((failure) =>
       failure._tag === "ClientGone"
         ? Effect.void

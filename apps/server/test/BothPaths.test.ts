@@ -1,7 +1,8 @@
-// The file-data operation has two implementations of its transport: the hot route of the Node server
-// (`FileDataRoute`) and the HttpApi handler (`Handlers.files`) that serves the API wherever it is mounted on a
-// platform server alone. Every case below is sent to both, checked against the contract on each, and the two
-// replies must be the same: status, header fields, body byte for byte.
+// The operations on a file (`POST /api/v1/file-data` and the incremental read at
+// `POST /api/v1/file-data/submissions`) have two implementations of their transport: the hot route of the Node
+// server (`FileDataRoute`) and the HttpApi handlers (`Handlers.files`) that serve the API wherever it is mounted
+// on a platform server alone. Every case below is sent to both, checked against the contract on each, and the
+// two replies must be the same: status, header fields, body byte for byte.
 import { createServer } from "node:http"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServer from "@effect/platform/HttpServer"
@@ -20,7 +21,22 @@ const submissions = Array.from({ length: 2_000 }, (_, i) => ({
 }))
 
 // One key per case that counts against its quota, so that no case sees another's counts.
-const keys = ["owner", "empty", "foreign", "missing", "many", "limited"] as const
+const keys = [
+  "owner",
+  "empty",
+  "foreign",
+  "missing",
+  "many",
+  "limited",
+  "sync-page",
+  "sync-window",
+  "sync-empty",
+  "sync-many",
+  "sync-foreign",
+  "sync-missing",
+  "sync-next",
+  "shared"
+] as const
 
 const fixture = {
   users: [
@@ -169,6 +185,17 @@ const expectProblem = (status: number, code: string) => (answer: Answer) => {
 }
 
 const api = "/api/v1/file-data"
+const sync = "/api/v1/file-data/submissions"
+
+const expectSubmissions = (answer: Answer, submissions: ReadonlyArray<unknown>, hasMore: boolean) => {
+  expect(answer.status).toBe(200)
+  expectFields(answer, "application/json")
+  expect(answer.headers.vary).toBe("Accept-Encoding")
+  expect(Object.keys(answer.json)).toEqual(["submissions", "next", "hasMore"])
+  expect(answer.json.submissions).toEqual(submissions)
+  expect(answer.json.next).toMatch(/^[A-Za-z0-9_-]+$/)
+  expect(answer.json.hasMore).toBe(hasMore)
+}
 
 interface Case {
   readonly name: string
@@ -290,6 +317,125 @@ const cases: ReadonlyArray<Case> = [
       expect(answer.json).toMatchObject({ code: "method_not_allowed" })
       expect(answer.headers.allow).toBe("POST")
     }
+  },
+  {
+    name: "submissions 200: a page of limit submissions, more to come",
+    path: sync,
+    init: post({ fileId: "contact", apiKey: "alice-sync-page", limit: 1 }),
+    check: (answer) => {
+      expectSubmissions(answer, [{ createdDate: "2024-01-02T09:30:00.000Z", content: { z: "1", a: "2" } }], true)
+      expect(answer.headers["content-length"]).toBe(String(answer.bytes.length))
+    }
+  },
+  {
+    name: "submissions 200: a window of createdDate",
+    path: sync,
+    init: post({
+      fileId: "contact",
+      apiKey: "alice-sync-window",
+      since: "2024-01-03T00:00:00.000Z",
+      until: "2024-01-04T01:00:00+01:00"
+    }),
+    check: (answer) =>
+      expectSubmissions(
+        answer,
+        [{ createdDate: "2024-01-03T00:00:00.000Z", content: { email: "c@example.com" } }],
+        false
+      )
+  },
+  {
+    name: "submissions 200: a file without submissions",
+    path: sync,
+    init: post({ fileId: "empty", apiKey: "alice-sync-empty" }),
+    check: (answer) => expectSubmissions(answer, [], false)
+  },
+  {
+    name: "submissions 200: a reply of many pieces is streamed",
+    path: sync,
+    init: post({ fileId: "many", apiKey: "alice-sync-many", limit: 1_500 }),
+    check: (answer) => {
+      expectSubmissions(answer, submissions.slice(0, 1_500), true)
+      expect(answer.headers["transfer-encoding"]).toBe("chunked")
+    }
+  },
+  {
+    name: "submissions 403: a valid key for another user's file",
+    path: sync,
+    init: post({ fileId: "bobs", apiKey: "alice-sync-foreign" }),
+    check: expectProblem(403, "access_denied")
+  },
+  {
+    name: "submissions 403: a key that matches no key",
+    path: sync,
+    init: post({ fileId: "contact", apiKey: "nobody-sync" }),
+    check: expectProblem(403, "access_denied")
+  },
+  {
+    name: "submissions 404: a valid key and no file with that id",
+    path: sync,
+    init: post({ fileId: "no-such-file", apiKey: "alice-sync-missing" }),
+    check: expectProblem(404, "file_not_found")
+  },
+  {
+    name: "submissions 422: malformed JSON",
+    path: sync,
+    init: post('{"fileId": '),
+    check: expectProblem(422, "validation_failed")
+  },
+  {
+    name: "submissions 422: an unknown field, a cursor that is none, limit and since out of range, all named",
+    path: sync,
+    init: post({
+      fileId: "contact",
+      apiKey: "alice-owner",
+      after: "not-a-cursor",
+      limit: 10_001,
+      since: "2024-01-01",
+      extra: 1
+    }),
+    check: (answer) => {
+      expectProblem(422, "validation_failed")(answer)
+      expect(answer.json.errors.map((issue: { pointer: string }) => issue.pointer).sort()).toEqual([
+        "/after",
+        "/extra",
+        "/limit",
+        "/since"
+      ])
+    }
+  },
+  {
+    name: "submissions 422: Content-Type text/plain",
+    path: sync,
+    init: post({ fileId: "contact", apiKey: "alice-owner" }, { "content-type": "text/plain" }),
+    check: expectProblem(422, "unsupported_media_type")
+  },
+  {
+    name: "submissions 422: a body over 64 KiB, and the connection closed",
+    path: sync,
+    init: post({ fileId: "contact", apiKey: "alice-owner", after: "x".repeat(70_000) }),
+    check: (answer) => {
+      expectProblem(422, "payload_too_large")(answer)
+      expect(answer.headers.connection).toBe("close")
+    }
+  },
+  {
+    name: "submissions 405: the path with another method",
+    path: sync,
+    init: { method: "GET" },
+    check: (answer) => {
+      expect(answer.status).toBe(405)
+      expect(answer.json).toMatchObject({ code: "method_not_allowed" })
+      expect(answer.headers.allow).toBe("POST")
+    }
+  },
+  {
+    name: "submissions 404: the path with a trailing slash",
+    path: `${sync}/`,
+    init: post({ fileId: "contact", apiKey: "alice-owner" }),
+    check: (answer) => {
+      expect(answer.status).toBe(404)
+      expect(answer.json).toMatchObject({ code: "not_found" })
+    }
   }
 ]
 
@@ -308,6 +454,43 @@ layer(bases, { excludeTestServices: true })("the hot route and the HttpApi handl
       expect(refused.headers["retry-after"]).toBe("60")
       expect(refused.headers.ratelimit).toMatch(/"api-key";r=0;t=60$/)
       expect(refused.json.retryAfter).toBe(60)
+    })
+  )
+
+  it.effect("submissions: next continues after the last submission, and an empty page keeps it", () =>
+    Effect.gen(function* () {
+      const body = { fileId: "contact", apiKey: "alice-sync-next", limit: 1 }
+      const first = yield* both("next-1", sync, post(body), (answer) => expect(answer.json.hasMore).toBe(true))
+      const second = yield* both("next-2", sync, post({ ...body, after: first.json.next }), (answer) =>
+        expectSubmissions(
+          answer,
+          [{ createdDate: "2024-01-03T00:00:00.000Z", content: { email: "c@example.com" } }],
+          false
+        )
+      )
+      yield* both("next-3", sync, post({ ...body, after: second.json.next }), (answer) => {
+        expectSubmissions(answer, [], false)
+        expect(answer.json.next).toBe(second.json.next)
+      })
+    })
+  )
+
+  it.effect("422: one quota for both operations, alternate requests counted together", () =>
+    Effect.gen(function* () {
+      const body = { fileId: "contact", apiKey: "alice-shared" }
+      for (let i = 0; i < policy.apiKey.limit; i++) {
+        yield* both(`shared-${i}`, i % 2 === 0 ? api : sync, post(body), (answer) => {
+          expect(answer.status).toBe(200)
+          expect(answer.headers.ratelimit).toMatch(new RegExp(`"api-key";r=${policy.apiKey.limit - 1 - i};t=60$`))
+        })
+      }
+      for (const [name, path] of [
+        ["sync", sync],
+        ["api", api]
+      ] as const) {
+        const refused = yield* both(`shared-${name}`, path, post(body), expectProblem(422, "rate_limited"))
+        expect(refused.headers["retry-after"]).toBe("60")
+      }
     })
   )
 })

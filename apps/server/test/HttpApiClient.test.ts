@@ -1,13 +1,16 @@
 // The typed client of @filedata/client against the server: on the platform server alone (no hot route), the
 // handler that embedders and other platform servers use, and on the whole server through `fetch`, as a
-// client author runs it. Payloads are plain strings; refusals arrive as the typed failures.
+// client author runs it, the incremental read's sync loop included. Payloads are plain strings; refusals
+// arrive as the typed failures.
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { expect, layer } from "@effect/vitest"
-import { ApiError, FileDataClient } from "@filedata/client"
+import { ApiError, FileDataClient, type Models } from "@filedata/client"
+import { OperatorStore } from "@filedata/core"
+import { AppendDocument } from "@filedata/fixture"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Server from "../src/Server.js"
@@ -158,6 +161,112 @@ layer(wholeServer)("the typed client on fetch against the whole server", (it) =>
         Effect.provide(FileDataClient.layer({ baseUrl }))
       )
       expect(health).toEqual({ status: "ok", rateLimiter: "memory" })
+    })
+  )
+})
+
+// A file to sync: ten submissions, the last five on one instant, so that a page of four ends inside the tie.
+const journal = Array.from({ length: 10 }, (_, i) => ({
+  createdDate: new Date(Date.UTC(2024, 0, 1) + Math.min(i, 5) * 60_000).toISOString(),
+  content: { entry: String(i) }
+}))
+
+const syncServer = TestServer.layer({
+  fixture: {
+    users: [{ id: "alice", apiKeys: ["alice-key"] }],
+    files: [
+      {
+        id: "journal",
+        userId: "alice",
+        name: "Journal",
+        creationDate: "2024-01-01T00:00:00.000Z",
+        submissions: journal
+      }
+    ]
+  }
+})
+
+interface Synced {
+  readonly submissions: ReadonlyArray<Models.Submission>
+  readonly next: string
+  readonly requests: number
+}
+
+// A client's sync loop: pages of `limit` from `after` (or the start) until the reply says no more matched.
+const sync = (client: FileDataClient.Client, limit: number, after?: string) =>
+  Effect.gen(function* () {
+    const submissions: Array<Models.Submission> = []
+    let cursor = after
+    let requests = 0
+    for (;;) {
+      const payload: Models.GetSubmissionsRequest = {
+        fileId: "journal",
+        apiKey: "alice-key",
+        limit,
+        ...(cursor === undefined ? {} : { after: cursor })
+      }
+      const page = yield* client.files.getSubmissions({ payload })
+      requests++
+      submissions.push(...page.submissions)
+      cursor = page.next
+      if (!page.hasMore) {
+        const synced: Synced = { submissions, next: page.next, requests }
+        return synced
+      }
+    }
+  })
+
+layer(syncServer)("the typed client's sync loop against the whole server", (it) => {
+  it.effect("pages through with limit, then gets what was appended since from next", () =>
+    Effect.gen(function* () {
+      const client = yield* clientOf()
+      const first = yield* sync(client, 4)
+      expect(first.requests).toBe(3)
+      expect(first.submissions).toEqual(journal)
+      expect(first.submissions).toEqual(
+        (yield* client.files.getFileData({ payload: { fileId: "journal", apiKey: "alice-key" } })).submissions
+      )
+
+      // Nothing new: an empty reply that keeps the cursor.
+      const idle = yield* sync(client, 4, first.next)
+      expect(idle).toEqual({ submissions: [], next: first.next, requests: 1 })
+
+      // Appended through the operator store: one later, one on the last instant, one dated before it.
+      const later = { createdDate: "2024-01-01T00:10:00.000Z", content: { entry: "later" } }
+      const sameInstant = { createdDate: "2024-01-01T00:05:00.000Z", content: { entry: "same instant" } }
+      const earlier = { createdDate: "2024-01-01T00:01:30.000Z", content: { entry: "earlier" } }
+      const store = yield* OperatorStore.OperatorStore
+      yield* store.appendSubmissions(
+        yield* AppendDocument.decode({ files: [{ id: "journal", submissions: [later, sameInstant, earlier] }] })
+      )
+
+      // The cursor is past the earlier one's instant: it is not seen, the other two are, in reply order.
+      const resumed = yield* sync(client, 4, first.next)
+      expect(resumed.submissions).toEqual([sameInstant, later])
+      expect(resumed.next).not.toBe(first.next)
+      expect(yield* sync(client, 4, resumed.next)).toEqual({ submissions: [], next: resumed.next, requests: 1 })
+      // A sync from the start sees all of them.
+      const whole = yield* sync(client, 4)
+      expect(whole.submissions).toEqual([...journal.slice(0, 2), earlier, ...journal.slice(2), sameInstant, later])
+    })
+  )
+
+  it.effect("a cursor, a limit or a window the server refuses is ValidationFailed naming the field", () =>
+    Effect.gen(function* () {
+      const client = yield* clientOf()
+      const refusal = (payload: Models.GetSubmissionsRequest) =>
+        Effect.map(Effect.flip(client.files.getSubmissions({ payload })), (failure) =>
+          failure._tag === "ValidationFailed" ? failure.errors.map((issue) => issue.pointer) : failure._tag
+        )
+      const base = { fileId: "journal", apiKey: "alice-key" }
+      expect(yield* refusal({ ...base, after: "bm90IGEgY3Vyc29y" })).toEqual(["/after"])
+      expect(yield* refusal({ ...base, since: "2024-01-01" })).toEqual(["/since"])
+      expect(yield* refusal({ ...base, since: "2024-02-01T00:00:00Z", until: "2024-01-01T00:00:00Z" })).toEqual([
+        "/until"
+      ])
+      // The client's schema holds limit to 1..10000 before sending, as the server does.
+      const outOfRange = yield* Effect.flip(client.files.getSubmissions({ payload: { ...base, limit: 0 } }))
+      expect(outOfRange._tag).toBe("ParseError")
     })
   )
 })

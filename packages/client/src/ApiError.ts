@@ -18,7 +18,7 @@ export const problemCodes = {
   validation_failed: {
     status: 422,
     title: "Validation failed",
-    when: "body empty, not UTF-8 JSON, not an object, a member named twice, a field missing / not a string / empty / breaking the text rules, an unknown field"
+    when: "body empty, not UTF-8 JSON, not an object, a member named twice, a field missing / not a string / empty / breaking the text rules, an unknown field; for getSubmissions also `after` not a cursor of this file, `since` or `until` not an instant with a zone, `until` before `since`, `limit` not an integer from 1 to 10000"
   },
   unsupported_media_type: {
     status: 422,

@@ -34,6 +34,14 @@ export const version = "0.1.0"
 export const fileDataPath = "/api/v1/file-data"
 
 /**
+ * Where `getSubmissions`, the incremental read, lives.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const submissionsPath = "/api/v1/file-data/submissions"
+
+/**
  * 422 `validation_failed`, `unsupported_media_type` or `payload_too_large` on the wire.
  *
  * @since 0.1.0
@@ -156,18 +164,39 @@ export const fileDataOperation = <
  * @since 0.1.0
  * @category groups
  */
-export class FilesGroup extends HttpApiGroup.make("files").add(
-  fileDataOperation(
-    HttpApiEndpoint.post("getFileData", fileDataPath)
-      .setPayload(Models.GetFileDataRequest)
-      .addSuccess(Models.FileData)
-      .annotate(OpenApi.Summary, "Get a file's metadata, counters and every submission")
-      .annotate(
-        OpenApi.Description,
-        "The API key's user must own the file. Submissions are in ascending createdDate, ties in insertion order."
-      )
+export class FilesGroup extends HttpApiGroup.make("files")
+  .add(
+    fileDataOperation(
+      HttpApiEndpoint.post("getFileData", fileDataPath)
+        .setPayload(Models.GetFileDataRequest)
+        .addSuccess(Models.FileData)
+        .annotate(OpenApi.Summary, "Get a file's metadata, counters and every submission")
+        .annotate(
+          OpenApi.Description,
+          "The API key's user must own the file. Submissions are in ascending createdDate, ties in insertion order."
+        )
+    )
   )
-) {}
+  .add(
+    fileDataOperation(
+      HttpApiEndpoint.post("getSubmissions", submissionsPath)
+        .setPayload(Models.GetSubmissionsRequest)
+        .addSuccess(Models.SubmissionsPage)
+        .annotate(OpenApi.Summary, "Get a file's submissions page by page, and what was added since")
+        .annotate(
+          OpenApi.Description,
+          [
+            "For clients that sync. The same authorisation, checks, refusals and rate limits as getFileData (both count",
+            "against the same quotas). The reply holds at most limit submissions (default 1000) with",
+            "since <= createdDate < until, after the cursor given as after, in ascending createdDate, ties in insertion",
+            "order; next is the cursor after its last submission and hasMore says whether more matched. Sending next",
+            "back as after continues there, later too: it then returns the submissions appended since whose createdDate",
+            "is not before that of the last submission returned. A cursor belongs to its file: any other after is a 422",
+            "validation_failed naming /after, as are since, until and limit out of range."
+          ].join(" ")
+        )
+    )
+  ) {}
 
 /**
  * Liveness with a storage check, for load balancers.
@@ -198,7 +227,8 @@ export class FileDataApi extends HttpApi.make("filedata")
   .annotate(
     OpenApi.Description,
     [
-      "Returns a form file's metadata, counters and every submission it received, to the file's owner.",
+      "Returns a form file's metadata, counters and every submission it received, to the file's owner, whole",
+      "(getFileData) or page by page with a cursor that later returns what was added since (getSubmissions).",
       "",
       "Every error reply is an RFC 9457 problem document (`application/problem+json`) with a stable `code`:",
       "",

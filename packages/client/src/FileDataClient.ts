@@ -14,7 +14,8 @@ import * as Layer from "effect/Layer"
 import { FileDataApi } from "./FileDataApi.js"
 
 /**
- * The client: `client.files.getFileData({ payload })`, `client.system.health()`.
+ * The client: `client.files.getFileData({ payload })`, `client.files.getSubmissions({ payload })`,
+ * `client.system.health()`.
  *
  * @since 0.1.0
  * @category models

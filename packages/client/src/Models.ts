@@ -65,6 +65,74 @@ export const GetFileDataRequest = Schema.Struct({
  */
 export type GetFileDataRequest = typeof GetFileDataRequest.Type
 
+/**
+ * An instant as a request gives it: any ISO 8601 date-time with a zone (`Z` or an offset), e.g.
+ * `2024-01-01T00:00:00.000Z` or `2024-01-01T01:00:00+01:00`. Sent as written; the server reads and checks it.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Instant = NonEmptyString.annotations({
+  title: "Instant",
+  description: "ISO 8601 date-time with a zone (Z or an offset), e.g. 2024-01-01T00:00:00.000Z",
+  jsonSchema: { format: "date-time" }
+})
+
+/**
+ * The largest `limit` of an incremental read; without one a reply holds at most 1,000 submissions.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxSubmissionsLimit = 10_000
+
+/**
+ * The body of `POST /api/v1/file-data/submissions`: `fileId` and `apiKey` as for `getFileData`, and the
+ * optional bounds of the read. Any other field is refused.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const GetSubmissionsRequest = Schema.Struct({
+  fileId: GetFileDataRequest.fields.fileId,
+  apiKey: GetFileDataRequest.fields.apiKey,
+  since: Schema.optionalWith(
+    Instant.annotations({
+      description: "Only submissions with createdDate >= since: an ISO 8601 date-time with a zone",
+      examples: ["2024-01-02T00:00:00.000Z"]
+    }),
+    { exact: true }
+  ),
+  until: Schema.optionalWith(
+    Instant.annotations({
+      description: "Only submissions with createdDate < until: an ISO 8601 date-time with a zone, not before since",
+      examples: ["2024-02-01T00:00:00.000Z"]
+    }),
+    { exact: true }
+  ),
+  after: Schema.optionalWith(
+    NonEmptyString.annotations({
+      title: "Cursor",
+      description:
+        "The next of an earlier reply for the same file: continue after its last submission. Opaque; any other text is refused"
+    }),
+    { exact: true }
+  ),
+  limit: Schema.optionalWith(
+    Schema.Number.pipe(Schema.int(), Schema.between(1, maxSubmissionsLimit)).annotations({
+      title: "Limit",
+      description: `At most this many submissions, 1 to ${maxSubmissionsLimit}; default 1000`
+    }),
+    { exact: true }
+  )
+}).annotations({ identifier: "GetSubmissionsRequest", parseOptions: { onExcessProperty: "error" } })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type GetSubmissionsRequest = typeof GetSubmissionsRequest.Type
+
 const isContent = (u: unknown): u is { readonly [field: string]: string } => {
   if (typeof u !== "object" || u === null || Array.isArray(u)) return false
   for (const value of Object.values(u)) if (typeof value !== "string") return false
@@ -136,6 +204,41 @@ export const FileData = Schema.Struct({
  * @category models
  */
 export type FileData = typeof FileData.Type
+
+/**
+ * The reply of `POST /api/v1/file-data/submissions`: the submissions of the requested range in reply order
+ * (ascending `createdDate`, ties in insertion order), the cursor after the last of them, and whether more
+ * matched when the reply was read.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const SubmissionsPage = Schema.Struct({
+  submissions: Schema.Array(Submission),
+  next: Schema.String.annotations({
+    title: "Cursor",
+    description:
+      "Opaque cursor after the last submission of this reply (or the after sent, when there is none): send it as after to continue"
+  }),
+  hasMore: Schema.Boolean.annotations({
+    description: "Whether more submissions of the range matched when the reply was read"
+  })
+}).annotations({
+  identifier: "SubmissionsPage",
+  examples: [
+    {
+      submissions: [{ createdDate: "2024-01-02T09:30:00.000Z", content: { email: "a@example.com" } }],
+      next: "MWI5YTZhM2E0MWQ5MjczNmMxNzA0MTg3ODAwMDAwOjE",
+      hasMore: true
+    }
+  ]
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type SubmissionsPage = typeof SubmissionsPage.Type
 
 /**
  * How the rate limiter counts at the moment: in this instance's memory, in Redis, in memory while Redis is

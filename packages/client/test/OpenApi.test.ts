@@ -47,12 +47,14 @@ describe("the OpenAPI document", () => {
       "FileData",
       "FileNotFound",
       "GetFileDataRequest",
+      "GetSubmissionsRequest",
       "Health",
       "InternalError",
       "RateLimited",
       "RateLimiterCounting",
       "ServiceUnavailable",
       "Submission",
+      "SubmissionsPage",
       "ValidationFailed",
       "ValidationIssue"
     ])
@@ -71,15 +73,36 @@ describe("the OpenAPI document", () => {
       }
       expect(Object.keys(operation.responses["503"].headers)).toContain("Retry-After")
     }
-    const getFileData = spec.paths[FileDataApi.fileDataPath].post
-    expect(Object.keys(getFileData.responses).sort()).toEqual(["200", "403", "404", "422", "500", "503"])
-    for (const response of Object.values<any>(getFileData.responses)) {
-      expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(["RateLimit", "RateLimit-Policy"]))
+    for (const [path, request, reply] of [
+      [FileDataApi.fileDataPath, "GetFileDataRequest", "FileData"],
+      [FileDataApi.submissionsPath, "GetSubmissionsRequest", "SubmissionsPage"]
+    ] as const) {
+      const operation = spec.paths[path].post
+      expect(Object.keys(operation.responses).sort(), path).toEqual(["200", "403", "404", "422", "500", "503"])
+      for (const response of Object.values<any>(operation.responses)) {
+        expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(["RateLimit", "RateLimit-Policy"]))
+      }
+      expect(Object.keys(operation.responses["422"].headers)).toContain("Retry-After")
+      expect(operation.requestBody.content["application/json"].schema).toEqual({
+        $ref: `#/components/schemas/${request}`
+      })
+      expect(operation.responses["200"].content["application/json"].schema).toEqual({
+        $ref: `#/components/schemas/${reply}`
+      })
     }
-    expect(Object.keys(getFileData.responses["422"].headers)).toContain("Retry-After")
-    expect(getFileData.requestBody.content["application/json"].schema).toEqual({
-      $ref: "#/components/schemas/GetFileDataRequest"
-    })
+  })
+
+  it("describes the incremental read's bounds and reply", () => {
+    const request = spec.components.schemas.GetSubmissionsRequest
+    expect(request.required).toEqual(["fileId", "apiKey"])
+    expect(request.additionalProperties).toBe(false)
+    expect(request.properties.since).toMatchObject({ type: "string", format: "date-time" })
+    expect(request.properties.until).toMatchObject({ type: "string", format: "date-time" })
+    expect(request.properties.after).toMatchObject({ type: "string", minLength: 1 })
+    expect(request.properties.limit).toMatchObject({ type: "integer", minimum: 1, maximum: 10_000 })
+    const page = spec.components.schemas.SubmissionsPage
+    expect(page.required).toEqual(["submissions", "next", "hasMore"])
+    expect(page.properties.submissions.items).toEqual({ $ref: "#/components/schemas/Submission" })
   })
 
   it("caps a validation problem's errors at issueLimit, counts the rest in omitted, and bounds fileId", () => {
@@ -116,7 +139,13 @@ describe("the OpenAPI document", () => {
         'export const pointers = (problem: components["schemas"]["ValidationFailed"]): Array<string> =>',
         "  problem.errors.map((issue) => issue.pointer)",
         'export const unlisted = (problem: components["schemas"]["ValidationFailed"]): number => problem.omitted ?? 0',
-        'export const denied: components["schemas"]["AccessDenied"]["code"] = "access_denied"'
+        'export const denied: components["schemas"]["AccessDenied"]["code"] = "access_denied"',
+        'type Sync = paths["/api/v1/file-data/submissions"]["post"]',
+        'export const page: NonNullable<Sync["requestBody"]>["content"]["application/json"] = {',
+        '  fileId: "f", apiKey: "k", since: "2024-01-01T00:00:00Z", until: "2024-02-01T00:00:00Z", after: "c", limit: 10',
+        "}",
+        'export const resume = (reply: Sync["responses"][200]["content"]["application/json"]): string | undefined =>',
+        "  reply.hasMore ? reply.next : reply.submissions[0]?.createdDate"
       ].join("\n")
     )
     const program = ts.createProgram([join(dir, "use.ts")], {

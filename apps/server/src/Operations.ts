@@ -1,0 +1,85 @@
+/**
+ * The operations on one file the server serves, one row each: the path, the core's use case, and the writer
+ * of its reply body. Both transports serve every row the same way (the hot route, `FileDataRoute`, and the
+ * HttpApi handlers, `Handlers.files`): the body read by `RequestBody`, one limiter for both (so every
+ * operation counts against the same per-key and per-address quotas), the reply written by `Reply.send`. An
+ * operation added to `FileDataApi.FilesGroup` gets its row here and its handler in `Handlers.files`.
+ *
+ * @since 0.1.0
+ */
+
+import type { ServerResponse } from "node:http"
+import { FileDataApi } from "@filedata/client"
+import {
+  type FileDataError,
+  FileDataJson,
+  type FileRequest,
+  GetFileData,
+  GetSubmissions,
+  SubmissionsJson
+} from "@filedata/core"
+import type * as Effect from "effect/Effect"
+import * as Reply from "./Reply.js"
+
+/**
+ * One operation: where it is served, and how one request is answered.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Operation {
+  /** The request path, as in `FileDataApi`. */
+  readonly path: string
+  /** Runs the use case for one request on `ports` and writes its reply, success or problem, on `response`. */
+  readonly answer: (
+    ports: FileRequest.Ports,
+    input: FileRequest.Input,
+    response: ServerResponse,
+    frame: Reply.Frame
+  ) => Effect.Effect<void>
+}
+
+const make = <A>(
+  path: string,
+  runWith: (ports: FileRequest.Ports, input: FileRequest.Input) => Effect.Effect<A, FileDataError.GetFileDataError>,
+  writeTo: Reply.BodyWriter<A>
+): Operation => ({
+  path,
+  answer: (ports, input, response, frame) => Reply.send(response, frame, runWith(ports, input), writeTo)
+})
+
+/**
+ * `POST /api/v1/file-data`: the file's metadata, counters and every submission.
+ *
+ * @since 0.1.0
+ * @category operations
+ */
+export const getFileData: Operation = make(FileDataApi.fileDataPath, GetFileData.runWith, FileDataJson.writeTo)
+
+/**
+ * `POST /api/v1/file-data/submissions`: the incremental read.
+ *
+ * @since 0.1.0
+ * @category operations
+ */
+export const getSubmissions: Operation = make(
+  FileDataApi.submissionsPath,
+  GetSubmissions.runWith,
+  SubmissionsJson.writeTo
+)
+
+/**
+ * Every operation.
+ *
+ * @since 0.1.0
+ * @category operations
+ */
+export const all: ReadonlyArray<Operation> = [getFileData, getSubmissions]
+
+/**
+ * The operation served at a path, if any.
+ *
+ * @since 0.1.0
+ * @category operations
+ */
+export const byPath: ReadonlyMap<string, Operation> = new Map(all.map((operation) => [operation.path, operation]))
