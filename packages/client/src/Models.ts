@@ -1,13 +1,12 @@
 /**
- * The JSON the service reads and writes, as a client sends and receives it: plain strings and numbers, no
- * brands. The server decodes requests with the core's own, stricter rules; these schemas describe the wire
- * for the typed client and the OpenAPI document.
+ * The JSON the service reads and writes, as a client sends and receives it. Requests are plain strings and
+ * numbers, no brands: the server decodes them with the core's own, stricter rules. Replies are the core's
+ * domain schemas (`FileData` of `@filedata/core`, effect only), the one definition of their shape.
  *
  * @since 0.1.0
  */
+import { FileData as Domain, RateLimiter, SubmissionsReply } from "@filedata/core"
 import * as Schema from "effect/Schema"
-
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 /**
  * An instant as replies show it: ISO 8601 in UTC with milliseconds, `YYYY-MM-DDTHH:mm:ss.sssZ`.
@@ -15,11 +14,7 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
  * @since 0.1.0
  * @category schemas
  */
-export const Timestamp = Schema.String.pipe(Schema.pattern(TIMESTAMP)).annotations({
-  title: "Timestamp",
-  description: "UTC with milliseconds, YYYY-MM-DDTHH:mm:ss.sssZ",
-  jsonSchema: { format: "date-time" }
-})
+export const Timestamp = Domain.Timestamp
 
 /**
  * A whole number, 0 or more.
@@ -27,10 +22,7 @@ export const Timestamp = Schema.String.pipe(Schema.pattern(TIMESTAMP)).annotatio
  * @since 0.1.0
  * @category schemas
  */
-export const Count = Schema.Number.pipe(Schema.int(), Schema.nonNegative()).annotations({
-  title: "Count",
-  description: "A whole number, 0 or more"
-})
+export const Count = Domain.Count
 
 /**
  * A string with at least one character, as every request field is.
@@ -133,23 +125,13 @@ export const GetSubmissionsRequest = Schema.Struct({
  */
 export type GetSubmissionsRequest = typeof GetSubmissionsRequest.Type
 
-const isContent = (u: unknown): u is { readonly [field: string]: string } => {
-  if (typeof u !== "object" || u === null || Array.isArray(u)) return false
-  for (const value of Object.values(u)) if (typeof value !== "string") return false
-  return true
-}
-
 /**
- * What a submission holds: form-field name to the submitted value. Checked, not copied, so every name the
- * reply had stays, `__proto__` included (a copy made by assignment would drop it).
+ * What a submission holds: form-field name to the submitted value.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const SubmissionContent = Schema.declare(isContent, {
-  description: "Form-field name to the submitted value; the names vary from file to file",
-  jsonSchema: { type: "object", additionalProperties: { type: "string" } }
-})
+export const SubmissionContent = Domain.SubmissionContent
 
 /**
  * One form submission.
@@ -157,10 +139,7 @@ export const SubmissionContent = Schema.declare(isContent, {
  * @since 0.1.0
  * @category schemas
  */
-export const Submission = Schema.Struct({
-  createdDate: Timestamp,
-  content: SubmissionContent
-}).annotations({ identifier: "Submission" })
+export const Submission = Domain.Submission
 
 /**
  * @since 0.1.0
@@ -175,29 +154,7 @@ export type Submission = typeof Submission.Type
  * @since 0.1.0
  * @category schemas
  */
-export const FileData = Schema.Struct({
-  name: Schema.String,
-  creationDate: Timestamp,
-  publicAvailability: Schema.Boolean,
-  SubmissionCounter: Count,
-  VisitCounter: Count,
-  submissions: Schema.Array(Submission)
-}).annotations({
-  identifier: "FileData",
-  examples: [
-    {
-      name: "Contact form",
-      creationDate: "2024-01-01T00:00:00.000Z",
-      publicAvailability: true,
-      SubmissionCounter: 2,
-      VisitCounter: 10,
-      submissions: [
-        { createdDate: "2024-01-02T09:30:00.000Z", content: { email: "a@example.com" } },
-        { createdDate: "2024-01-03T10:00:00.000Z", content: { email: "b@example.com", message: "Hello" } }
-      ]
-    }
-  ]
-})
+export const FileData = Domain.FileData
 
 /**
  * @since 0.1.0
@@ -213,26 +170,7 @@ export type FileData = typeof FileData.Type
  * @since 0.1.0
  * @category schemas
  */
-export const SubmissionsPage = Schema.Struct({
-  submissions: Schema.Array(Submission),
-  next: Schema.String.annotations({
-    title: "Cursor",
-    description:
-      "Opaque cursor after the last submission of this reply (or the after sent, when there is none): send it as after to continue"
-  }),
-  hasMore: Schema.Boolean.annotations({
-    description: "Whether more submissions of the range matched when the reply was read"
-  })
-}).annotations({
-  identifier: "SubmissionsPage",
-  examples: [
-    {
-      submissions: [{ createdDate: "2024-01-02T09:30:00.000Z", content: { email: "a@example.com" } }],
-      next: "MWI5YTZhM2E0MWQ5MjczNmMxNzA0MTg3ODAwMDAwOjE",
-      hasMore: true
-    }
-  ]
-})
+export const SubmissionsPage = SubmissionsReply.SubmissionsPage
 
 /**
  * @since 0.1.0
@@ -247,15 +185,7 @@ export type SubmissionsPage = typeof SubmissionsPage.Type
  * @since 0.1.0
  * @category schemas
  */
-export const RateLimiterCounting = Schema.Literal(
-  "memory",
-  "redis",
-  "memory-fallback",
-  "refusing",
-  "uncounted"
-).annotations({
-  identifier: "RateLimiterCounting"
-})
+export const RateLimiterCounting = RateLimiter.Counting
 
 /**
  * @since 0.1.0

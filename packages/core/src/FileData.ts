@@ -79,7 +79,7 @@ export const Timestamp = Schema.String.pipe(
     jsonSchema: { format: "date-time" }
   }),
   Schema.brand("Timestamp")
-)
+).annotations({ title: "Timestamp", description: "UTC with milliseconds, YYYY-MM-DDTHH:mm:ss.sssZ" })
 
 /**
  * @since 0.1.0
@@ -173,12 +173,33 @@ export const InstantFromIso = Schema.transformOrFail(Schema.String, Schema.Numbe
 }).annotations({ identifier: "Instant" })
 
 /**
- * What a submission holds: form-field name to the submitted value. Keys vary from file to file.
+ * A counter of the reply: a whole number, 0 or more.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const SubmissionContent = Schema.Record({ key: Schema.String, value: Schema.String })
+export const Count = Schema.Number.pipe(Schema.int(), Schema.nonNegative()).annotations({
+  title: "Count",
+  description: "A whole number, 0 or more"
+})
+
+const isContent = (u: unknown): u is { readonly [field: string]: string } => {
+  if (typeof u !== "object" || u === null || Array.isArray(u)) return false
+  for (const value of Object.values(u)) if (typeof value !== "string") return false
+  return true
+}
+
+/**
+ * What a submission holds: form-field name to the submitted value. Keys vary from file to file. Checked, not
+ * copied, so every name a reply had stays, `__proto__` included (a record copied by assignment drops it).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const SubmissionContent = Schema.declare(isContent, {
+  description: "Form-field name to the submitted value; the names vary from file to file",
+  jsonSchema: { type: "object", additionalProperties: { type: "string" } }
+})
 
 /**
  * @since 0.1.0
@@ -214,10 +235,25 @@ export const FileData = Schema.Struct({
   name: Schema.String,
   creationDate: Timestamp,
   publicAvailability: Schema.Boolean,
-  SubmissionCounter: Schema.NonNegativeInt,
-  VisitCounter: Schema.NonNegativeInt,
+  SubmissionCounter: Count,
+  VisitCounter: Count,
   submissions: Schema.Array(Submission)
-}).annotations({ identifier: "FileData" })
+}).annotations({
+  identifier: "FileData",
+  examples: [
+    {
+      name: "Contact form",
+      creationDate: "2024-01-01T00:00:00.000Z" as Timestamp,
+      publicAvailability: true,
+      SubmissionCounter: 2,
+      VisitCounter: 10,
+      submissions: [
+        { createdDate: "2024-01-02T09:30:00.000Z" as Timestamp, content: { email: "a@example.com" } },
+        { createdDate: "2024-01-03T10:00:00.000Z" as Timestamp, content: { email: "b@example.com", message: "Hello" } }
+      ]
+    }
+  ]
+})
 
 /**
  * @since 0.1.0

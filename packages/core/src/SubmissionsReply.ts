@@ -8,7 +8,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { type StoredFile, Submission } from "./FileData.js"
+import { type StoredFile, Submission, type Timestamp } from "./FileData.js"
 import type { StorageUnavailable } from "./FileDataError.js"
 import type { SubmissionPage } from "./FileRepository.js"
 import * as SubmissionCursor from "./SubmissionCursor.js"
@@ -50,10 +50,23 @@ export const pageLimit = 1000
 export const SubmissionsPage = Schema.Struct({
   submissions: Schema.Array(Submission),
   next: Schema.String.annotations({
-    description: "Send as `after` to continue after the last submission of this reply"
+    title: "Cursor",
+    description:
+      "Opaque cursor after the last submission of this reply (or the after sent, when there is none): send it as after to continue"
   }),
-  hasMore: Schema.Boolean.annotations({ description: "Whether more submissions matched when the reply was read" })
-}).annotations({ identifier: "SubmissionsPage" })
+  hasMore: Schema.Boolean.annotations({
+    description: "Whether more submissions of the range matched when the reply was read"
+  })
+}).annotations({
+  identifier: "SubmissionsPage",
+  examples: [
+    {
+      submissions: [{ createdDate: "2024-01-02T09:30:00.000Z" as Timestamp, content: { email: "a@example.com" } }],
+      next: "MWI5YTZhM2E0MWQ5MjczNmMxNzA0MTg3ODAwMDAwOjE",
+      hasMore: true
+    }
+  ]
+})
 
 /**
  * @since 0.1.0
