@@ -50,11 +50,7 @@ export const submissionsPath = "/api/v1/file-data/submissions"
 export const ValidationProblem = problem(
   ApiError.ValidationFailed,
   "RFC 9457 problem details: the request is not what the operation accepts",
-  {
-    code: "validation_failed",
-    detail: "/apiKey: is required",
-    errors: [{ pointer: "/apiKey", detail: "is required" }]
-  }
+  { code: "validation_failed", detail: "/apiKey: is required", errors: [{ pointer: "/apiKey", detail: "is required" }] }
 )
 
 /**
@@ -66,11 +62,7 @@ export const ValidationProblem = problem(
 export const RateLimitedProblem = problem(
   ApiError.RateLimited,
   "RFC 9457 problem details: the API key or the client address is over its quota",
-  {
-    code: "rate_limited",
-    detail: "Too many requests for this API key; retry after 51 s",
-    retryAfter: 51
-  }
+  { code: "rate_limited", detail: "Too many requests for this API key; retry after 51 s", retryAfter: 51 }
 )
 
 /**
@@ -82,10 +74,7 @@ export const RateLimitedProblem = problem(
 export const AccessDeniedProblem = problem(
   ApiError.AccessDenied,
   "RFC 9457 problem details: the key matches no active key, or its user does not own the file",
-  {
-    code: "access_denied",
-    detail: "The API key does not grant access to this file"
-  }
+  { code: "access_denied", detail: "The API key does not grant access to this file" }
 )
 
 /**
@@ -109,10 +98,7 @@ export const FileNotFoundProblem = problem(
 export const UnavailableProblem = problem(
   ApiError.ServiceUnavailable,
   "RFC 9457 problem details: storage or the rate limiter does not answer; retry later",
-  {
-    code: "storage_unavailable",
-    detail: "Storage is not available"
-  }
+  { code: "storage_unavailable", detail: "Storage is not available" }
 )
 
 /**
@@ -124,10 +110,7 @@ export const UnavailableProblem = problem(
 export const InternalProblem = problem(
   ApiError.InternalError,
   "RFC 9457 problem details: an unexpected failure, logged by the server",
-  {
-    code: "internal_error",
-    detail: "The request could not be completed"
-  }
+  { code: "internal_error", detail: "The request could not be completed" }
 )
 
 /**
