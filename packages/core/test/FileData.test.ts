@@ -122,6 +122,20 @@ describe("timestampFromEpochMillis", () => {
   )
 
   it.each([
+    "0000-01-01T00:00:00.000Z",
+    "0000-02-29T12:00:00.000Z",
+    "0000-03-01T00:00:00.000Z",
+    "1600-02-29T00:00:00.000Z",
+    "1969-12-31T23:59:59.999Z",
+    "1970-01-01T00:00:00.000Z",
+    "2000-02-29T00:00:00.000Z",
+    "9999-12-31T23:59:59.999Z"
+  ])("InstantFromIso reads %s as Date.parse does", (text) => {
+    expect(Schema.decodeUnknownSync(InstantFromIso)(text)).toBe(Date.parse(text))
+  })
+
+  it.each([
+    "1900-02-29T00:00:00.000Z",
     "2024-01-01T00:00:00.00aZ",
     "2024-0a-01T00:00:00.000Z",
     "2024-01-01T00:00:00.000z",
