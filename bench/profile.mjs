@@ -41,7 +41,7 @@ if (!existsSync(fixture)) await writeFixture(fixture, shape)
 // A database of its own, so a `pnpm bench` run meanwhile does not replace it.
 const db = join(work, "profile-small.db")
 if (!existsSync(db)) {
-  const imported = spawnSync(process.execPath, ["apps/cli/dist/main.js", "import", fixture], {
+  const imported = spawnSync(process.execPath, ["apps/cli/dist/bundle/main.js", "import", fixture], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: `file:${db}`, LOG_LEVEL: "warn" },
     stdio: "inherit"

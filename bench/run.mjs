@@ -201,7 +201,7 @@ const measure = async (profile) => {
   let pgDatabase
   if (onPostgres[profile] !== undefined) {
     // The baseline reads SQLite: the fixture goes there too, untimed, and filedata gets a fresh database.
-    timed(["apps/cli/dist/main.js", "import", fixture], { DATABASE_URL: serverUrl, LOG_LEVEL: "warn" })
+    timed(["apps/cli/dist/bundle/main.js", "import", fixture], { DATABASE_URL: serverUrl, LOG_LEVEL: "warn" })
     pgDatabase = `filedata_bench_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 10)}`
     await admin(`CREATE DATABASE ${pgDatabase}`)
     const url = new URL(databaseUrl)
@@ -222,7 +222,10 @@ const importBoth = (profile, db, serverUrl, fixture) => {
   const plainDb = join(work, `${profile}-baseline-import.db`)
   removeDatabase(plainDb)
   const plain = timed(["bench/baseline-import.mjs", plainDb, fixture], {})
-  const imported = timed(["apps/cli/dist/main.js", "import", fixture], { DATABASE_URL: serverUrl, LOG_LEVEL: "warn" })
+  const imported = timed(["apps/cli/dist/bundle/main.js", "import", fixture], {
+    DATABASE_URL: serverUrl,
+    LOG_LEVEL: "warn"
+  })
   console.error(
     `${profile}: imported in ${imported.seconds.toFixed(1)} s, peak RSS ${imported.rssMiB.toFixed(0)} MiB ` +
       `(plain importer: ${plain.seconds.toFixed(1)} s, ${plain.rssMiB.toFixed(0)} MiB)`
@@ -244,7 +247,7 @@ const startUp = async (db, env) => {
   const kinds = [
     { name: "pnpm start", args: ["start"], options: { command: "pnpm", detached: true } },
     { name: "node scripts/run.mjs server", args: ["scripts/run.mjs", "server"], rss: true },
-    { name: "node apps/server/dist/main.js", args: ["apps/server/dist/main.js"], rss: true },
+    { name: "node apps/server/dist/bundle/main.js", args: ["apps/server/dist/bundle/main.js"], rss: true },
     { name: "baseline", args: ["bench/baseline.mjs", db, "0"], rss: true }
   ]
   const measured = new Map(kinds.map((kind) => [kind.name, { ms: [], cpu: [], rss: [] }]))

@@ -161,7 +161,7 @@ for (const [name, shape] of [
 ]) {
   const fixture = join(dir, `${name}.json`)
   await writeFixture(fixture, shape)
-  const imported = spawnSync(process.execPath, ["apps/cli/dist/main.js", "import", fixture], {
+  const imported = spawnSync(process.execPath, ["apps/cli/dist/bundle/main.js", "import", fixture], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" },
     encoding: "utf8"
@@ -173,7 +173,7 @@ for (const [name, shape] of [
 }
 
 // --trace-gc: V8 prints the heap after every full collection, the live data the server holds.
-server = await start("filedata", ["--trace-gc", "apps/server/dist/main.js"], {
+server = await start("filedata", ["--trace-gc", "apps/server/dist/bundle/main.js"], {
   DATABASE_URL: databaseUrl,
   REDIS_URL: undefined,
   PORT: "0",

@@ -183,7 +183,7 @@ try {
 // (brought up to date first) serves a database the CLI seeds with the example's fixture.
 const startServer = async (databaseUrl) => {
   const env = { PATH: process.env.PATH, DATABASE_URL: databaseUrl, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "warn" }
-  const server = spawn(process.execPath, [join(root, "apps/server/dist/main.js")], {
+  const server = spawn(process.execPath, [join(root, "apps/server/dist/bundle/main.js")], {
     env,
     stdio: ["ignore", "pipe", "pipe"]
   })
@@ -210,7 +210,7 @@ const startServer = async (databaseUrl) => {
 if (exampleBuilt) {
   run(process.execPath, [join(root, "scripts/run.mjs"), "--build-only"], { stdio: "inherit" })
   const databaseUrl = `file:${join(work, "server", "filedata.db")}`
-  const cli = join(root, "apps/cli/dist/main.js")
+  const cli = join(root, "apps/cli/dist/bundle/main.js")
   run(process.execPath, [cli, "import", join(consumer, "fixture.json")], {
     env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" }
   })

@@ -1,7 +1,8 @@
 // Runs an app of the workspace from the repository root: `node scripts/run.mjs server|cli [args...]`
 // (`--build-only` just builds).
-// It brings the build up to date first (skipped when nothing changed since the last build, see below),
-// then runs the app in this same process, so signals reach the server directly.
+// It brings the build up to date first (skipped when nothing changed since the last build, see below): tsc -b,
+// then each app's entry bundled (scripts/bundle.mjs); then it runs the app's bundle in this same process, so
+// signals reach the server directly.
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -9,7 +10,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
-const apps = { server: "apps/server/dist/main.js", cli: "apps/cli/dist/main.js" }
+const apps = { server: "apps/server/dist/bundle/main.js", cli: "apps/cli/dist/bundle/main.js" }
 const [app, ...args] = process.argv.slice(2)
 const entry = apps[app]
 if (entry === undefined && app !== "--build-only") {
@@ -20,7 +21,8 @@ if (entry === undefined && app !== "--build-only") {
 // `tsc -b` takes about half a second to find an unchanged tree unchanged, most of it loading TypeScript. A
 // stamp records the start of the last build that succeeded; while nothing a build reads is newer (sources,
 // directories too so a deleted file counts, each tsconfig and package.json, the shared configuration, the
-// lockfile) and every project's output is still there, the build is skipped. A failed build removes the stamp.
+// lockfile, the bundler's script) and every project's output and every bundle is still there, the build is
+// skipped. A failed build removes the stamp.
 const stamp = join(root, "node_modules", ".cache", "filedata", "build-succeeded")
 
 const newestUnder = (path) => {
@@ -37,11 +39,17 @@ const projects = JSON.parse(readFileSync(join(root, "tsconfig.build.json"), "utf
 
 const upToDate = () => {
   const built = statSync(stamp, { throwIfNoEntry: false })
-  if (built === undefined || !projects.every((project) => existsSync(join(project, "dist", ".tsbuildinfo")))) {
+  if (
+    built === undefined ||
+    !projects.every((project) => existsSync(join(project, "dist", ".tsbuildinfo"))) ||
+    !Object.values(apps).every((bundle) => existsSync(join(root, bundle)))
+  ) {
     return false
   }
   const inputs = [
-    ...["tsconfig.base.json", "tsconfig.build.json", "package.json", "pnpm-lock.yaml"].map((file) => join(root, file)),
+    ...["tsconfig.base.json", "tsconfig.build.json", "package.json", "pnpm-lock.yaml", "scripts/bundle.mjs"].map(
+      (file) => join(root, file)
+    ),
     ...projects.flatMap((project) => ["src", "tsconfig.json", "package.json"].map((entry) => join(project, entry)))
   ]
   return inputs.every((input) => newestUnder(input) < built.mtimeMs)
@@ -58,6 +66,14 @@ if (!upToDate()) {
   const build = spawnSync(process.execPath, [tsc, "-b", join(root, "tsconfig.build.json")], { stdio: "inherit" })
   if (build.status !== 0) {
     console.error("The build failed; see the errors above.")
+    process.exit(1)
+  }
+  // Imported only when building: loading esbuild would cost every start.
+  const { bundleAll } = await import("./bundle.mjs")
+  try {
+    await bundleAll()
+  } catch {
+    console.error("Bundling failed; see the errors above.")
     process.exit(1)
   }
   try {

@@ -7,8 +7,9 @@
 
 import { spawn } from "node:child_process"
 import { once } from "node:events"
-import { rmSync } from "node:fs"
-import { join } from "node:path"
+import { existsSync, readFileSync, rmSync } from "node:fs"
+import { SourceMap } from "node:module"
+import { dirname, join, resolve } from "node:path"
 import { createInterface } from "node:readline"
 import { root } from "./processes.mjs"
 
@@ -55,8 +56,25 @@ const frameOf = (line) => {
   if (!match) return undefined
   const symbol = match[1].replace(/\+0x[0-9a-f]+$/, "")
   const js = JS.exec(symbol)
-  if (js) return { symbol, dso: match[2], js: { name: js[1] || "(anonymous)", url: js[2], line: Number(js[3]) } }
+  if (js) {
+    const at = original(js[2], Number(js[3]), Number(js[4]))
+    return { symbol, dso: match[2], js: { name: js[1] || "(anonymous)", ...at } }
+  }
   return { symbol, dso: match[2] }
+}
+
+// A function of an app's bundle (apps/APP/dist/bundle/, docs/performance.md#bundled-entries) is named by where
+// its source map puts it, so its time counts for the package it came from, not for the bundle.
+const maps = new Map()
+const original = (url, line, column) => {
+  const path = url.startsWith("file://") ? decodeURIComponent(new URL(url).pathname) : url
+  if (!/\/dist\/bundle\/[^/]+\.js$/.test(path)) return { url, line }
+  if (!maps.has(path)) {
+    maps.set(path, existsSync(`${path}.map`) ? new SourceMap(JSON.parse(readFileSync(`${path}.map`, "utf8"))) : null)
+  }
+  const entry = maps.get(path)?.findEntry(line - 1, column - 1)
+  if (entry?.originalSource === undefined) return { url, line }
+  return { url: resolve(dirname(path), entry.originalSource), line: entry.originalLine + 1 }
 }
 
 // Every sample of `file`: its thread, its weight in µs and its frames, leaf first.

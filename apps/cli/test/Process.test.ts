@@ -1,4 +1,4 @@
-// The CLI as an operator and a script run it: the built `apps/cli/dist/main.js` as a real process, its exit
+// The CLI as an operator and a script run it: the built `apps/cli/dist/bundle/main.js` as a real process, its exit
 // codes (0 success, 1 a failed command, 2 a wrong command line), its output without escape codes where no
 // terminal reads it or NO_COLOR is set, and its --log-level with LOG_LEVEL's names.
 

@@ -120,12 +120,12 @@ export const runProcess = (args: ReadonlyArray<string>, env: Record<string, stri
   Processes.finish(Processes.node(args, env))
 
 /**
- * `node apps/cli/dist/main.js ARGS` on the current build (brought up to date once by the tests' global setup), with stdout and
+ * `node apps/cli/dist/bundle/main.js ARGS` on the current build (brought up to date once by the tests' global setup), with stdout and
  * stderr piped, so neither is a terminal, and `input` written to its stdin.
  */
 export const runBuilt = (args: ReadonlyArray<string>, env: Record<string, string>, input = "") =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, ["apps/cli/dist/main.js", ...args], {
+    const child = spawn(process.execPath, [Processes.builtEntry("cli"), ...args], {
       cwd: Processes.root,
       env: { ...process.env, LOG_LEVEL: "warn", ...env },
       stdio: ["pipe", "pipe", "pipe"]
@@ -146,13 +146,13 @@ export const runBuilt = (args: ReadonlyArray<string>, env: Record<string, string
 const hasScript = spawnSync("script", ["--version"], { stdio: "ignore" }).status === 0
 
 /**
- * `node apps/cli/dist/main.js ARGS` with stdout and stderr on a pseudo-terminal, through util-linux `script`;
+ * `node apps/cli/dist/bundle/main.js ARGS` with stdout and stderr on a pseudo-terminal, through util-linux `script`;
  * `undefined` where `script` is missing. What the terminal showed comes back as one text.
  */
 export const runOnTerminal = (args: ReadonlyArray<string>, env: Record<string, string>) =>
   hasScript
     ? new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-        const command = [process.execPath, "apps/cli/dist/main.js", ...args].map((arg) => `'${arg}'`).join(" ")
+        const command = [process.execPath, Processes.builtEntry("cli"), ...args].map((arg) => `'${arg}'`).join(" ")
         const child = spawn("script", ["-qec", command, "/dev/null"], {
           cwd: Processes.root,
           env: { ...process.env, LOG_LEVEL: "warn", ...env },

@@ -142,10 +142,15 @@ const page = (title: string): string => `<!DOCTYPE html>
 export const layer: Layer.Layer<never, never, HttpApi.Api> = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const { api } = yield* HttpApi.Api
-    const spec = new TextEncoder().encode(JSON.stringify(OpenApi.fromApi(api)))
-    const info = OpenApi.fromApi(api).info
-    yield* router.get(paths.openApi, negotiated(yield* variants(Effect.succeed(spec)), "application/json", {}))
-    yield* router.get(paths.swaggerUi, Effect.succeed(HttpServerResponse.html(page(info.title))))
+    // Built on the first request that needs it, not at start (docs/performance.md#documentation-built-when-asked).
+    const document = yield* Effect.cached(Effect.sync(() => OpenApi.fromApi(api)))
+    const spec = Effect.map(document, (openApi) => new TextEncoder().encode(JSON.stringify(openApi)))
+    const html = yield* Effect.cached(Effect.map(document, (openApi) => page(openApi.info.title)))
+    yield* router.get(paths.openApi, negotiated(yield* variants(spec), "application/json", {}))
+    yield* router.get(
+      paths.swaggerUi,
+      Effect.map(html, (body) => HttpServerResponse.html(body))
+    )
     for (const asset of assets) {
       const load = Effect.promise(() => readFile(require.resolve(asset.file)))
       yield* router.get(

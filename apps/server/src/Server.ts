@@ -10,9 +10,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Duplex } from "node:stream"
+import * as Etag from "@effect/platform/Etag"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodeHttpPlatform from "@effect/platform-node/NodeHttpPlatform"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodePath from "@effect/platform-node/NodePath"
 import { FileDataApi } from "@filedata/client"
 import type { FileRepository, RateLimiter } from "@filedata/core"
 import { Listener, Logging, type ServiceConfig } from "@filedata/runtime"
@@ -105,6 +109,11 @@ const listen = (server: Server, options: Options) =>
         })
       })
   )
+
+// What the platform's handler uses (HttpRouter's default services). `NodeHttpServer.layerContext` adds a command
+// executor, a terminal and workers, whose modules every start would load
+// (docs/performance.md#platform-services-the-handler-uses).
+const platformServices = Layer.mergeAll(NodeHttpPlatform.layer, Etag.layerWeak, NodeFileSystem.layer, NodePath.layer)
 
 /**
  * The whole server on a Node listener; prints the contract's `listening on` line once requests are served.
@@ -220,4 +229,4 @@ export const layer = (
       yield* Logging.announce(`listening on http://${options.host}:${address.port} (pid ${process.pid})`)
       return { hostname: address.address, port: address.port }
     })
-  ).pipe(Layer.provide(routesLayer(options)), Layer.provide(NodeHttpServer.layerContext))
+  ).pipe(Layer.provide(routesLayer(options)), Layer.provide(platformServices))

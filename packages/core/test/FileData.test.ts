@@ -97,6 +97,55 @@ describe("timestampFromEpochMillis", () => {
     { fastCheck: { numRuns: 200 } }
   )
 
+  it.prop(
+    "InstantFromIso reads a text of the Timestamp's form as Date.parse does, and refuses what it rolls over",
+    [
+      FastCheck.tuple(
+        FastCheck.integer({ min: 0, max: 9999 }),
+        FastCheck.integer({ min: 0, max: 13 }),
+        FastCheck.integer({ min: 0, max: 32 }),
+        FastCheck.integer({ min: 0, max: 24 }),
+        FastCheck.integer({ min: 0, max: 60 }),
+        FastCheck.integer({ min: 0, max: 60 }),
+        FastCheck.integer({ min: 0, max: 999 })
+      )
+    ],
+    ([[year, month, day, hours, minutes, seconds, millis]]) => {
+      const pad = (n: number, width: number) => String(n).padStart(width, "0")
+      const text = `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${pad(hours, 2)}:${pad(minutes, 2)}:${pad(seconds, 2)}.${pad(millis, 3)}Z`
+      const parsed = Date.parse(text)
+      const valid = !Number.isNaN(parsed) && new Date(parsed).toISOString() === text
+      const decoded = Schema.decodeUnknownEither(InstantFromIso)(text)
+      expect(decoded).toEqual(valid ? Either.right(parsed) : expect.objectContaining({ _tag: "Left" }))
+    },
+    { fastCheck: { numRuns: 2_000 } }
+  )
+
+  it.each([
+    "0000-01-01T00:00:00.000Z",
+    "0000-02-29T12:00:00.000Z",
+    "0000-03-01T00:00:00.000Z",
+    "1600-02-29T00:00:00.000Z",
+    "1969-12-31T23:59:59.999Z",
+    "1970-01-01T00:00:00.000Z",
+    "2000-02-29T00:00:00.000Z",
+    "9999-12-31T23:59:59.999Z"
+  ])("InstantFromIso reads %s as Date.parse does", (text) => {
+    expect(Schema.decodeUnknownSync(InstantFromIso)(text)).toBe(Date.parse(text))
+  })
+
+  it.each([
+    "1900-02-29T00:00:00.000Z",
+    "2024-01-01T00:00:00.00aZ",
+    "2024-0a-01T00:00:00.000Z",
+    "2024-01-01T00:00:00.000z",
+    "２024-01-01T00:00:00.000Z",
+    "2024-01-01T00:00:0-.000Z",
+    "-024-01-01T00:00:00.000Z"
+  ])("InstantFromIso refuses %j", (text) => {
+    expect(Either.isLeft(Schema.decodeUnknownEither(InstantFromIso)(text))).toBe(true)
+  })
+
   it("isRepresentable bounds the years 0000 to 9999", () => {
     expect(isRepresentable(MIN)).toBe(true)
     expect(isRepresentable(MAX)).toBe(true)

@@ -58,8 +58,17 @@ export const start = (args: ReadonlyArray<string>, env: Record<string, string>):
   node(["scripts/run.mjs", ...args], { LOG_LEVEL: "warn", ...env })
 
 /**
- * `node apps/APP/dist/main.js ARGS` on the current build: no build step first, so the process is the app
- * from its first instruction and a signal reaches the app whenever it is sent.
+ * The built entry of an app, relative to the root: its bundle, which `pnpm start` and `pnpm filedata` run, so
+ * the tests run what ships (docs/performance.md#bundled-entries).
+ *
+ * @since 0.1.0
+ * @category paths
+ */
+export const builtEntry = (app: "server" | "cli"): string => `apps/${app}/dist/bundle/main.js`
+
+/**
+ * `node apps/APP/dist/bundle/main.js ARGS` on the current build: no build step first, so the process is the
+ * app from its first instruction and a signal reaches the app whenever it is sent.
  *
  * @since 0.1.0
  * @category processes
@@ -68,7 +77,7 @@ export const startBuilt = (
   app: "server" | "cli",
   args: ReadonlyArray<string>,
   env: Record<string, string>
-): ChildProcess => node([`apps/${app}/dist/main.js`, ...args], { LOG_LEVEL: "warn", ...env })
+): ChildProcess => node([builtEntry(app), ...args], { LOG_LEVEL: "warn", ...env })
 
 /**
  * Everything a process printed, and its exit code.
