@@ -90,8 +90,7 @@ export const repliesAbandoned = Metric.counter("filedata_replies_abandoned_total
  * @category headers
  */
 export const headers = (frame: Frame, contentType: string): Record<string, string | number> => {
-  // Written out as one literal: V8 builds an object spread from `securityHeaders` in microseconds, a literal
-  // in nanoseconds, and this runs for every request (docs/performance.md#what-was-found-and-what-was-done).
+  // Header fields as one literal, not a spread of securityHeaders: docs/performance.md#small-per-request-costs
   const fields: Record<string, string | number> = {
     "x-content-type-options": securityHeaders["x-content-type-options"],
     "cache-control": securityHeaders["cache-control"],
@@ -114,10 +113,7 @@ export const headers = (frame: Frame, contentType: string): Record<string, strin
 export class ClientGone extends Data.TaggedError("ClientGone") {}
 
 // Waits until `stream` drains, or fails once it is closed. Made by this function, outside the one that
-// receives each piece: a closure made in that function shares its scope and so holds the piece, and the
-// fiber's resumption kept these closures reachable across young collections. Measured on the first huge reply
-// of a fresh server: with the wait made beside the piece, nearly every piece was promoted to the old
-// generation (184 MB); made here, 2 MB (docs/performance.md).
+// receives each piece, so no closure holds a piece: docs/performance.md#drain-wait-made-once-per-reply
 const drainOf = (stream: Writable): Effect.Effect<void, ClientGone> =>
   Effect.async<void, ClientGone>((resume) => {
     let turn: NodeJS.Immediate | undefined

@@ -149,7 +149,7 @@ const isLeapYear = (year: number): boolean => year % 4 === 0 && (year % 100 !== 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
 
 // A Timestamp's own form, `YYYY-MM-DDTHH:mm:ss.sssZ`, as nearly every fixture writes its dates, read by
-// arithmetic: a fifth of the general path's cost (docs/performance.md#streaming-fixture-import). The date is
+// arithmetic rather than the general path (docs/performance.md#streaming-fixture-import). The date is
 // Howard Hinnant's `days_from_civil`, the inverse of `formatIso`'s. NaN when a field is out of range; any other
 // form is left to the general path.
 const parseTimestamp = (s: string): number => {

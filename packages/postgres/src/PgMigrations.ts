@@ -50,7 +50,7 @@ const createTables = Effect.gen(function* () {
 const CONVERT_BATCH = 5000
 
 // entry is a submission as the reply writes it, rendered once at import instead of on every read
-// (docs/performance.md). Existing rows are rendered here by the core's own function rather than in SQL, so
+// (docs/performance.md#stored-reply-entries). Existing rows are rendered here by the core's own function rather than in SQL, so
 // stored and newly imported entries cannot differ by a character. seq and created_date are left as they
 // are, so reply order and tie order do not change.
 // content stays and entry is nullable: in a rolling deploy older instances still read and write content

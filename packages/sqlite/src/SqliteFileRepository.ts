@@ -1,11 +1,10 @@
 /**
  * The `FileRepository` port on its own read connection to the SQLite file.
  *
- * Reads bypass the @effect/sql client on purpose: measured on the small bench profile, its per-statement
- * machinery (a prepared-statement cache behind an Effect `Cache`, a semaphore and a span per statement)
- * cost about 250 µs of a request's 850 µs in the use case, for queries better-sqlite3 answers in a few
- * µs. Statements here are prepared once and run synchronously, so a request that needs no I/O wait
- * runs without yielding. Writes (import, keys) and migrations stay on the @effect/sql client; in WAL
+ * Reads bypass the @effect/sql client and its per-statement machinery (a prepared-statement cache behind
+ * an Effect `Cache`, a semaphore and a span per statement): docs/performance.md#sqlite-reads-on-their-own-connection.
+ * Statements here are prepared once and run synchronously, so a request that needs no I/O wait runs
+ * without yielding. Writes (import, keys) and migrations stay on the @effect/sql client; in WAL
  * mode this reader never waits for them and always sees committed data.
  *
  * The connection follows the file at its path (`internal/followedFile.ts`): when the file is deleted,

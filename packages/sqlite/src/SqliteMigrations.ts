@@ -54,7 +54,7 @@ const BACKFILL_BATCH = 5000
 const INSERT_BATCH = 1000
 
 // Each submission is also kept as the reply writes it (`SubmissionEntry`), rendered once here and at
-// import instead of on every read (docs/performance.md). Expand only, as a release must be during a rolling
+// import instead of on every read (docs/performance.md#stored-reply-entries). Expand only, as a release must be during a rolling
 // deploy (docs/operations.md): instances of the previous release still read and write `content` and know
 // nothing of `entry`, so `content` stays and `entry` may be NULL for rows such an instance imports meanwhile
 // (the reader renders those itself). A later release fills what is left, then drops `content`.

@@ -34,14 +34,12 @@ export interface ReadSnapshot<C extends Transactional> {
 
 /**
  * Reads share one read transaction for up to SNAPSHOT_MILLIS: beginning and ending one is where SQLite
- * takes and releases its locks, with system calls. Measured on the small bench dataset, a request's three
- * statements cost 21 µs in a transaction of their own and 13 µs when ten requests share one; under the
- * bench's load about nine requests share each. Whether the snapshot is too old is decided at the first read
- * of a turn only, so the reads of one turn (a request's key, file and first page) always come from one
- * snapshot; a commit made on another connection is read from the first turn that starts SNAPSHOT_MILLIS
- * after the snapshot began. A timer ends a snapshot nobody renews, so an idle server holds none
- * (checkpoints can take the whole WAL). In WAL mode a reader never blocks writers. When ending it fails,
- * `endFailed` is told, and the connection is not used again.
+ * takes and releases its locks, with system calls (docs/performance.md#shared-read-snapshot). Whether the
+ * snapshot is too old is decided at the first read of a turn only, so the reads of one turn (a request's
+ * key, file and first page) always come from one snapshot; a commit made on another connection is read from
+ * the first turn that starts SNAPSHOT_MILLIS after the snapshot began. A timer ends a snapshot nobody renews,
+ * so an idle server holds none (checkpoints can take the whole WAL). In WAL mode a reader never blocks
+ * writers. When ending it fails, `endFailed` is told, and the connection is not used again.
  *
  * @internal
  */
