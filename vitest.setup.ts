@@ -4,13 +4,12 @@
  * onto the `it` object every file imports (its `Object.assign(it, …)` in `internal.ts`): a later file's plain
  * `it.effect` would then run in the earlier file's layer, without `TestClock`. Each file starts from the
  * methods `@effect/vitest` made at load.
- *
  */
 import { it } from "@effect/vitest"
 
 const key = Symbol.for("filedata/vitest.setup/pristine")
 const store = globalThis as { [key]?: Partial<typeof it> }
-const pristine = (store[key] ??= {
+store[key] ??= {
   effect: it.effect,
   scoped: it.scoped,
   live: it.live,
@@ -18,5 +17,5 @@ const pristine = (store[key] ??= {
   flakyTest: it.flakyTest,
   layer: it.layer,
   prop: it.prop
-})
-Object.assign(it, pristine)
+}
+Object.assign(it, store[key])
