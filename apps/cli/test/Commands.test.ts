@@ -107,7 +107,7 @@ describe("import", () => {
         expect(yield* keyOwner("user-1-key-b")).toEqual(Option.some("user-1"))
         expect(yield* keyOwner("user-2-key")).toEqual(Option.some("user-2"))
 
-        expect(yield* findFile("file-1")).toEqual(
+        expect(yield* findFile("user-1-key-a", "file-1")).toEqual(
           Option.some({
             id: "file-1",
             ownerId: "user-1",
@@ -119,7 +119,7 @@ describe("import", () => {
           })
         )
         // The contract's defaults, and an offset date stored as the same instant in UTC.
-        expect(yield* findFile("file-2")).toEqual(
+        expect(yield* findFile("user-1-key-a", "file-2")).toEqual(
           Option.some({
             id: "file-2",
             ownerId: "user-2",
@@ -193,7 +193,6 @@ describe("import", () => {
         expect(run.stderr[0]).toMatch(/nothing was written/)
         expect(yield* userExists("new-1")).toBe(false)
         expect(yield* userExists("new-2")).toBe(false)
-        expect(yield* findFile("new-file-1")).toEqual(Option.none())
         expect(yield* allKeys).toEqual([])
         expect(yield* keyOwner("new-1-key")).toEqual(Option.none())
       })
@@ -223,11 +222,13 @@ describe("import", () => {
         expectReported(run)
         expect(run.stderr.slice(1)).toEqual(["$.files[2].id: already exists"])
         expect(yield* userExists("user-3")).toBe(false)
-        expect(yield* findFile("file-3")).toEqual(Option.none())
-        expect(yield* findFile("file-4")).toEqual(Option.none())
+        expect(yield* findFile("user-1-key-a", "file-3")).toEqual(Option.none())
+        expect(yield* findFile("user-1-key-a", "file-4")).toEqual(Option.none())
         expect(yield* submissions("file-3")).toEqual([])
         expect(yield* allKeys).toEqual(keysBefore)
-        expect(Option.map(yield* findFile("file-2"), (file) => file.name)).toEqual(Option.some("Empty survey"))
+        expect(Option.map(yield* findFile("user-1-key-a", "file-2"), (file) => file.name)).toEqual(
+          Option.some("Empty survey")
+        )
       })
     )
   )
@@ -260,7 +261,7 @@ describe("import", () => {
           "$.files[2].id: already exists"
         ])
         expect(yield* userExists("user-3")).toBe(false)
-        expect(yield* findFile("file-4")).toEqual(Option.none())
+        expect(yield* findFile("user-1-key-a", "file-4")).toEqual(Option.none())
       })
     )
   )
@@ -406,7 +407,7 @@ describe("append", () => {
   const at = (day: number) => `2024-03-${String(day).padStart(2, "0")}T12:00:00.000Z`
   const counters = (id: string) =>
     Effect.map(
-      findFile(id),
+      findFile("user-1-key-a", id),
       Option.map((file) => [file.SubmissionCounter, file.VisitCounter])
     )
   const emails = (id: string) =>
@@ -884,13 +885,13 @@ describe("demo", () => {
             `curl -sS -X POST http://127.0.0.1:8080/api/v1/file-data -H 'Content-Type: application/json' -d '{"fileId":"demo-contact-form","apiKey":"${key}"}'`
           )
           expect(yield* keyOwner(key)).toEqual(Option.some("demo-user"))
-          expect(Option.map(yield* findFile("demo-contact-form"), (file) => file.ownerId)).toEqual(
+          expect(Option.map(yield* findFile(key, "demo-contact-form"), (file) => file.ownerId)).toEqual(
             Option.some("demo-user")
           )
           const contact = yield* submissions("demo-contact-form")
           expect(contact.length).toBeGreaterThanOrEqual(3)
           expect(Object.keys(JSON.parse(contact[0]?.contentJson ?? "{}"))).toEqual(["name", "email", "message"])
-          expect(Option.isSome(yield* findFile("demo-feedback-survey"))).toBe(true)
+          expect(Option.isSome(yield* findFile(key, "demo-feedback-survey"))).toBe(true)
           expect(yield* submissions("demo-feedback-survey")).toEqual([])
 
           const second = yield* cli("demo")

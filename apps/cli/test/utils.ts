@@ -90,17 +90,17 @@ export const cliWith =
 /** Runs `filedata ...args` on the tree as tests see it: storage provided from outside. */
 export const cli = cliWith(Commands.command)
 
-/** The owner of a plain-text key, through the port the HTTP server authenticates with. */
-export const keyOwner = (text: string) =>
+const access = (key: string, id: string) =>
   Effect.flatMap(FileRepository.FileRepository, (files) =>
-    files.findKeyOwner(Redacted.make(FileData.ApiKeyText.make(text)))
+    files.findAccess(Redacted.make(FileData.ApiKeyText.make(key)), FileData.FileId.make(id))
   )
 
-/** A stored file, through the read port, without the read point the port adds. */
-export const findFile = (id: string) =>
-  Effect.flatMap(FileRepository.FileRepository, (files) => files.findFile(FileData.FileId.make(id))).pipe(
-    Effect.map(Option.map(({ readPoint: _, ...file }) => file))
-  )
+/** The owner of a plain-text key, through the port the HTTP server authenticates with; any file will do. */
+export const keyOwner = (text: string) => Effect.map(access(text, "any-file"), (found) => found.owner)
+
+/** A stored file as a request with an active `key` finds it, without the read point the port adds. */
+export const findFile = (key: string, id: string) =>
+  Effect.map(access(key, id), (found) => Option.map(found.file, ({ readPoint: _, ...file }) => file))
 
 /** A file's stored submissions, in the order the reply lists them. */
 export const submissions = (id: string) =>

@@ -220,7 +220,7 @@ describe("metrics (built server, real process)", () => {
     SqliteFiles.remove(filename)
     expect(JSON.parse((await read(base, "contact", BOB_KEY)).text)).toMatchObject({ code: "storage_unavailable" })
     const after = samples(await scrape())
-    expect(sampleValue(after, "filedata_storage_failures_total", { operation: "findKeyOwner" })).toBe(1)
+    expect(sampleValue(after, "filedata_storage_failures_total", { operation: "findAccess" })).toBe(1)
     expect(sampleValue(after, "filedata_problems_total", { code: "storage_unavailable" })).toBe(1)
     expect(sampleValue(after, "filedata_http_request_duration_seconds_count", { route, status: "503" })).toBe(1)
     // Anything but /metrics on the metrics listener is not found.
@@ -518,18 +518,16 @@ describe("traces (built server, real process, local OTLP/HTTP receiver)", () => 
     expect(children(traced).map((span) => span.name)).toEqual([
       "RateLimiter.consume",
       "RateLimiter.consume",
-      "FileRepository.findKeyOwner",
-      "FileRepository.findFile",
+      "FileRepository.findAccess",
       "FileRepository.readSubmissions"
     ])
     expect(children(traced).map((span) => span.attributes["filedata.rate_limit.scope"])).toEqual([
       "clientAddress",
       "apiKey",
       undefined,
-      undefined,
       undefined
     ])
-    expect(children(traced).find((span) => span.name === "FileRepository.findFile")?.attributes).toMatchObject({
+    expect(children(traced).find((span) => span.name === "FileRepository.findAccess")?.attributes).toMatchObject({
       "filedata.file_id": "contact"
     })
 
@@ -539,7 +537,7 @@ describe("traces (built server, real process, local OTLP/HTTP receiver)", () => 
     expect(children(denied).map((span) => span.name)).toEqual([
       "RateLimiter.consume",
       "RateLimiter.consume",
-      "FileRepository.findKeyOwner"
+      "FileRepository.findAccess"
     ])
 
     // The platform's own span for every other path, with the request id and route added.
@@ -563,7 +561,7 @@ describe("traces (built server, real process, local OTLP/HTTP receiver)", () => 
     }
     // Strings are written as they are in protobuf: the span names and the request id are there, no key.
     const body = Buffer.concat(otlp.received.map(({ body }) => body))
-    for (const text of ["http.server POST", "FileRepository.findKeyOwner", "protobuf-read"]) {
+    for (const text of ["http.server POST", "FileRepository.findAccess", "protobuf-read"]) {
       expect(body.includes(text), text).toBe(true)
     }
     for (const key of KEYS) expect(body.includes(key), key).toBe(false)

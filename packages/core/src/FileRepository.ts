@@ -32,7 +32,7 @@ export type ReadPoint = string & Brand.Brand<"ReadPoint">
 export const ReadPoint: Brand.Brand.Constructor<ReadPoint> = Brand.nominal<ReadPoint>()
 
 /**
- * A file as `findFile` found it: what storage holds, and the read point taken in the same read, so its
+ * A file as `findAccess` found it: what storage holds, and the read point taken in the same read, so its
  * counters and its submissions can be shown from one moment.
  *
  * @since 0.1.0
@@ -41,6 +41,27 @@ export const ReadPoint: Brand.Brand.Constructor<ReadPoint> = Brand.nominal<ReadP
 export interface FoundFile extends StoredFile {
   readonly readPoint: ReadPoint
 }
+
+/**
+ * What one read tells about a request's key and file; the core decides from it whether the key opens the file.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Access {
+  /** The user owning the key, if the key exists and is not revoked. */
+  readonly owner: Option.Option<UserId>
+  /** The file with its read point, whoever owns it; always none when `owner` is none. */
+  readonly file: Option.Option<FoundFile>
+}
+
+/**
+ * The access of a key that matches no active key: it learns nothing of the file.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const noAccess: Access = { owner: Option.none(), file: Option.none() }
 
 /**
  * Which of a file's submissions a read asks for, in reply order (ascending `createdDate`, ties in insertion
@@ -81,10 +102,12 @@ export interface SubmissionPage {
  * @category models
  */
 export interface FileRepository {
-  /** The user owning this key, if the key exists and is not revoked. */
-  readonly findKeyOwner: (apiKey: ApiKey) => Effect.Effect<Option.Option<UserId>, StorageUnavailable>
-  /** The file with its read point, both from one read. */
-  readonly findFile: (fileId: FileId) => Effect.Effect<Option.Option<FoundFile>, StorageUnavailable>
+  /**
+   * The key's owner and the file, in one read: a request's one storage round trip before its page
+   * (docs/performance.md#one-access-statement). The file is looked up only through an active key, so an
+   * unknown or revoked key never learns whether a file exists.
+   */
+  readonly findAccess: (apiKey: ApiKey, fileId: FileId) => Effect.Effect<Access, StorageUnavailable>
   /**
    * One bounded page of the file's submissions in `range`, read by a keyset seek on
    * `(file, createdDate, insertion)`, so a page costs the same at the end of a million submissions as at the

@@ -7,7 +7,7 @@
  * 2. the body is read and must be exactly the operation's request (strict schema, ids and keys under the text
  *    rules of `TextRules`, problems listed up to `FileDataError.issueLimit` and the rest counted);
  * 3. the API key is counted against its quota;
- * 4. the key must match an active key, else `AccessDenied` (before any file is looked up);
+ * 4. the key must match an active key, else `AccessDenied` (before any file is considered);
  * 5. the file must exist, else `FileNotFound`;
  * 6. the key's user must own the file, else `AccessDenied`.
  *
@@ -208,10 +208,9 @@ export const handle: <R extends Credentials, A>(
     yield* RequestLog.annotate("fileId", request.fileId)
     yield* limiter.consume({ scope: "apiKey", apiKey: request.apiKey })
 
-    const owner = yield* files.findKeyOwner(request.apiKey)
+    const { owner, file } = yield* files.findAccess(request.apiKey, request.fileId)
     if (Option.isNone(owner)) return yield* new AccessDenied()
     yield* RequestLog.annotate("userId", owner.value)
-    const file = yield* files.findFile(request.fileId)
     if (Option.isNone(file)) return yield* new FileNotFound()
     if (file.value.ownerId !== owner.value) return yield* new AccessDenied()
     return answer(files, request, file.value)

@@ -5,8 +5,8 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import type { FileDataError, FileRepository } from "@filedata/core"
-import { FileData, SubmissionEntry } from "@filedata/core"
+import type { FileDataError } from "@filedata/core"
+import { FileData, FileRepository, SubmissionEntry } from "@filedata/core"
 import { KeyHash, StorageFailure, SubmissionPosition } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -31,6 +31,12 @@ interface FileRow {
   readonly visit_counter: string
   readonly read_point: string
 }
+
+// A key's row with its file's columns, null when no file has the id.
+type AccessRow = { readonly owner: string } & (
+  | FileRow
+  | { readonly [Column in Exclude<keyof FileRow, "read_point">]: null }
+)
 
 // entry is the submission as the reply writes it; content comes only for a row without one, which an older
 // release imported during a rolling deploy (see PgMigrations), and is then rendered here as the import would.
@@ -100,18 +106,23 @@ export const makeWith = (options: {
         LIMIT ${limit + 1}`
 
     return {
-      findKeyOwner: (apiKey) =>
-        read(sql<{ readonly user_id: string }>`SELECT user_id FROM api_keys
-          WHERE key_hash = ${KeyHash.hashKey(apiKey)} AND revoked_at IS NULL`).pipe(
-          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.user_id as FileData.UserId))
-        ),
-      // The read point in the same statement, so from the same snapshot, as the file's row (PgMigrations).
-      findFile: (fileId) =>
-        read(sql<FileRow>`SELECT id, user_id, name, ${epochMillis(sql, "creation_date")} AS creation_date,
-          public_availability, submission_counter, visit_counter,
-          (SELECT seq FROM submission_read_point) AS read_point
-          FROM files WHERE id = ${fileId}`).pipe(
-          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toFoundFile))
+      // The key's row first, so an unknown or revoked key never reaches `files`; no row when the key matches no
+      // active key, the file's columns null when no file has the id. The read point in the same statement, so
+      // from the same snapshot, as the file's row (PgMigrations).
+      findAccess: (apiKey, fileId) =>
+        read(sql<AccessRow>`SELECT k.user_id AS owner, f.id, f.user_id, f.name,
+          ${epochMillis(sql, "f.creation_date")} AS creation_date, f.public_availability, f.submission_counter,
+          f.visit_counter, (SELECT seq FROM submission_read_point) AS read_point
+          FROM api_keys k LEFT JOIN files f ON f.id = ${fileId}
+          WHERE k.key_hash = ${KeyHash.hashKey(apiKey)} AND k.revoked_at IS NULL`).pipe(
+          Effect.map((rows) => {
+            const row = rows[0]
+            if (row === undefined) return FileRepository.noAccess
+            return {
+              owner: Option.some(row.owner as FileData.UserId),
+              file: row.id === null ? Option.none() : Option.some(toFoundFile(row))
+            }
+          })
         ),
       readSubmissions: (fileId, range) => {
         const after = range.after === undefined ? undefined : SubmissionPosition.parse(range.after)

@@ -34,6 +34,8 @@ const migratedToFirst = (schema: string) =>
       const first = Effect.map(PgMigrations.loader, (all) => all.filter(([id]) => id === 1))
       yield* Migrator.make({})({ loader: first })
       yield* sql`INSERT INTO users (id) VALUES ('u1')`
+      yield* sql`INSERT INTO api_keys (user_id, key_hash, created_at)
+        VALUES ('u1', ${createHash("sha256").update("k1").digest("hex")}, now())`
       yield* sql`INSERT INTO files (id, user_id, name, creation_date, public_availability, submission_counter, visit_counter)
         VALUES ('f1', 'u1', 'F', now(), true, 0, 0), ('f2', 'u1', 'G', now(), true, 0, 0)`
       // More rows than two conversion steps read, ties on created_date, and seq values with gaps.
@@ -78,8 +80,9 @@ describe.skipIf(testDatabaseUrl === undefined)("PgMigrations on PostgreSQL (TEST
 
       const { read, added, readPoints } = yield* Effect.gen(function* () {
         const files = yield* FileRepository.FileRepository
-        const readPoint = Effect.map(files.findFile(FileData.FileId.make("f1")), (found) =>
-          Option.map(found, (file) => file.readPoint)
+        const readPoint = Effect.map(
+          files.findAccess(Redacted.make(FileData.ApiKeyText.make("k1")), FileData.FileId.make("f1")),
+          (access) => Option.map(access.file, (file) => file.readPoint)
         )
         // The read point starts at the highest seq the migration found, and moves with each import.
         const first = yield* readPoint

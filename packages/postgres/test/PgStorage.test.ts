@@ -19,6 +19,7 @@ const open = (schema: string, options: Partial<PgStorage.PgStorageOptions> = {})
   Effect.provide(PgStorage.layer({ url: urlForSchema(schema), ...options }))
 
 const fileId = (id: string): FileData.FileId => FileData.FileId.make(id)
+const apiKey = (text: string): FileData.ApiKey => Redacted.make(FileData.ApiKeyText.make(text))
 
 const failureTag = <A, E>(exit: Exit.Exit<A, E>) => {
   expect(Exit.isFailure(exit)).toBe(true)
@@ -184,7 +185,10 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
       ).pipe(Effect.forkScoped)
       yield* Deferred.await(locked)
       const started = Date.now()
-      const exit = { exit: yield* Effect.exit(storage.findFile(fileId("f1"))), elapsed: Date.now() - started }
+      const exit = {
+        exit: yield* Effect.exit(storage.findAccess(apiKey("k1"), fileId("f1"))),
+        elapsed: Date.now() - started
+      }
       yield* Deferred.succeed(done, undefined)
       expect(failureTag(exit.exit)).toBe("StorageUnavailable")
       expect(exit.elapsed).toBeGreaterThanOrEqual(150)
@@ -209,17 +213,14 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
         files: [{ id: "f1", userId: "u1", name: "F", creationDate: "2024-01-01T00:00:00.000Z" }]
       }).pipe(Effect.provide(context))
       for (let round = 0; round < 3; round++) {
-        const exit = yield* withConnectionEnded(schema, "files", files.findFile(fileId("f1")))
-        expect(
-          Exit.map(
-            exit,
-            Option.map((file) => file.name)
-          )
-        ).toEqual(Exit.succeed(Option.some("F")))
+        const exit = yield* withConnectionEnded(schema, "files", files.findAccess(apiKey("k1"), fileId("f1")))
+        expect(Exit.map(exit, (access) => Option.map(access.file, (file) => file.name))).toEqual(
+          Exit.succeed(Option.some("F"))
+        )
       }
       // The pool is whole again: both its connections answer at once.
-      const both = yield* Effect.all([files.ping, files.findFile(fileId("f1"))], { concurrency: 2 })
-      expect(Option.isSome(both[1])).toBe(true)
+      const both = yield* Effect.all([files.ping, files.findAccess(apiKey("k1"), fileId("f1"))], { concurrency: 2 })
+      expect(Option.isSome(both[1].file)).toBe(true)
     }).pipe(Effect.scoped)
   )
 

@@ -116,9 +116,9 @@ const rateLimitRefusals = counter(
   "Requests refused by the rate limit, by the quota they were past (apiKey, clientAddress)"
 )
 
-type StorageOperation = "findKeyOwner" | "findFile" | "readSubmissions" | "ping"
+type StorageOperation = "findAccess" | "readSubmissions" | "ping"
 
-const operations = labels<StorageOperation>("operation", ["findKeyOwner", "findFile", "readSubmissions", "ping"])
+const operations = labels<StorageOperation>("operation", ["findAccess", "readSubmissions", "ping"])
 const scopes = labels("scope", ["apiKey", "clientAddress"] as const)
 const noLabels: ReadonlyArray<MetricLabel.MetricLabel> = []
 
@@ -148,8 +148,8 @@ const observedRepository = (files: FileRepository.FileRepository, enabled: Enabl
     return enabled.traces ? inSpan(counted, `FileRepository.${operation}`, attributes) : counted
   }
   return {
-    findKeyOwner: (apiKey) => observe(files.findKeyOwner(apiKey), "findKeyOwner", {}),
-    findFile: (fileId) => observe(files.findFile(fileId), "findFile", { "filedata.file_id": fileId }),
+    findAccess: (apiKey, fileId) =>
+      observe(files.findAccess(apiKey, fileId), "findAccess", { "filedata.file_id": fileId }),
     readSubmissions: (fileId, range) =>
       observe(files.readSubmissions(fileId, range), "readSubmissions", { "filedata.file_id": fileId }),
     ping: observe(files.ping, "ping", {})

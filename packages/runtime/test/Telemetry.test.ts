@@ -21,8 +21,7 @@ const unavailable = new FileDataError.StorageUnavailable({ cause: new Error("gon
 /** Ports whose every call fails as an outage, or as a refusal for `apiKey` counts. */
 const failingPorts = Layer.succeedContext(
   Context.make(FileRepository.FileRepository, {
-    findKeyOwner: () => Effect.fail(unavailable),
-    findFile: () => Effect.fail(unavailable),
+    findAccess: () => Effect.fail(unavailable),
     readSubmissions: () => Effect.fail(unavailable),
     ping: Effect.fail(unavailable)
   }).pipe(
@@ -63,8 +62,7 @@ const delta = (before: Record<string, number>, after: Record<string, number>) =>
 const callEvery = Effect.gen(function* () {
   const files = yield* FileRepository.FileRepository
   const limiter = yield* RateLimiter.RateLimiter
-  yield* Effect.exit(files.findKeyOwner(apiKey))
-  yield* Effect.exit(files.findFile(fileId))
+  yield* Effect.exit(files.findAccess(apiKey, fileId))
   yield* Effect.exit(files.readSubmissions(fileId, {}))
   yield* Effect.exit(files.ping)
   yield* Effect.exit(limiter.consume({ scope: "clientAddress", address: "192.0.2.7" }))
@@ -135,8 +133,7 @@ describe("Telemetry.instrumentedPorts", () => {
       const { limiter } = yield* callEvery.pipe(Effect.provide(instrumented({ metrics: true, traces: false })))
       const after = names.map(counters)
       expect(delta(before[0] ?? {}, after[0] ?? {})).toEqual({
-        "operation=findKeyOwner": 1,
-        "operation=findFile": 1,
+        "operation=findAccess": 1,
         "operation=readSubmissions": 1,
         "operation=ping": 1
       })
@@ -158,8 +155,7 @@ describe("Telemetry.instrumentedPorts", () => {
       )
       expect(spans.map((span) => span.name)).toEqual([
         "request",
-        "FileRepository.findKeyOwner",
-        "FileRepository.findFile",
+        "FileRepository.findAccess",
         "FileRepository.readSubmissions",
         "FileRepository.ping",
         "RateLimiter.consume",
@@ -170,8 +166,11 @@ describe("Telemetry.instrumentedPorts", () => {
           Option.some("request")
         )
       }
-      expect(Object.fromEntries(spans[2]?.attributes ?? [])).toEqual({ "filedata.file_id": "file-1" })
-      expect(spans.slice(5).map((span) => span.attributes.get("filedata.rate_limit.scope"))).toEqual([
+      expect(spans.slice(1, 3).map((span) => Object.fromEntries(span.attributes))).toEqual([
+        { "filedata.file_id": "file-1" },
+        { "filedata.file_id": "file-1" }
+      ])
+      expect(spans.slice(4).map((span) => span.attributes.get("filedata.rate_limit.scope"))).toEqual([
         "clientAddress",
         "apiKey"
       ])

@@ -14,13 +14,13 @@
  *
  * Reads share one read transaction for up to a millisecond, so SQLite takes and releases its locks about
  * once per millisecond instead of once per statement; the reads of one turn of the event loop always share
- * one, so a request's key, file and first page come from one snapshot. A commit made on another connection
+ * one, so a request's access and its first page come from one snapshot. A commit made on another connection
  * is seen by the first turn that starts a millisecond after the snapshot began; the storage layer ends the
  * snapshot around its own writes (`aroundWrite`), so those are seen at once.
  *
  * @since 0.1.0
  */
-import { FileData, type FileDataError, type FileRepository, SubmissionEntry } from "@filedata/core"
+import { FileData, type FileDataError, FileRepository, SubmissionEntry } from "@filedata/core"
 import { KeyHash, SubmissionPosition } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -45,6 +45,12 @@ interface FileRow {
   readonly visit_counter: number
   readonly read_point: number | null
 }
+
+// A key's row with its file's columns, null when no file has the id.
+type AccessRow = { readonly owner: string } & (
+  | FileRow
+  | { readonly [Column in Exclude<keyof FileRow, "read_point">]: null }
+)
 
 // A range of a file's submissions: past `(created_date, seq)`, before `until`, committed at or before the read
 // point. The leading `created_date >= ?` repeats what the OR implies, but without it SQLite only seeks on
@@ -116,15 +122,15 @@ export const make = (options: {
     const connection = yield* ReadConnection.make({
       filename: options.filename,
       prepare: (db) => ({
-        keyOwner: db
-          .prepare<[string], string>("SELECT user_id FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL")
-          .pluck(),
-        // The read point in the same statement as the file's row: the highest seq is the last entry of the
-        // table's rowid tree, an instant lookup, and a reader sees only committed rows.
-        file: db.prepare<[string], FileRow>(
-          `SELECT id, user_id, name, creation_date, public_availability, submission_counter, visit_counter,
-            (SELECT max(seq) FROM submissions) AS read_point
-            FROM files WHERE id = ?`
+        // The key's row first, so an unknown or revoked key never reaches `files`; no row when the key matches
+        // no active key, the file's columns null when no file has the id. The read point in the same statement
+        // as the file's row: the highest seq is the last entry of the table's rowid tree, an instant lookup,
+        // and a reader sees only committed rows.
+        access: db.prepare<[fileId: string, keyHash: string], AccessRow>(
+          `SELECT k.user_id AS owner, f.id, f.user_id, f.name, f.creation_date, f.public_availability,
+            f.submission_counter, f.visit_counter, (SELECT max(seq) FROM submissions) AS read_point
+            FROM api_keys k LEFT JOIN files f ON f.id = ?
+            WHERE k.key_hash = ? AND k.revoked_at IS NULL`
         ),
         // Keyset paging: each page seeks past the last row of the previous one, so a page costs the same at
         // the end of a million rows as at the start. Only the entries are read: measured, the two numbers of
@@ -171,12 +177,15 @@ export const make = (options: {
     const { read } = connection
 
     return {
-      findKeyOwner: (apiKey) =>
-        read((statements) =>
-          Option.fromNullable(statements.keyOwner.get(KeyHash.hashKey(apiKey)) as FileData.UserId | undefined)
-        ),
-      findFile: (fileId) =>
-        read((statements) => Option.map(Option.fromNullable(statements.file.get(fileId)), toFoundFile)),
+      findAccess: (apiKey, fileId) =>
+        read((statements) => {
+          const row = statements.access.get(fileId, KeyHash.hashKey(apiKey))
+          if (row === undefined) return FileRepository.noAccess
+          return {
+            owner: Option.some(row.owner as FileData.UserId),
+            file: row.id === null ? Option.none() : Option.some(toFoundFile(row))
+          }
+        }),
       readSubmissions: (fileId, range) =>
         read((statements) => {
           const after = range.after === undefined ? undefined : SubmissionPosition.parse(range.after)

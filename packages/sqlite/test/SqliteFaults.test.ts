@@ -48,10 +48,9 @@ const expectUnavailable = <A, E>(exit: Exit.Exit<A, E>) => {
 const everyRead = (files: FileRepository.FileRepository) =>
   Effect.gen(function* () {
     yield* files.ping
-    const owner = yield* files.findKeyOwner(apiKey("k1"))
-    const found = yield* files.findFile(fileId("f1"))
+    const { owner, file } = yield* files.findAccess(apiKey("k1"), fileId("f1"))
     const page = yield* files.readSubmissions(fileId("f1"), {})
-    return { owner, found: Option.isSome(found), rows: page.entries.length }
+    return { owner, found: Option.isSome(file), rows: page.entries.length }
   })
 
 const healthy = { owner: Option.some("u1"), found: true, rows: 1 }
@@ -59,8 +58,7 @@ const healthy = { owner: Option.some("u1"), found: true, rows: 1 }
 const expectRefused = (files: FileRepository.FileRepository) =>
   Effect.gen(function* () {
     expectUnavailable(yield* Effect.exit(files.ping))
-    expectUnavailable(yield* Effect.exit(files.findKeyOwner(apiKey("k1"))))
-    expectUnavailable(yield* Effect.exit(files.findFile(fileId("f1"))))
+    expectUnavailable(yield* Effect.exit(files.findAccess(apiKey("k1"), fileId("f1"))))
     expectUnavailable(yield* Effect.exit(files.readSubmissions(fileId("f1"), {})))
   })
 
@@ -125,8 +123,11 @@ describe("SqliteFileRepository under faults", () => {
       )
       restore(other, filename)
       yield* files.ping
-      expect(yield* files.findKeyOwner(apiKey("k2"))).toEqual(Option.some("u2"))
-      expect(yield* files.findKeyOwner(apiKey("k1"))).toEqual(Option.none())
+      expect(yield* files.findAccess(apiKey("k2"), fileId("f1"))).toEqual({
+        owner: Option.some("u2"),
+        file: Option.none()
+      })
+      expect(yield* files.findAccess(apiKey("k1"), fileId("f1"))).toEqual(FileRepository.noAccess)
     })
   )
 
@@ -220,7 +221,7 @@ describe("SqliteFileRepository under faults", () => {
 
       const locker = new Database(filename)
       locker.exec("BEGIN EXCLUSIVE; INSERT INTO users (id) VALUES ('u9')")
-      const [first, exit] = yield* Effect.timed(Effect.exit(files.findKeyOwner(apiKey("k1"))))
+      const [first, exit] = yield* Effect.timed(Effect.exit(files.findAccess(apiKey("k1"), fileId("f1"))))
       expectUnavailable(exit)
       // Bounded by the busy timeout, never a hang; the margin is for a loaded machine.
       expect(Duration.toMillis(first)).toBeLessThan(2_000)

@@ -44,14 +44,15 @@ describe("SqliteFileRepository", () => {
         const files = yield* FileRepository.FileRepository
         const store = yield* OperatorStore.OperatorStore
         yield* importDocument({ users: [{ id: "u1", apiKeys: ["key-one", "key-two"] }, { id: "u2" }] })
-        expect(yield* files.findKeyOwner(apiKey("key-one"))).toEqual(Option.some("u1"))
-        expect(yield* files.findKeyOwner(apiKey("key-two"))).toEqual(Option.some("u1"))
-        expect(yield* files.findKeyOwner(apiKey("key-three"))).toEqual(Option.none())
+        const owner = (key: string) => Effect.map(files.findAccess(apiKey(key), fileId("f1")), (access) => access.owner)
+        expect(yield* owner("key-one")).toEqual(Option.some("u1"))
+        expect(yield* owner("key-two")).toEqual(Option.some("u1"))
+        expect(yield* owner("key-three")).toEqual(Option.none())
         const created = yield* store.createKey(userId("u2"), apiKey("key-three"))
-        expect(yield* files.findKeyOwner(apiKey("key-three"))).toEqual(Option.some("u2"))
+        expect(yield* owner("key-three")).toEqual(Option.some("u2"))
         yield* store.revokeKey(created.id)
-        expect(yield* files.findKeyOwner(apiKey("key-three"))).toEqual(Option.none())
-        expect(yield* files.findKeyOwner(apiKey("key-one"))).toEqual(Option.some("u1"))
+        expect(yield* owner("key-three")).toEqual(Option.none())
+        expect(yield* owner("key-one")).toEqual(Option.some("u1"))
       }).pipe(withStorage(filename))
       const stored = yield* inspect(
         filename,
@@ -86,8 +87,9 @@ describe("SqliteFileRepository", () => {
   it.scoped("finds a file with its metadata in UTC with milliseconds, and not an unknown id", () =>
     Effect.gen(function* () {
       const files = yield* FileRepository.FileRepository
+      const found = (id: string) => Effect.map(files.findAccess(apiKey("key-one"), fileId(id)), (access) => access.file)
       yield* importDocument({
-        users: [{ id: "u1" }],
+        users: [{ id: "u1", apiKeys: ["key-one"] }],
         files: [
           {
             id: "f1",
@@ -101,7 +103,7 @@ describe("SqliteFileRepository", () => {
           { id: "f2", userId: "u1", name: "", creationDate: "2024-01-01T00:00:00+05:30" }
         ]
       })
-      expect(yield* files.findFile(fileId("f1"))).toEqual(
+      expect(yield* found("f1")).toEqual(
         Option.some({
           id: "f1",
           ownerId: "u1",
@@ -113,7 +115,7 @@ describe("SqliteFileRepository", () => {
           readPoint: "0"
         })
       )
-      expect(yield* files.findFile(fileId("f2"))).toEqual(
+      expect(yield* found("f2")).toEqual(
         Option.some({
           id: "f2",
           ownerId: "u1",
@@ -125,7 +127,7 @@ describe("SqliteFileRepository", () => {
           readPoint: "0"
         })
       )
-      expect(yield* files.findFile(fileId("missing"))).toEqual(Option.none())
+      expect(yield* found("missing")).toEqual(Option.none())
       expect(yield* readSubmissions("missing")).toEqual([])
       expect(yield* readSubmissions("f2")).toEqual([])
       yield* files.ping
@@ -231,22 +233,24 @@ describe("SqliteFileRepository", () => {
   )
 
   it.scoped(
-    "reads pages through the index without sorting, and the read point from the rowid (EXPLAIN QUERY PLAN)",
+    "reads the key before the file, pages through the index without sorting, the read point from the rowid (EXPLAIN QUERY PLAN)",
     () =>
       Effect.gen(function* () {
         const filename = yield* tempDatabase
         yield* Effect.void.pipe(withStorage(filename))
-        // The same statements SqliteFileRepository sends for a file, a page, where a full page ends and where the
-        // range ends.
+        // The same statements SqliteFileRepository sends for a request's access, a page, where a full page ends
+        // and where the range ends.
         const range = (sql: SqlClient.SqlClient) =>
           sql`file_id = ${"f1"} AND created_date >= ${0}
           AND (created_date > ${0} OR (created_date = ${0} AND seq > ${0}))
           AND created_date < ${1} AND seq <= ${5}`
         const plans = yield* inspect(filename, (sql) =>
           Effect.all([
-            sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT id, user_id, name, creation_date, public_availability,
-            submission_counter, visit_counter, (SELECT max(seq) FROM submissions) AS read_point
-            FROM files WHERE id = ${"f1"}`,
+            sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT k.user_id AS owner, f.id, f.user_id, f.name,
+            f.creation_date, f.public_availability, f.submission_counter, f.visit_counter,
+            (SELECT max(seq) FROM submissions) AS read_point
+            FROM api_keys k LEFT JOIN files f ON f.id = ${"f1"}
+            WHERE k.key_hash = ${"hash"} AND k.revoked_at IS NULL`,
             sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT entry FROM submissions WHERE ${range(sql)}
             ORDER BY created_date, seq LIMIT ${1000}`,
             sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT created_date, seq FROM submissions WHERE ${range(sql)}
@@ -256,7 +260,12 @@ describe("SqliteFileRepository", () => {
           ])
         )
         expect(plans.map((plan) => plan.map((row) => row.detail))).toEqual([
-          ["SEARCH files USING INDEX sqlite_autoindex_files_1 (id=?)", "SCALAR SUBQUERY 1", "SEARCH submissions"],
+          [
+            "SEARCH k USING INDEX sqlite_autoindex_api_keys_1 (key_hash=?)",
+            "SEARCH f USING INDEX sqlite_autoindex_files_1 (id=?) LEFT-JOIN",
+            "SCALAR SUBQUERY 1",
+            "SEARCH submissions"
+          ],
           [
             "SEARCH submissions USING INDEX submissions_file_created_seq (file_id=? AND created_date>? AND created_date<?)"
           ],
@@ -276,24 +285,31 @@ describe("SqliteFileRepository", () => {
       yield* Effect.gen(function* () {
         const files = yield* FileRepository.FileRepository
         yield* importDocument({
-          users: [{ id: "u1", apiKeys: ["key-one"] }],
+          users: [{ id: "u1", apiKeys: ["key-one", "key-two"] }],
           files: [file({ id: "f1", userId: "u1" })]
         })
+        const access = (key: string, repository: FileRepository.FileRepository = files) =>
+          Effect.map(repository.findAccess(apiKey(key), fileId("f1")), ({ owner, file }) => [
+            owner,
+            Option.map(file, (found) => found.name)
+          ])
         // No busy timeout: on this one thread the snapshot cannot end while a checkpoint waits for it.
         const other = new Database(filename, { timeout: 0 })
         yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
 
         // Another connection commits between two reads of the same turn: the second read still agrees with
-        // the first, as a request's key, file and pages must.
-        expect(yield* files.findKeyOwner(apiKey("key-one"))).toEqual(Option.some("u1"))
-        other.exec("UPDATE api_keys SET revoked_at = 1; UPDATE files SET name = 'renamed'")
-        expect(yield* files.findKeyOwner(apiKey("key-one"))).toEqual(Option.some("u1"))
-        expect(Option.map(yield* files.findFile(fileId("f1")), (found) => found.name)).toEqual(Option.some("File f1"))
+        // the first, as a request's access and pages must.
+        expect(yield* access("key-one")).toEqual([Option.some("u1"), Option.some("File f1")])
+        other.exec(
+          `UPDATE api_keys SET revoked_at = 1 WHERE key_hash = '${SHA256["key-one"]}'; UPDATE files SET name = 'renamed'`
+        )
+        expect(yield* access("key-one")).toEqual([Option.some("u1"), Option.some("File f1")])
+        expect(yield* access("key-two")).toEqual([Option.some("u1"), Option.some("File f1")])
 
         // A turn that starts once the snapshot is a millisecond old reads the commit.
         yield* later
-        expect(yield* files.findKeyOwner(apiKey("key-one"))).toEqual(Option.none())
-        expect(Option.map(yield* files.findFile(fileId("f1")), (found) => found.name)).toEqual(Option.some("renamed"))
+        expect(yield* access("key-one")).toEqual([Option.none(), Option.none()])
+        expect(yield* access("key-two")).toEqual([Option.some("u1"), Option.some("renamed")])
 
         // A snapshot nobody renews is ended by its timer: an idle server holds none, so a checkpoint can take
         // the whole WAL.
@@ -304,11 +320,11 @@ describe("SqliteFileRepository", () => {
 
         // What the storage layer calls around its own writes ends the snapshot at once, within the turn.
         const reader = yield* SqliteFileRepository.make({ filename, pageSize: 10 })
-        expect(yield* reader.findKeyOwner(apiKey("key-one"))).toEqual(Option.none())
+        expect(yield* access("key-one", reader)).toEqual([Option.none(), Option.none()])
         other.exec("UPDATE api_keys SET revoked_at = NULL")
-        expect(yield* reader.findKeyOwner(apiKey("key-one"))).toEqual(Option.none())
+        expect(yield* access("key-one", reader)).toEqual([Option.none(), Option.none()])
         reader.endSnapshot()
-        expect(yield* reader.findKeyOwner(apiKey("key-one"))).toEqual(Option.some("u1"))
+        expect(yield* access("key-one", reader)).toEqual([Option.some("u1"), Option.some("renamed")])
       }).pipe(withStorage(filename))
     })
   )

@@ -43,7 +43,7 @@ describe("SqliteOperatorStore", () => {
         })
         expect(summary).toEqual({ users: 2, apiKeys: 2, files: 2, submissions: 1200 })
         const files = yield* FileRepository.FileRepository
-        const f1 = yield* files.findFile(fileId("f1"))
+        const { file: f1 } = yield* files.findAccess(apiKey("k1"), fileId("f1"))
         expect(Option.map(f1, (f) => [f.SubmissionCounter, f.VisitCounter, f.publicAvailability])).toEqual(
           Option.some([1200, 0, false])
         )

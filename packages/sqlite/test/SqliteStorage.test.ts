@@ -9,7 +9,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import { counts, file, fileId, fixture, inspect, tempDatabase, tempDir } from "./utils.js"
+import { apiKey, counts, file, fileId, fixture, inspect, tempDatabase, tempDir, userId } from "./utils.js"
 
 const open = (filename: string) => Effect.provide(SqliteStorage.layer({ filename }))
 
@@ -32,10 +32,10 @@ describe("SqliteStorage", () => {
         files: [file({ id: "f1", userId: "u1" })]
       })
       yield* Effect.flatMap(OperatorStore.OperatorStore, (store) => store.importFixture(document)).pipe(open(filename))
-      const found = yield* Effect.flatMap(FileRepository.FileRepository, (files) => files.findFile(fileId("f1"))).pipe(
-        open(filename)
-      )
-      expect(Option.isSome(found)).toBe(true)
+      const access = yield* Effect.flatMap(FileRepository.FileRepository, (files) =>
+        files.findAccess(apiKey("k1"), fileId("f1"))
+      ).pipe(open(filename))
+      expect(Option.isSome(access.file)).toBe(true)
       yield* Effect.void.pipe(open(filename))
       expect(yield* counts(filename)).toEqual({ users: 1, apiKeys: 1, files: 1, submissions: 0 })
       const migrations = yield* inspect(filename, (sql) => sql`SELECT migration_id, name FROM effect_sql_migrations`)
@@ -67,14 +67,16 @@ describe("SqliteStorage", () => {
       yield* Effect.gen(function* () {
         const store = yield* OperatorStore.OperatorStore
         const files = yield* FileRepository.FileRepository
-        yield* store.importFixture(yield* fixture({ users: [{ id: "u1" }], files: [file({ id: "f1", userId: "u1" })] }))
-        expect(Option.isSome(yield* files.findFile(fileId("f1")))).toBe(true)
+        yield* store.importFixture(
+          yield* fixture({ users: [{ id: "u1", apiKeys: ["k1"] }], files: [file({ id: "f1", userId: "u1" })] })
+        )
+        expect(Option.isSome((yield* files.findAccess(apiKey("k1"), fileId("f1"))).file)).toBe(true)
         yield* files.ping
       }).pipe(open(":memory:"))
       // Two in-memory stores are separate databases.
       yield* Effect.gen(function* () {
-        const files = yield* FileRepository.FileRepository
-        expect(Option.isNone(yield* files.findFile(fileId("f1")))).toBe(true)
+        const store = yield* OperatorStore.OperatorStore
+        expect(yield* store.userExists(userId("u1"))).toBe(false)
       }).pipe(open(":memory:"))
       expect(stray()).toEqual([])
     })

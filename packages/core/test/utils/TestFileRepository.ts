@@ -72,7 +72,7 @@ const compare = (a: typeof START, b: typeof START): number =>
   a.createdMillis === b.createdMillis ? a.seq - b.seq : a.createdMillis - b.createdMillis
 
 /**
- * Every call is written to `journal` as `"<operation> <argument>"`, e.g. `"findFile file-1"`; a read of
+ * Every call is written to `journal` as `"<operation> <arguments>"`, e.g. `"findAccess key-1 file-1"`; a read of
  * submissions only when it starts a reply (no `after`), as `"submissions file-1"`.
  */
 export const make = (spec: RepositorySpec, journal: Journal = []): TestFileRepository => {
@@ -116,18 +116,19 @@ export const make = (spec: RepositorySpec, journal: Journal = []): TestFileRepos
   const ordered = (id: string) => rows.filter((row) => row.file === id).sort((a, b) => compare(a, b))
 
   const repository: FileRepository.FileRepository = {
-    findKeyOwner: (apiKey) =>
+    findAccess: (apiKey, fileId) =>
       Effect.sync(() => {
-        journal.push(`findKeyOwner ${Redacted.value(apiKey)}`)
-        return Option.fromNullable(owners.get(Redacted.value(apiKey)))
-      }),
-    findFile: (fileId) =>
-      Effect.sync(() => {
-        journal.push(`findFile ${fileId}`)
+        journal.push(`findAccess ${Redacted.value(apiKey)} ${fileId}`)
+        const owner = owners.get(Redacted.value(apiKey))
+        if (owner === undefined) return FileRepository.noAccess
         const file = files.get(fileId)
-        return file === undefined
-          ? Option.none()
-          : Option.some(Object.freeze({ ...file, readPoint: String(rows.length) as FileRepository.ReadPoint }))
+        return {
+          owner: Option.some(owner),
+          file:
+            file === undefined
+              ? Option.none()
+              : Option.some(Object.freeze({ ...file, readPoint: String(rows.length) as FileRepository.ReadPoint }))
+        }
       }),
     readSubmissions: (fileId, range) =>
       Effect.sync(() => {
