@@ -328,6 +328,30 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
     })
   )
 
+  it.scoped("reads a request's key before its file, each by its unique index (EXPLAIN)", () =>
+    Effect.gen(function* () {
+      const schema = yield* tempSchema
+      yield* Effect.void.pipe(open(schema))
+      const plan = yield* admin((sql) =>
+        sql.withTransaction(
+          Effect.gen(function* () {
+            yield* sql`SET LOCAL enable_seqscan = off`
+            return yield* sql<{
+              "QUERY PLAN": string
+            }>`EXPLAIN SELECT k.user_id AS owner, f.id, f.user_id, f.name, f.creation_date, f.public_availability,
+              f.submission_counter, f.visit_counter, (SELECT seq FROM ${sql(schema)}.submission_read_point) AS read_point
+              FROM ${sql(schema)}.api_keys k LEFT JOIN ${sql(schema)}.files f ON f.id = 'f1'
+              WHERE k.key_hash = 'hash' AND k.revoked_at IS NULL`
+          })
+        )
+      )
+      const text = plan.map((row) => row["QUERY PLAN"]).join("\n")
+      // The key's row is the outer side of the join: an unknown key ends the statement before files is read.
+      expect(text).toMatch(/Nested Loop Left Join[\s\S]*Index Scan using api_keys_key_hash_key[\s\S]*files_pkey/)
+      expect(text).not.toMatch(/Sort|Hash/)
+    })
+  )
+
   it.scoped("serialises concurrent imports: a clash is reported by path, never half written", () =>
     Effect.gen(function* () {
       const schema = yield* tempSchema
