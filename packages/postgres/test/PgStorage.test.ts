@@ -1,4 +1,6 @@
+import type * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
+import type * as Statement from "@effect/sql/Statement"
 import { describe, expect, it } from "@effect/vitest"
 import { FileData, FileRepository, OperatorStore } from "@filedata/core"
 import { PgStorage } from "@filedata/postgres"
@@ -14,6 +16,20 @@ import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import { lostConnection } from "../src/internal/storage.js"
 import { admin, importDocument, tempSchema, testDatabaseUrl, urlForSchema } from "./utils.js"
+
+// The plan of a statement on a fresh migrated schema. Tiny tables make a sequential scan cheapest; with it off
+// the plan shows what large tables get.
+const explain = (
+  statement: (sql: SqlClient.SqlClient, schema: string) => Statement.Statement<{ "QUERY PLAN": string }>
+) =>
+  Effect.gen(function* () {
+    const schema = yield* tempSchema
+    yield* Effect.void.pipe(open(schema))
+    const plan = yield* admin((sql) =>
+      sql.withTransaction(Effect.zipRight(sql`SET LOCAL enable_seqscan = off`, statement(sql, schema)))
+    )
+    return plan.map((row) => row["QUERY PLAN"]).join("\n")
+  })
 
 const open = (schema: string, options: Partial<PgStorage.PgStorageOptions> = {}) =>
   Effect.provide(PgStorage.layer({ url: urlForSchema(schema), ...options }))
@@ -302,24 +318,13 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
 
   it.scoped("reads pages through the index without sorting (EXPLAIN)", () =>
     Effect.gen(function* () {
-      const schema = yield* tempSchema
-      yield* Effect.void.pipe(open(schema))
-      // Tiny tables make a sequential scan cheapest; with it off the plan shows what large tables get.
-      const plan = yield* admin((sql) =>
-        sql.withTransaction(
-          Effect.gen(function* () {
-            yield* sql`SET LOCAL enable_seqscan = off`
-            return yield* sql<{
-              "QUERY PLAN": string
-            }>`EXPLAIN SELECT seq, created_date, entry, CASE WHEN entry IS NULL THEN content END
-              FROM ${sql(schema)}.submissions
-              WHERE file_id = 'f1' AND (created_date, seq) > (now(), 5::int8)
-                AND created_date < now() + interval '1 day' AND seq <= 9::int8
-              ORDER BY created_date, seq LIMIT 1001`
-          })
-        )
+      const text = yield* explain(
+        (sql, schema) => sql`EXPLAIN SELECT seq, created_date, entry, CASE WHEN entry IS NULL THEN content END
+          FROM ${sql(schema)}.submissions
+          WHERE file_id = 'f1' AND (created_date, seq) > (now(), 5::int8)
+            AND created_date < now() + interval '1 day' AND seq <= 9::int8
+          ORDER BY created_date, seq LIMIT 1001`
       )
-      const text = plan.map((row) => row["QUERY PLAN"]).join("\n")
       expect(text).toMatch(/Index Scan using submissions_file_created_seq/)
       // Every bound is a condition of the index scan, none a filter over rows already fetched.
       expect(text).toMatch(/Index Cond: .*created_date < .*seq <= /)
@@ -330,22 +335,13 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
 
   it.scoped("reads a request's key before its file, each by its unique index (EXPLAIN)", () =>
     Effect.gen(function* () {
-      const schema = yield* tempSchema
-      yield* Effect.void.pipe(open(schema))
-      const plan = yield* admin((sql) =>
-        sql.withTransaction(
-          Effect.gen(function* () {
-            yield* sql`SET LOCAL enable_seqscan = off`
-            return yield* sql<{
-              "QUERY PLAN": string
-            }>`EXPLAIN SELECT k.user_id AS owner, f.id, f.user_id, f.name, f.creation_date, f.public_availability,
-              f.submission_counter, f.visit_counter, (SELECT seq FROM ${sql(schema)}.submission_read_point) AS read_point
-              FROM ${sql(schema)}.api_keys k LEFT JOIN ${sql(schema)}.files f ON f.id = 'f1'
-              WHERE k.key_hash = 'hash' AND k.revoked_at IS NULL`
-          })
-        )
+      const text = yield* explain(
+        (sql, schema) => sql`EXPLAIN SELECT k.user_id AS owner, f.id, f.user_id, f.name, f.creation_date,
+          f.public_availability, f.submission_counter, f.visit_counter,
+          (SELECT seq FROM ${sql(schema)}.submission_read_point) AS read_point
+          FROM ${sql(schema)}.api_keys k LEFT JOIN ${sql(schema)}.files f ON f.id = 'f1'
+          WHERE k.key_hash = 'hash' AND k.revoked_at IS NULL`
       )
-      const text = plan.map((row) => row["QUERY PLAN"]).join("\n")
       // The key's row is the outer side of the join: an unknown key ends the statement before files is read.
       expect(text).toMatch(/Nested Loop Left Join[\s\S]*Index Scan using api_keys_key_hash_key[\s\S]*files_pkey/)
       expect(text).not.toMatch(/Sort|Hash/)
