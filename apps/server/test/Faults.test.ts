@@ -2,15 +2,14 @@
 // outside fault scripts drive it: the built server and CLI as real processes, the SQLite file handled from
 // this process (deleted, moved, overwritten, replaced by a directory, locked), signals sent for real.
 
-import type { ChildProcess } from "node:child_process"
 import { chmodSync, mkdirSync, renameSync, writeFileSync } from "node:fs"
 import { Agent, request as httpRequest } from "node:http"
 import { connect as tcpConnect } from "node:net"
 import { join } from "node:path"
 import { afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Conditions, Fixtures, Processes, SqliteFiles, TempDirectory } from "@filedata/testing"
+import { Conditions, Fixtures, Processes, SqliteFiles } from "@filedata/testing"
 
-const { finish, killLeftovers, listening, post, startBuilt } = Processes
+const { killLeftovers, post } = Processes
 const { backup, connect, remove, restore } = SqliteFiles
 
 const KEY = "fault-test-key-3f9a1c"
@@ -23,26 +22,10 @@ const fixture = Fixtures.aliceContact([KEY], {
 const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis))
 
 /** A database holding `document`, imported by the CLI, and the environment both apps read it with. */
-const database = async (document: unknown) => {
-  const dir = TempDirectory.make("faults")
-  const filename = join(dir, "filedata.db")
-  const env = { DATABASE_URL: `file:${filename}`, PORT: "0", HOST: "127.0.0.1" }
-  const imported = await finish(startBuilt("cli", ["import", TempDirectory.write(dir, "fixture.json", document)], env))
-  expect(imported.code, imported.stderr).toBe(0)
-  return { dir, filename, env }
-}
+const database = (document: unknown) => Processes.importedDatabase("faults", document)
 
-interface Running {
-  readonly base: string
-  readonly child: ChildProcess
-  readonly closed: Promise<{ code: number | null; stdout: string; stderr: string }>
-}
-
-const serve = async (env: Record<string, string>): Promise<Running> => {
-  const child = startBuilt("server", [], env)
-  const closed = finish(child)
-  return { base: await listening(child), child, closed }
-}
+type Running = Processes.Served
+const { serve } = Processes
 
 /** Stops the server as an orchestrator does; it must still be running, exit 0, and never have printed the key. */
 const stop = async ({ child, closed }: Running) => {

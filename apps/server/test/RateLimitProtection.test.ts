@@ -5,14 +5,11 @@
 // is skipped and says why.
 
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { afterEach, describe, expect, it } from "@effect/vitest"
 import { Processes } from "@filedata/testing"
 
-const { finish, killLeftovers, listening, startBuilt } = Processes
+const { killLeftovers } = Processes
 
 const KEYS = ["protection-key-a-7d41", "protection-key-b-7d41", "protection-key-c-7d41"] as const
 
@@ -22,30 +19,10 @@ const fixture = {
 }
 
 /** A database holding the fixture, imported by the CLI, and the environment both apps read it with. */
-const database = async () => {
-  const dir = mkdtempSync(join(tmpdir(), "filedata-protection-"))
-  const env = { DATABASE_URL: `file:${join(dir, "filedata.db")}`, PORT: "0", HOST: "127.0.0.1" }
-  writeFileSync(join(dir, "fixture.json"), JSON.stringify(fixture))
-  const imported = await finish(startBuilt("cli", ["import", join(dir, "fixture.json")], env))
-  expect(imported.code, imported.stderr).toBe(0)
-  return env
-}
+const database = async () => (await Processes.importedDatabase("protection", fixture)).env
 
-interface Running {
-  readonly base: string
-  readonly child: ChildProcess
-  readonly closed: Promise<{ code: number | null; stdout: string; stderr: string }>
-  /** What the server has printed so far. */
-  readonly stdout: () => string
-}
-
-const serve = async (env: Record<string, string>): Promise<Running> => {
-  const child = startBuilt("server", [], env)
-  let stdout = ""
-  child.stdout?.on("data", (chunk) => (stdout += chunk))
-  const closed = finish(child)
-  return { base: await listening(child), child, closed, stdout: () => stdout }
-}
+type Running = Processes.Served
+const { serve } = Processes
 
 const stop = async ({ child, closed }: Running) => {
   child.kill("SIGTERM")

@@ -2,16 +2,12 @@
 // their own (METRICS_PORT), spans received by a local OTLP/HTTP receiver (OTEL_EXPORTER_OTLP_ENDPOINT), and the
 // request log line with its client address, file, user and problem code; never an API key anywhere.
 
-import type { ChildProcess } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import { connect, createServer as createNetServer } from "node:net"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { afterEach, describe, expect, it } from "@effect/vitest"
 import { Conditions, Processes, SqliteFiles } from "@filedata/testing"
 
-const { finish, killLeftovers, listening, startBuilt } = Processes
+const { finish, killLeftovers, startBuilt } = Processes
 
 const ALICE_KEY = "telemetry-alice-key-5e0c"
 const BOB_KEY = "telemetry-bob-key-5e0c"
@@ -35,30 +31,10 @@ const fixture = {
 }
 
 /** A database holding the fixture, imported by the CLI, and the environment the server reads it with. */
-const database = async () => {
-  const dir = mkdtempSync(join(tmpdir(), "filedata-telemetry-"))
-  const filename = join(dir, "filedata.db")
-  const env = { DATABASE_URL: `file:${filename}`, PORT: "0", HOST: "127.0.0.1" }
-  writeFileSync(join(dir, "fixture.json"), JSON.stringify(fixture))
-  const imported = await finish(startBuilt("cli", ["import", join(dir, "fixture.json")], env))
-  expect(imported.code, imported.stderr).toBe(0)
-  return { env, filename }
-}
+const database = () => Processes.importedDatabase("telemetry", fixture)
 
-interface Running {
-  readonly base: string
-  readonly child: ChildProcess
-  readonly closed: Promise<{ code: number | null; stdout: string; stderr: string }>
-  readonly stdout: () => string
-}
-
-const serve = async (env: Record<string, string>): Promise<Running> => {
-  const child = startBuilt("server", [], env)
-  let stdout = ""
-  child.stdout?.on("data", (chunk) => (stdout += chunk))
-  const closed = finish(child)
-  return { base: await listening(child), child, closed, stdout: () => stdout }
-}
+type Running = Processes.Served
+const { serve } = Processes
 
 /** Stops the server with SIGTERM (which writes the last log lines and flushes the last spans). */
 const stop = async ({ child, closed }: Running) => {
