@@ -1,7 +1,34 @@
 import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
+import { BaseSequencer, type TestSpecification } from "vitest/node"
 
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url))
+
+// The files that take longest, longest first. Vitest orders files by the durations it cached on an earlier run
+// and, on a fresh clone, by size, which put these last (the conformance suites are a few lines that run for
+// seconds): the second worker then waited idle for the first to finish them.
+const longest = [
+  "packages/postgres/test/Conformance.test.ts",
+  "apps/server/test/Faults.test.ts",
+  "apps/cli/test/ConcurrentImports.test.ts",
+  "apps/server/test/Telemetry.test.ts",
+  "packages/fixture/test/FixtureReader.test.ts",
+  "apps/server/test/StalledReaders.test.ts",
+  "apps/cli/test/Process.test.ts",
+  "apps/server/test/Fuzz.test.ts",
+  "apps/cli/test/ImportKill.test.ts",
+  "packages/rate-limiter-redis/test/Conformance.test.ts"
+]
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: Array<TestSpecification>): Promise<Array<TestSpecification>> {
+    const rank = (file: TestSpecification) => {
+      const at = longest.findIndex((path) => file.moduleId.endsWith(path))
+      return at === -1 ? longest.length : at
+    }
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b))
+  }
+}
 
 // Tests run against the workspace's sources; only the tests that run the apps as processes need the build,
 // which the global setup brings up to date once, before any test file.
@@ -29,6 +56,7 @@ export default defineConfig({
     // worker instead of once per file is about half the suite's CPU. Nothing of filedata's is a module-level
     // singleton; the one shared mutable object, @effect/vitest's `it`, is reset by the setup file.
     isolate: false,
+    sequence: { sequencer: LongestFirst },
     // Vitest's default on two cores is one worker, one file at a time; most files spend their time waiting on
     // real servers, processes and Redis windows, so a second worker overlaps those waits.
     maxWorkers: 2,
