@@ -1,11 +1,9 @@
 // Runs an app of the workspace from the repository root: `node scripts/run.mjs server|cli [args...]`
 // (`--build-only` just builds).
-// It brings the build up to date first (skipped when nothing changed since the last build, see below): tsc -b,
-// then each app's entry bundled (scripts/bundle.mjs); then it runs the app's bundle in this same process, so
-// signals reach the server directly.
-import { spawnSync } from "node:child_process"
+// It brings the build up to date first (skipped when nothing changed since the last build, see below): each app's
+// entry bundled from the TypeScript sources (scripts/bundle.mjs; no type check, that is `pnpm typecheck`'s); then
+// it runs the app's bundle in this same process, so signals reach the server directly.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs"
-import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 
@@ -18,11 +16,10 @@ if (entry === undefined && app !== "--build-only") {
   process.exit(2)
 }
 
-// `tsc -b` takes about half a second to find an unchanged tree unchanged, most of it loading TypeScript. A
-// stamp records the start of the last build that succeeded; while nothing a build reads is newer (sources,
-// directories too so a deleted file counts, each tsconfig and package.json, the shared configuration, the
-// lockfile, the bundler's script) and every project's output and every bundle is still there, the build is
-// skipped. A failed build removes the stamp.
+// Loading esbuild and bundling take about a second. A stamp records the start of the last build that succeeded;
+// while nothing a build reads is newer (sources, directories too so a deleted file counts, each tsconfig and
+// package.json, the shared configuration, the lockfile, the bundler's script) and every bundle is still there,
+// the build is skipped. A failed build removes the stamp.
 const stamp = join(root, "node_modules", ".cache", "filedata", "build-succeeded")
 
 const newestUnder = (path) => {
@@ -39,13 +36,7 @@ const projects = JSON.parse(readFileSync(join(root, "tsconfig.build.json"), "utf
 
 const upToDate = () => {
   const built = statSync(stamp, { throwIfNoEntry: false })
-  if (
-    built === undefined ||
-    !projects.every((project) => existsSync(join(project, "dist", ".tsbuildinfo"))) ||
-    !Object.values(apps).every((bundle) => existsSync(join(root, bundle)))
-  ) {
-    return false
-  }
+  if (built === undefined || !Object.values(apps).every((bundle) => existsSync(join(root, bundle)))) return false
   const inputs = [
     ...["tsconfig.base.json", "tsconfig.build.json", "package.json", "pnpm-lock.yaml", "scripts/bundle.mjs"].map(
       (file) => join(root, file)
@@ -62,12 +53,6 @@ if (!upToDate()) {
   } catch {
     // Nothing to remove, or nothing that could have been written: the build decides alone.
   }
-  const tsc = createRequire(join(root, "package.json")).resolve("typescript/bin/tsc")
-  const build = spawnSync(process.execPath, [tsc, "-b", join(root, "tsconfig.build.json")], { stdio: "inherit" })
-  if (build.status !== 0) {
-    console.error("The build failed; see the errors above.")
-    process.exit(1)
-  }
   // Imported only when building: loading esbuild would cost every start.
   const { bundleAll } = await import("./bundle.mjs")
   try {
@@ -81,7 +66,7 @@ if (!upToDate()) {
     writeFileSync(stamp, "")
     utimesSync(stamp, began, began)
   } catch {
-    // Where node_modules cannot be written, every start simply runs tsc -b again.
+    // Where node_modules cannot be written, every start simply bundles again.
   }
 }
 

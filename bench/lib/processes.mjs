@@ -3,18 +3,23 @@
 import { spawn, spawnSync } from "node:child_process"
 import { once } from "node:events"
 import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "../..")
 
-// Brings every dist/ up to date (incremental tsc -b), as `pnpm start` does; exits when the build fails.
+// Brings every dist/ up to date as `pnpm build` does (incremental tsc -b, which the scripts that load a module of
+// a package need, then the apps' bundles as `pnpm start` makes them); exits when the build fails.
 export const build = () => {
-  const result = spawnSync(process.execPath, [join(root, "scripts/run.mjs"), "--build-only"], {
-    cwd: root,
-    stdio: "inherit"
-  })
-  if (result.status !== 0) process.exit(1)
+  const tsc = createRequire(join(root, "package.json")).resolve("typescript/bin/tsc")
+  for (const args of [
+    [tsc, "-b", join(root, "tsconfig.build.json")],
+    [join(root, "scripts/run.mjs"), "--build-only"]
+  ]) {
+    const result = spawnSync(process.execPath, args, { cwd: root, stdio: "inherit" })
+    if (result.status !== 0) process.exit(1)
+  }
 }
 
 // Starts a Node script (or, with `command`, another program such as `pnpm`) and resolves once it prints its

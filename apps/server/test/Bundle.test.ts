@@ -39,7 +39,7 @@ describe("the server's bundle", () => {
 
   it("is one entry and a few chunks, holding the server's own modules", () => {
     expect(files.size).toBeLessThanOrEqual(6)
-    expect(modules).toContain("apps/server/dist/Server.js")
+    expect(modules).toContain("apps/server/src/Server.ts")
     expect(modules.some((path) => path.includes("/node_modules/effect/"))).toBe(true)
   })
 
