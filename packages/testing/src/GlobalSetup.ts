@@ -9,7 +9,7 @@ import { spawn } from "node:child_process"
 import { finish, root } from "./Processes.js"
 
 /**
- * `node scripts/run.mjs --build-only`; fails the run with tsc's output if the build fails.
+ * `node scripts/run.mjs --build-only`; fails the run with the bundler's output if the build fails.
  *
  * @since 0.1.0
  * @category setup
