@@ -5,6 +5,8 @@ import { describe, expect, it } from "@effect/vitest"
 import * as esbuild from "esbuild"
 
 const entry = fileURLToPath(new URL("../src/index.ts", import.meta.url))
+// The core as the tests see it, from its sources: its `exports` name the dist/ a build makes.
+const core = fileURLToPath(new URL("../../core/src/index.ts", import.meta.url))
 const nodeBuiltins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]))
 
 describe("the browser bundle", () => {
@@ -17,6 +19,7 @@ describe("the browser bundle", () => {
       target: "es2022",
       write: false,
       metafile: true,
+      alias: { "@filedata/core": core },
       logLevel: "silent"
     })
     expect(result.errors).toEqual([])
