@@ -232,6 +232,28 @@ describe("SqliteFileRepository under faults", () => {
     })
   )
 
+  it.scopedLive("a start that finds the database locked waits for it as a writer would, then reads", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDatabase
+      yield* Effect.scoped(storage(filename))
+      const switching = new Database(filename)
+      switching.pragma("journal_mode = DELETE")
+      switching.close()
+      // Another process's lock at the moment this one starts: two CLI runs on one file, the first checkpointing
+      // as it closes while the second opens its reader. Longer than a request's 100 ms.
+      const locker = new Database(filename)
+      locker.exec("BEGIN EXCLUSIVE; INSERT INTO users (id) VALUES ('u9')")
+      const released = setTimeout(() => {
+        locker.exec("ROLLBACK")
+        locker.close()
+      }, 600)
+      yield* Effect.addFinalizer(() => Effect.sync(() => clearTimeout(released)))
+      const [took, files] = yield* Effect.timed(SqliteFileRepository.make({ filename, pageSize: 10 }))
+      expect(Duration.toMillis(took)).toBeGreaterThanOrEqual(500)
+      expect(yield* everyRead(files)).toEqual(healthy)
+    })
+  )
+
   it.scopedLive("warns once when the database goes away and says when it is readable again", () => {
     const { lines, logger } = Logs.capture()
     return Effect.gen(function* () {

@@ -68,6 +68,16 @@ export interface FollowedFile<S> {
 export const toError = (cause: unknown): Error => (cause instanceof Error ? cause : new Error(String(cause)))
 
 /**
+ * Whether `error` is SQLite's refusal of a lock another connection holds ("database is locked").
+ *
+ * @internal
+ */
+export const isLocked = (error: Error): boolean => {
+  const { code } = error as { readonly code?: unknown }
+  return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
+}
+
+/**
  * Opens `filename` (it must exist and `prepare` must succeed on it, or this returns why not) and follows it
  * from then on.
  *

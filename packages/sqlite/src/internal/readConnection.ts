@@ -2,6 +2,7 @@ import type { FileDataError } from "@filedata/core"
 import { StorageFailure } from "@filedata/sql"
 import type Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as FollowedFile from "./followedFile.js"
 import * as ReadSnapshot from "./readSnapshot.js"
@@ -23,6 +24,8 @@ export interface ReadConnection<S> {
   readonly aroundWrite: <A, E, R>(write: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }
 
+const startupWait = Schedule.spaced("25 millis").pipe(Schedule.upTo("5 seconds"))
+
 /**
  * Opens `filename` (it must exist and `prepare` must succeed on it, or this fails) and keeps following
  * it until the scope closes.
@@ -35,8 +38,15 @@ export const make = <S>(options: {
 }): Effect.Effect<ReadConnection<S>, FileDataError.StorageUnavailable, Scope.Scope> =>
   Effect.gen(function* () {
     const { filename } = options
-    const file = FollowedFile.follow(options)
-    if (file instanceof Error) return yield* Effect.fail(StorageFailure.unavailable(file))
+    const file = yield* Effect.suspend(() => {
+      const followed = FollowedFile.follow(options)
+      return followed instanceof Error ? Effect.fail(followed) : Effect.succeed(followed)
+    }).pipe(
+      // A start that finds the file locked by another process (its checkpoint as it closes, a new file switched
+      // to WAL) waits for it as the writer's connection would (busy_timeout), not the 100 ms a request waits.
+      Effect.retry({ schedule: startupWait, while: FollowedFile.isLocked }),
+      Effect.mapError(StorageFailure.unavailable)
+    )
     const snapshot = ReadSnapshot.make<FollowedFile.Connection<S>>({ endFailed: file.lost })
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
