@@ -53,7 +53,7 @@ export default defineConfig({
     globalSetup: ["./packages/testing/src/GlobalSetup.ts"],
     setupFiles: ["./vitest.setup.ts"],
     // The files of a worker share one module graph: importing Effect, the platform and the drivers once per
-    // worker instead of once per file is about half the suite's CPU. Nothing of filedata's is a module-level
+    // worker instead of once per file took a third of the suite's CPU off. Nothing of filedata's is a module-level
     // singleton; the one shared mutable object, @effect/vitest's `it`, is reset by the setup file.
     isolate: false,
     sequence: { sequencer: LongestFirst },

@@ -11,7 +11,7 @@ import * as esbuild from "esbuild"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 
-/** The apps bundled: where tsc writes each entry, and where its bundle goes. */
+/** The apps bundled: each one's entry, and where its bundle goes. */
 export const apps = {
   server: { entry: "apps/server/src/main.ts", outdir: "apps/server/dist/bundle" },
   cli: { entry: "apps/cli/src/main.ts", outdir: "apps/cli/dist/bundle" }
