@@ -53,8 +53,9 @@ export default defineConfig({
     globalSetup: ["./packages/testing/src/GlobalSetup.ts"],
     setupFiles: ["./vitest.setup.ts"],
     // The files of a worker share one module graph: importing Effect, the platform and the drivers once per
-    // worker instead of once per file took a third of the suite's CPU off. Nothing of filedata's is a module-level
-    // singleton; the one shared mutable object, @effect/vitest's `it`, is reset by the setup file.
+    // worker instead of once per file took a third of the suite's CPU off. What a module keeps is then kept from
+    // file to file: @effect/vitest's `it`, which its `layer` changes, is reset by the setup file, and the
+    // files that start processes kill what a test left running (`Processes.killLeftovers`).
     isolate: false,
     sequence: { sequencer: LongestFirst },
     // Vitest's default on two cores is one worker, one file at a time; most files spend their time waiting on
