@@ -24,13 +24,7 @@ const database = async () => (await Processes.importedDatabase("protection", fix
 type Running = Processes.Served
 const { serve } = Processes
 
-const stop = async ({ child, closed }: Running) => {
-  child.kill("SIGTERM")
-  const exit = await closed
-  expect(exit.code, exit.stderr).toBe(0)
-  for (const key of KEYS) expect(exit.stdout + exit.stderr).not.toContain(key)
-  return exit
-}
+const stop = (server: Running) => Processes.stop(server, KEYS)
 
 const call = async (base: string, apiKey: string, forwardedFor?: string) => {
   const reply = await fetch(`${base}/api/v1/file-data`, {

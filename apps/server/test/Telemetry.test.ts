@@ -37,13 +37,7 @@ type Running = Processes.Served
 const { serve } = Processes
 
 /** Stops the server with SIGTERM (which writes the last log lines and flushes the last spans). */
-const stop = async ({ child, closed }: Running) => {
-  child.kill("SIGTERM")
-  const exit = await closed
-  expect(exit.code, exit.stderr).toBe(0)
-  for (const key of KEYS) expect(exit.stdout + exit.stderr).not.toContain(key)
-  return exit
-}
+const stop = (server: Running) => Processes.stop(server, KEYS)
 
 const post = (base: string, body: string, headers: Record<string, string> = {}) =>
   fetch(`${base}/api/v1/file-data`, {

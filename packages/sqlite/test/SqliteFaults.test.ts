@@ -32,6 +32,17 @@ const storage = (filename: string) =>
     return Context.get(context, FileRepository.FileRepository)
   })
 
+// A migrated database in rollback-journal mode, as a restored backup often is: there a writer's lock does block
+// readers.
+const rollbackJournal = Effect.gen(function* () {
+  const filename = yield* tempDatabase
+  yield* Effect.scoped(storage(filename))
+  const switching = new Database(filename)
+  switching.pragma("journal_mode = DELETE")
+  switching.close()
+  return filename
+})
+
 const { backup, remove, restore } = SqliteFiles
 
 const expectUnavailable = <A, E>(exit: Exit.Exit<A, E>) => {
@@ -207,12 +218,7 @@ describe("SqliteFileRepository under faults", () => {
 
   it.scopedLive("a database locked exclusively fails reads within the busy timeout, and is read after release", () =>
     Effect.gen(function* () {
-      const filename = yield* tempDatabase
-      // A rollback-journal database, as a restored backup often is: there a writer's lock does block readers.
-      yield* Effect.scoped(storage(filename))
-      const switching = new Database(filename)
-      switching.pragma("journal_mode = DELETE")
-      switching.close()
+      const filename = yield* rollbackJournal
       const files = yield* SqliteFileRepository.make({ filename, pageSize: 10 })
       expect(yield* everyRead(files)).toEqual(healthy)
       // The locker stands for another process. Here it shares the reader's thread, so it takes its lock in a
@@ -234,11 +240,7 @@ describe("SqliteFileRepository under faults", () => {
 
   it.scopedLive("a start that finds the database locked waits for it as a writer would, then reads", () =>
     Effect.gen(function* () {
-      const filename = yield* tempDatabase
-      yield* Effect.scoped(storage(filename))
-      const switching = new Database(filename)
-      switching.pragma("journal_mode = DELETE")
-      switching.close()
+      const filename = yield* rollbackJournal
       // Another process's lock at the moment this one starts: two CLI runs on one file, the first checkpointing
       // as it closes while the second opens its reader. Longer than a request's 100 ms.
       const locker = new Database(filename)

@@ -175,3 +175,22 @@ export const serve = async (env: Record<string, string>): Promise<Served> => {
   const closed = finish(child)
   return { base: await listening(child), child, closed, stdout: () => stdout }
 }
+
+/**
+ * Stops a server started by {@link serve} as a process manager does (SIGTERM) and waits for its exit; fails
+ * unless it exits 0 without ever printing one of `secrets`.
+ *
+ * @since 0.1.0
+ * @category processes
+ */
+export const stop = async (
+  { child, closed }: Served,
+  secrets: ReadonlyArray<string> = []
+): Promise<{ code: number | null; stdout: string; stderr: string }> => {
+  child.kill("SIGTERM")
+  const exit = await closed
+  if (exit.code !== 0) throw new Error(`the server exited with ${exit.code}: ${exit.stderr}`)
+  const printed = secrets.filter((secret) => (exit.stdout + exit.stderr).includes(secret))
+  if (printed.length > 0) throw new Error(`the server printed ${printed.length} secret(s)`)
+  return exit
+}
