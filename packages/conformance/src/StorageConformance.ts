@@ -788,6 +788,33 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         }).pipe(withStorage(3))
       )
 
+      it.effect("a read that asks for no end position reads the same pages; only the last may leave its next out", () =>
+        Effect.gen(function* () {
+          const submissions = tied(7)
+          yield* importDocument({
+            users,
+            files: [file({ id: "f0", userId: "u1" }), file({ id: "f1", userId: "u1", submissions })]
+          })
+          for (const limit of [undefined, 1, 2, 3, 7, 8]) {
+            const asked = yield* pagesOf("f1", { limit })
+            const unasked = yield* pagesOf("f1", { limit, endPosition: false })
+            expect(parsed(unasked)).toEqual(stored(submissions))
+            expect(unasked.map((page) => page.hasMore)).toEqual(asked.map((page) => page.hasMore))
+            for (const [index, page] of unasked.entries()) {
+              const same = asked[index] as FileRepository.SubmissionPage
+              expect(page.entries).toEqual(same.entries)
+              // Where a page is followed by another, its next is given and the same as when asked for.
+              if (page.next !== undefined || page.hasMore) expect(page.next).toEqual(same.next)
+            }
+            // Asked for, the last page's next is always given.
+            expect(asked.every((page) => typeof page.next === "string")).toBe(true)
+          }
+          const files = yield* FileRepository.FileRepository
+          const empty = yield* files.readSubmissions(fileId("f0"), { endPosition: false })
+          expect(empty).toMatchObject({ entries: [], hasMore: false })
+        }).pipe(withStorage(3))
+      )
+
       it.effect("a sync continues after its last next with what was appended at or after that createdDate", () =>
         Effect.gen(function* () {
           const before = tied(7)

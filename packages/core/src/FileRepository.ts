@@ -78,22 +78,35 @@ export interface SubmissionRange {
   readonly until?: number | undefined
   readonly limit?: number | undefined
   readonly upTo?: ReadPoint | undefined
+  /**
+   * `false` when the caller reads nothing past the range's end (a reply of the whole file): the page that ends
+   * the range may then leave `next` out, which spares the adapter looking up where the range ends
+   * (docs/performance.md#end-position-only-when-asked). By default every page gives it.
+   */
+  readonly endPosition?: boolean | undefined
 }
 
 /**
  * A bounded run of a file's submissions in reply order, each as the reply writes it (`SubmissionEntry`,
  * docs/performance.md#stored-reply-entries); `next`, the position after the last entry, or the position the
- * range started from when there is none (its `after`, else the start of its window); `hasMore`, whether the
- * range holds more past `next`. Positions are the adapter's own opaque text.
+ * range started from when there is none (its `after`, else the start of its window), always given while
+ * `hasMore` and otherwise unless the range asked for no `endPosition`; `hasMore`, whether the range holds more
+ * past `next`. Positions are the adapter's own opaque text.
  *
  * @since 0.1.0
  * @category models
  */
-export interface SubmissionPage {
-  readonly entries: ReadonlyArray<SubmissionEntry.SubmissionEntry>
-  readonly next: string
-  readonly hasMore: boolean
-}
+export type SubmissionPage =
+  | {
+      readonly entries: ReadonlyArray<SubmissionEntry.SubmissionEntry>
+      readonly next: string
+      readonly hasMore: true
+    }
+  | {
+      readonly entries: ReadonlyArray<SubmissionEntry.SubmissionEntry>
+      readonly next: string | undefined
+      readonly hasMore: false
+    }
 
 /**
  * Read access to stored files.

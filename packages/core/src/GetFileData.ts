@@ -102,14 +102,15 @@ export const parseRequest = (body: unknown): Effect.Effect<GetFileDataRequest, I
  */
 export type Ports = FileRequest.Ports
 
-// Every page is read up to the file's read point.
+// Every page is read up to the file's read point; the reply ends with the file's last submission, so where
+// that is does not matter.
 const answer = (
   files: FileRepository.FileRepository,
   _request: GetFileDataRequest,
   file: FileRepository.FoundFile
 ): FileDataReply => ({
   file,
-  submissionPage: (after) => files.readSubmissions(file.id, { after, upTo: file.readPoint })
+  submissionPage: (after) => files.readSubmissions(file.id, { after, upTo: file.readPoint, endPosition: false })
 })
 
 const operation = FileRequest.operation(parseRequest, answer)

@@ -155,7 +155,8 @@ export const make = (options: {
             `SELECT entry, created_date, content FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ?`
           )
           .raw(),
-        // A page shorter than its limit holds the rest of the range: it ends where the range does.
+        // A page shorter than its limit holds the rest of the range: it ends where the range does. Looked up only
+        // when asked for: a reply of the whole file, most requests, does not need it.
         rangeEnd: db
           .prepare<RangeArguments, [createdDate: number, seq: number]>(
             `SELECT created_date, seq FROM submissions WHERE ${RANGE}
@@ -215,6 +216,7 @@ export const make = (options: {
           }
           // The statements run in the turn's one read transaction, so they all see the same rows.
           if (entries.length < limit) {
+            if (range.endPosition === false) return { entries, next: undefined, hasMore: false }
             const [endDate, endSeq] = statements.rangeEnd.get(...bounds) as [number, number]
             return { entries, next: `${endDate}:${endSeq}`, hasMore: false }
           }
