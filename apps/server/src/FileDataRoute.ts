@@ -13,7 +13,7 @@
  */
 
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { type FileDataError, FileRepository, RateLimiter } from "@filedata/core"
+import { type FileDataError, FileRepository, RateLimiter, RequestLog } from "@filedata/core"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -148,7 +148,7 @@ export const make = (options: {
       RequestBody.read(request, (body) =>
         run(
           Effect.zipRight(
-            answer(body),
+            Effect.zipRight(RequestLog.begin, answer(body)),
             // The status is read once the reply is written, not when the request came in.
             Effect.suspend(() =>
               Middleware.logRequest(

@@ -13,12 +13,11 @@ import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { FileDataApi } from "@filedata/client"
+import { RequestLog } from "@filedata/core"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
-import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as ClientAddress from "./ClientAddress.js"
 import * as Documentation from "./Documentation.js"
@@ -112,8 +111,8 @@ export class CurrentRequestId extends Context.Reference<CurrentRequestId>()(
 ) {}
 
 /**
- * The one log line of a request. What the request's fiber learned on the way (`fileId`, `userId`, the problem's
- * `code`) is on its annotations already.
+ * The one log line of a request, with what the request's fiber learned on the way (`fileId`, `userId`, the
+ * problem's `code`: `RequestLog`) when it began with `RequestLog.begin`.
  *
  * @since 0.1.0
  * @category logging
@@ -127,21 +126,14 @@ export const logRequest = (
   clientAddress: string
 ): Effect.Effect<void> =>
   Effect.flatMap(Clock.currentTimeMillis, (now) =>
-    Effect.zipRight(
-      // The request line is the last thing a request's fiber logs, so its fields are set on the fiber's
-      // annotations as they are, with no scope to restore them: docs/performance.md#plain-request-line
-      FiberRef.update(FiberRef.currentLogAnnotations, (annotations) =>
-        HashMap.mutate(annotations, (fields) => {
-          HashMap.set(fields, "method", method)
-          HashMap.set(fields, "path", pathOf(url))
-          HashMap.set(fields, "status", status)
-          HashMap.set(fields, "durationMs", now - startedMillis)
-          HashMap.set(fields, "requestId", requestId)
-          HashMap.set(fields, "clientAddress", clientAddress)
-        })
-      ),
-      Effect.logInfo("request")
-    )
+    RequestLog.write("request", {
+      method,
+      path: pathOf(url),
+      status,
+      durationMs: now - startedMillis,
+      requestId,
+      clientAddress
+    })
   )
 
 /**
@@ -176,6 +168,7 @@ export const make = (options: {
     id: string
   ) {
     const started = yield* Clock.currentTimeMillis
+    yield* RequestLog.begin
     // The router matches the target as it came; one in absolute form is routed by its path.
     const target = originForm(request.url)
     const routed =

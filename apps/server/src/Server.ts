@@ -18,7 +18,7 @@ import * as NodeHttpPlatform from "@effect/platform-node/NodeHttpPlatform"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodePath from "@effect/platform-node/NodePath"
 import { FileDataApi } from "@filedata/client"
-import type { FileRepository, RateLimiter } from "@filedata/core"
+import { type FileRepository, type RateLimiter, RequestLog } from "@filedata/core"
 import { Listener, Logging, type ServiceConfig } from "@filedata/runtime"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -150,7 +150,7 @@ export const layer = (
       const logged = (problem: Problem.Problem, requestId: string, clientAddress: string, request?: IncomingMessage) =>
         runFork(
           Effect.zipRight(
-            Instrumentation.problem(problem.code),
+            Effect.zipRight(RequestLog.begin, Instrumentation.problem(problem.code)),
             Middleware.logRequest(
               request?.method ?? "-",
               request?.url ?? "-",

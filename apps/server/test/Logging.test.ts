@@ -3,6 +3,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { expect, layer } from "@effect/vitest"
+import { Logging } from "@filedata/runtime"
 import { Fixtures } from "@filedata/testing"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -11,8 +12,9 @@ import * as LogLevel from "effect/LogLevel"
 import * as Server from "../src/Server.js"
 import * as TestServer from "./utils/TestServer.js"
 
+// The lines as the service writes them (`Logging.layer`).
 const lines: Array<string> = []
-const capture = Logger.map(Logger.jsonLogger, (line) => {
+const capture = Logger.map(Logging.jsonLines, (line) => {
   lines.push(line)
 })
 
@@ -66,7 +68,7 @@ const platformOnly = HttpApiBuilder.serve().pipe(
     Layer.merge(
       Logger.replace(
         Logger.defaultLogger,
-        Logger.map(Logger.jsonLogger, (line) => void platformLines.push(line))
+        Logger.map(Logging.jsonLines, (line) => void platformLines.push(line))
       ),
       Logger.minimumLogLevel(LogLevel.All)
     )

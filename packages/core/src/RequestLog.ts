@@ -1,28 +1,65 @@
 /**
  * What a request's log line learns while the request is served: the use case names the file and the key's
- * user once it knows them, and the transport's one line per request, written last in the same fiber at `info`,
- * carries them. Never a key, never a body.
+ * user once it knows them, the transport adds the problem it answers with and, last, the request's own fields,
+ * and writes one line per request at `info`. Never a key, never a body.
+ *
+ * The fields are a record of the request's own, held by the request's fiber, rather than the fiber's log
+ * annotations: setting an annotation copies the fiber's table of fiber refs each time, which cost a request at
+ * `info` about a seventh of its CPU (docs/performance.md#request-fields).
  *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
-import * as HashMap from "effect/HashMap"
-import * as LogLevel from "effect/LogLevel"
 
 /**
- * Adds `key: value` to the annotations of every line the current fiber logs from now on, when lines at `info`
- * are written at all. Unlike `Effect.annotateLogs` it opens no scope to restore them: a request's fiber ends
- * with its log line.
+ * The fields of one request's log line.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Fields = Record<string, string | number>
+
+/**
+ * The fields of the request the current fiber serves; none while it serves no request whose line is written.
+ *
+ * @since 0.1.0
+ * @category fiber refs
+ */
+export const currentFields: FiberRef.FiberRef<Fields | undefined> = FiberRef.unsafeMake<Fields | undefined>(undefined)
+
+/**
+ * Gives the current fiber a record of its own for the request it serves; a transport calls it first in the
+ * request's fiber when it writes the request's line. Nothing restores the previous record: the fiber ends with
+ * the request.
+ *
+ * @since 0.1.0
+ * @category logging
+ */
+export const begin: Effect.Effect<void> = Effect.suspend(() => FiberRef.set(currentFields, {}))
+
+/**
+ * Adds `key: value` to the current request's fields; nothing when no line is written for it (no `begin`).
  *
  * @since 0.1.0
  * @category logging
  */
 export const annotate = (key: string, value: string): Effect.Effect<void> =>
-  Effect.withFiberRuntime((fiber) =>
-    // Setting a fiber's annotations copies its table of fiber refs: measured, a tenth of a request's CPU time
-    // when nothing writes the line (docs/performance.md#request-metrics-and-spans).
-    LogLevel.greaterThan(fiber.getFiberRef(FiberRef.currentMinimumLogLevel), LogLevel.Info)
-      ? Effect.void
-      : FiberRef.update(FiberRef.currentLogAnnotations, (annotations) => HashMap.set(annotations, key, value))
-  )
+  Effect.withFiberRuntime((fiber) => {
+    const fields = fiber.getFiberRef(currentFields)
+    if (fields !== undefined) fields[key] = value
+    return Effect.void
+  })
+
+/**
+ * Logs the request's line at `info`: `message` with the fields gathered and then `last`, as the message's second
+ * part (`Effect.logInfo(message, fields)`), the fiber's annotations as they are.
+ *
+ * @since 0.1.0
+ * @category logging
+ */
+export const write = (message: string, last: Fields): Effect.Effect<void> =>
+  Effect.withFiberRuntime((fiber) => {
+    const fields = fiber.getFiberRef(currentFields)
+    return Effect.logInfo(message, fields === undefined ? last : Object.assign(fields, last))
+  })

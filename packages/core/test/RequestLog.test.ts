@@ -4,12 +4,12 @@ import * as FiberRef from "effect/FiberRef"
 import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
-import * as LogLevel from "effect/LogLevel"
 import type * as FileRepository from "../src/FileRepository.js"
 import type * as FileRequest from "../src/FileRequest.js"
 import * as GetFileData from "../src/GetFileData.js"
 import * as GetSubmissions from "../src/GetSubmissions.js"
 import type * as RateLimiter from "../src/RateLimiter.js"
+import * as RequestLog from "../src/RequestLog.js"
 import { input } from "./utils/Requests.js"
 import * as TestFileRepository from "./utils/TestFileRepository.js"
 import * as TestRateLimiter from "./utils/TestRateLimiter.js"
@@ -35,17 +35,34 @@ const operations: ReadonlyArray<readonly [string, Operation]> = [
 ]
 
 /**
- * The annotations of a line the same fiber logs after the operation, as a transport's request line; each call
- * as a request's fiber of its own would, from no annotations.
+ * The fields of the request's line, as a transport writes it after the operation in the same fiber; each call as
+ * a request's fiber of its own would, from `RequestLog.begin`. The annotations of the line besides, which the
+ * operation leaves alone.
  */
-const annotationsAfter = (operation: Operation, body: unknown) =>
+const lineAfter = (operation: Operation, body: unknown) =>
   Effect.gen(function* () {
-    const lines: Array<Record<string, unknown>> = []
-    const logger = Logger.make(({ annotations }) => void lines.push(Object.fromEntries(annotations)))
+    const lines: Array<{ message: unknown; annotations: Record<string, unknown> }> = []
+    const logger = Logger.make(({ message, annotations }) =>
+      lines.push({ message, annotations: Object.fromEntries(annotations) })
+    )
+    yield* RequestLog.begin
     yield* Effect.exit(provided(operation(input(body, []))))
-    yield* Effect.logInfo("request").pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+    yield* RequestLog.write("request", { status: 200 }).pipe(
+      Effect.provide(Logger.replace(Logger.defaultLogger, logger))
+    )
     return lines[0]
   }).pipe(Effect.locally(FiberRef.currentLogAnnotations, HashMap.empty()))
+
+const annotationsAfter = (operation: Operation, body: unknown) =>
+  Effect.map(lineAfter(operation, body), (line) => {
+    if (line === undefined) throw new Error("no line was logged")
+    expect(line.annotations).toEqual({})
+    const [message, fields] = line.message as [string, Record<string, unknown>]
+    expect(message).toBe("request")
+    expect(fields.status).toBe(200)
+    const { status: _, ...learned } = fields
+    return learned
+  })
 
 describe("what the request's log line learns", () => {
   for (const [name, operation] of operations) {
@@ -68,17 +85,25 @@ describe("what the request's log line learns", () => {
     )
   }
 
-  it.effect("nothing while lines at info are not written", () =>
+  it.effect("nothing for a fiber that began no line, nor for the line of another request's fiber", () =>
     Effect.gen(function* () {
       const [, operation] = operations[0] as (typeof operations)[number]
-      const annotations = yield* Effect.gen(function* () {
-        yield* Effect.exit(provided(operation(input({ fileId: "contact", apiKey: "alice-key" }, []))))
-        return yield* FiberRef.get(FiberRef.currentLogAnnotations)
-      }).pipe(
-        Effect.locally(FiberRef.currentLogAnnotations, HashMap.empty()),
-        Effect.locally(FiberRef.currentMinimumLogLevel, LogLevel.Warning)
-      )
-      expect(HashMap.size(annotations)).toBe(0)
+      const run = provided(operation(input({ fileId: "contact", apiKey: "alice-key" }, [])))
+      expect(yield* Effect.zipRight(Effect.exit(run), FiberRef.get(RequestLog.currentFields))).toBeUndefined()
+      // Two requests' fibers at once: each line has its own request's fields.
+      const bob = Effect.gen(function* () {
+        yield* RequestLog.begin
+        yield* Effect.exit(provided(operation(input({ fileId: "other", apiKey: "carol-key" }, []))))
+        return yield* FiberRef.get(RequestLog.currentFields)
+      })
+      const alice = Effect.gen(function* () {
+        yield* RequestLog.begin
+        yield* Effect.exit(run)
+        return yield* FiberRef.get(RequestLog.currentFields)
+      })
+      const [first, second] = yield* Effect.all([alice, bob], { concurrency: 2 })
+      expect(first).toEqual({ fileId: "contact", userId: "alice" })
+      expect(second).toEqual({ fileId: "other", userId: "carol" })
     })
   )
 })

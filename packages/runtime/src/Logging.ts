@@ -29,10 +29,17 @@ type Plain = string | number | boolean
 const isPlain = (value: unknown): value is Plain =>
   typeof value === "string" || (typeof value === "number" && Number.isFinite(value)) || typeof value === "boolean"
 
+const isPlainRecord = (value: unknown): value is Readonly<Record<string, Plain>> => {
+  if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype) return false
+  for (const key in value) if (!isPlain((value as Record<string, unknown>)[key])) return false
+  return true
+}
+
 /**
  * The line `Logger.jsonLogger` writes, same fields in the same order, for a line whose message and annotation
- * values are plain strings, finite numbers or booleans and which has no cause, as the request line of every
- * request is; `undefined` for any other line. `jsonLogger` passes each value through a replacer (cycles,
+ * values are plain strings, finite numbers or booleans and which has no cause; `undefined` for any other line.
+ * A request's line (`RequestLog.write`: a message and a record of plain fields) is written in the same shape,
+ * the record's fields after the annotations. `jsonLogger` passes each value through a replacer (cycles,
  * redaction) and formats the time with `toISOString`: measured, that was most of a request line's cost at
  * the default level, and none of it applies to plain values.
  *
@@ -42,17 +49,22 @@ const isPlain = (value: unknown): value is Plain =>
 export const plainLine = (options: Logger.Logger.Options<unknown>): string | undefined => {
   const { annotations, spans, date } = options
   // `Effect.log*` passes its arguments as an array; one argument is written as the message itself.
-  const message = Array.isArray(options.message)
-    ? options.message.length === 1
-      ? options.message[0]
-      : undefined
-    : options.message
-  if (!isPlain(message) || !Cause.isEmpty(options.cause)) return undefined
+  const parts: ReadonlyArray<unknown> = Array.isArray(options.message) ? options.message : [options.message]
+  const [message, requestFields] = parts
+  if (
+    !isPlain(message) ||
+    parts.length > 2 ||
+    (parts.length === 2 && !isPlainRecord(requestFields)) ||
+    !Cause.isEmpty(options.cause)
+  ) {
+    return undefined
+  }
   const fields: Record<string, Plain> = {}
   for (const [key, value] of annotations) {
     if (!isPlain(value)) return undefined
     fields[key] = value
   }
+  if (requestFields !== undefined) Object.assign(fields, requestFields)
   const now = date.getTime()
   const spanFields: Record<string, number> = {}
   for (const span of spans) spanFields[span.label] = now - span.startTime
@@ -65,6 +77,17 @@ export const plainLine = (options: Logger.Logger.Options<unknown>): string | und
     fiberId: FiberId.threadName(options.fiberId)
   })
 }
+
+/**
+ * The service's line for any log call, as `Logger.jsonLogger` writes it: {@link plainLine}, else
+ * `Logger.jsonLogger`'s own.
+ *
+ * @since 0.1.0
+ * @category loggers
+ */
+export const jsonLines: Logger.Logger<unknown, string> = Logger.make(
+  (options) => plainLine(options) ?? Logger.jsonLogger.log(options)
+)
 
 /**
  * Writes one `info` line at once, whatever `LOG_LEVEL` says and ahead of the lines waiting for their batch
@@ -90,7 +113,7 @@ export const announce = (
         annotations: HashMap.fromIterable(Object.entries(annotations)),
         date: new Date(now)
       }
-      return Console.log(plainLine(options) ?? Logger.jsonLogger.log(options))
+      return Console.log(jsonLines.log(options))
     })
   )
 
@@ -98,11 +121,7 @@ export const announce = (
 // is one per request, and measured on the small bench profile it cost more than the request itself. The same
 // lines (Effect's `jsonLogger`) are written here once per window instead, and whatever is left when the
 // layer closes is written then, so a graceful stop loses nothing; a killed process loses at most one window.
-const batchedJson = Logger.batched(
-  Logger.make((options) => plainLine(options) ?? Logger.jsonLogger.log(options)),
-  batchWindow,
-  (lines) => Console.log(lines.join("\n"))
-)
+const batchedJson = Logger.batched(jsonLines, batchWindow, (lines) => Console.log(lines.join("\n")))
 
 // When whatever reads stdout goes away (a log shipper restarting, `| head`), the next write fails with EPIPE,
 // emitted as an `error` event nobody listens to: the process would crash over a log line. The lines are

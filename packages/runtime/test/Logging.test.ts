@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import { RequestLog } from "@filedata/core"
 import { Logging } from "@filedata/runtime"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -81,6 +82,10 @@ describe("Logging.plainLine", () => {
     const others = [
       options({ message: { nested: true } }),
       options({ message: ["request", "more"] }),
+      options({ message: ["request", { status: 200 }, "more"] }),
+      options({ message: ["request", { reason: { code: 1 } }] }),
+      options({ message: ["request", [200]] }),
+      options({ message: [{ status: 200 }, { status: 200 }] }),
       options({ message: [{ nested: true }] }),
       options({ cause: Cause.fail("boom") }),
       options({ annotations: HashMap.make(["reason", { code: 1 }]) }),
@@ -101,4 +106,30 @@ describe("Logging.plainLine", () => {
       fiberId: "#42"
     })
   })
+
+  it.effect("writes a request's line (RequestLog.write) as its message, its fields among the annotations", () =>
+    Effect.gen(function* () {
+      const made: Array<Logger.Logger.Options<unknown>> = []
+      yield* RequestLog.begin
+      yield* RequestLog.annotate("fileId", "contact")
+      yield* RequestLog.write("request", { method: "POST", status: 200 }).pipe(
+        Effect.annotateLogs({ requestId: "r-1" }),
+        Effect.provide(
+          Logger.replace(
+            Logger.defaultLogger,
+            Logger.make((line) => made.push(line))
+          )
+        )
+      )
+      expect(made).toHaveLength(1)
+      const line = JSON.parse(Logging.plainLine(made[0] as Logger.Logger.Options<unknown>) ?? "")
+      expect(line).toMatchObject({
+        message: "request",
+        logLevel: "INFO",
+        annotations: { requestId: "r-1", fileId: "contact", method: "POST", status: 200 },
+        spans: {}
+      })
+      expect(Object.keys(line)).toEqual(["message", "logLevel", "timestamp", "annotations", "spans", "fiberId"])
+    })
+  )
 })
