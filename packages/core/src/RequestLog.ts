@@ -11,6 +11,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
+import { globalValue } from "effect/GlobalValue"
 
 /**
  * The fields of one request's log line.
@@ -26,7 +27,11 @@ export type Fields = Record<string, string | number>
  * @since 0.1.0
  * @category fiber refs
  */
-export const currentFields: FiberRef.FiberRef<Fields | undefined> = FiberRef.unsafeMake<Fields | undefined>(undefined)
+export const currentFields: FiberRef.FiberRef<Fields | undefined> = globalValue(
+  // One reference however many copies of this module are loaded, as Effect does for its own.
+  Symbol.for("@filedata/core/RequestLog/currentFields"),
+  () => FiberRef.unsafeMake<Fields | undefined>(undefined)
+)
 
 /**
  * Gives the current fiber a record of its own for the request it serves; a transport calls it first in the
