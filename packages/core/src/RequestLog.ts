@@ -5,7 +5,7 @@
  *
  * The fields are a record of the request's own, held by the request's fiber, rather than the fiber's log
  * annotations: setting an annotation copies the fiber's table of fiber refs each time, which cost a request at
- * `info` about a seventh of its CPU (docs/performance.md#request-fields).
+ * `info` about an eighth of its CPU (docs/performance.md#request-fields).
  *
  * @since 0.1.0
  */

@@ -1,10 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { type FileId, timestampFromEpochMillis } from "../src/FileData.js"
 import { AccessDenied, FileNotFound, InvalidRequest, Issue, RateLimited } from "../src/FileDataError.js"
+import * as FileRepository from "../src/FileRepository.js"
 import * as GetSubmissions from "../src/GetSubmissions.js"
 import * as SubmissionCursor from "../src/SubmissionCursor.js"
 import * as SubmissionsJson from "../src/SubmissionsJson.js"
@@ -383,6 +386,33 @@ describe("getSubmissions: reading", () => {
       expect(exact.next).toBe(rest.next)
       const short = yield* ask({ ...body, after: first.next, limit: 1599 }, repository)
       expect(short.hasMore).toBe(true)
+    })
+  )
+
+  it.effect("asks for the position at the range's end; an adapter that leaves it out is a defect", () =>
+    Effect.gen(function* () {
+      const repository = TestFileRepository.make(spec)
+      const ranges: Array<FileRepository.SubmissionRange> = []
+      const forgetful = TestFileRepository.make(spec)
+      const withoutEnd: FileRepository.FileRepository = {
+        ...forgetful.repository,
+        readSubmissions: (fileId, range) =>
+          Effect.map(forgetful.repository.readSubmissions(fileId, range), (page) => {
+            ranges.push(range)
+            return page.hasMore ? page : { ...page, next: undefined }
+          })
+      }
+      const body = { fileId: "contact", apiKey: "alice-key" }
+      expect((yield* ask(body, repository)).next).toEqual(expect.any(String))
+      const exit = yield* Effect.exit(
+        ask(body, {
+          ...forgetful,
+          repository: withoutEnd,
+          layer: Layer.succeed(FileRepository.FileRepository, withoutEnd)
+        })
+      )
+      expect(ranges.every((range) => range.endPosition === undefined)).toBe(true)
+      expect(Exit.isFailure(exit) && Cause.isDie(exit.cause)).toBe(true)
     })
   )
 
