@@ -332,13 +332,13 @@ const underLoad = async (profile, shape, servers, baseline) => {
         throw new Error(`${server.name}: ${result.non2xx} non-2xx, ${result.errors} errors`)
       results.get(server.name).push({
         rps: result.requests.average,
-        p50: result.latency.p50,
-        p99: result.latency.p99,
+        p50: result.latencyMs.p50,
+        p99: result.latencyMs.p99,
         cpuPerRequest,
         peak: status(pid, "VmHWM")
       })
       console.error(
-        `${server.name} round ${round + 1}: ${result.requests.average} req/s, p99 ${result.latency.p99} ms, ` +
+        `${server.name} round ${round + 1}: ${result.requests.average} req/s, p99 ${result.latencyMs.p99.toFixed(2)} ms, ` +
           `${cpuPerRequest.toFixed(0)} µs of server CPU a request`
       )
     }
