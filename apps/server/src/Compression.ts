@@ -73,7 +73,7 @@ export const stream = (coding: Compressed): zlib.BrotliCompress | zlib.Gzip =>
  * @since 0.1.0
  * @category compressing
  */
-export const whole = (coding: Compressed, body: Buffer): Effect.Effect<Buffer> =>
+export const whole = (coding: Compressed, body: Uint8Array): Effect.Effect<Buffer> =>
   Effect.async<Buffer>((resume) => {
     const done = (error: Error | null, compressed: Buffer) =>
       resume(error === null ? Effect.succeed(compressed) : Effect.die(error))

@@ -179,15 +179,25 @@ const compressedHeaders = (frame: Frame, coding: Compression.Compressed): Record
   return fields
 }
 
+/**
+ * A piece of a reply's body: text, or bytes already in UTF-8.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Piece = string | Uint8Array
+
+const byteLength = (piece: Piece): number => (typeof piece === "string" ? Buffer.byteLength(piece) : piece.byteLength)
+
 const identityWriter = (response: ServerResponse, frame: Frame) => {
   // Made once, when a reply first has to wait: a reply of one piece never does.
   let drained: Effect.Effect<void, ClientGone> | undefined
-  return (piece: string, last: boolean): Effect.Effect<void, ClientGone> =>
+  return (piece: Piece, last: boolean): Effect.Effect<void, ClientGone> =>
     Effect.suspend(() => {
       if (response.destroyed) return Effect.fail(new ClientGone())
       if (!response.headersSent) {
         const fields = headers(frame, "application/json")
-        if (last) fields["content-length"] = Buffer.byteLength(piece)
+        if (last) fields["content-length"] = byteLength(piece)
         response.writeHead(200, fields)
       }
       if (last) {
@@ -208,7 +218,7 @@ const sendWhole = (
   response: ServerResponse,
   frame: Frame,
   coding: Compression.Compressed,
-  body: Buffer
+  body: Uint8Array
 ): Effect.Effect<void, ClientGone> =>
   Effect.flatMap(Compression.whole(coding, body), (compressed) => {
     if (response.destroyed) return Effect.fail(new ClientGone())
@@ -227,12 +237,12 @@ const ignore = (): void => {}
 const compressedWriter = (response: ServerResponse, frame: Frame, coding: Compression.Compressed) => {
   let compressor: Writable | undefined
   let drained: Effect.Effect<void, ClientGone> | undefined
-  return (piece: string, last: boolean): Effect.Effect<void, ClientGone> =>
+  return (piece: Piece, last: boolean): Effect.Effect<void, ClientGone> =>
     Effect.suspend(() => {
       if (response.destroyed) return Effect.fail(new ClientGone())
       if (compressor === undefined) {
         if (last) {
-          const body = Buffer.from(piece)
+          const body = typeof piece === "string" ? Buffer.from(piece) : piece
           if (body.length >= Compression.minimumBytes) return sendWhole(response, frame, coding, body)
           const fields = headers(frame, "application/json")
           fields["content-length"] = body.length
@@ -270,7 +280,7 @@ const compressedWriter = (response: ServerResponse, frame: Frame, coding: Compre
 export const writer = (
   response: ServerResponse,
   frame: Frame
-): ((piece: string, last: boolean) => Effect.Effect<void, ClientGone>) =>
+): ((piece: Piece, last: boolean) => Effect.Effect<void, ClientGone>) =>
   frame.coding === "identity" ? identityWriter(response, frame) : compressedWriter(response, frame, frame.coding)
 
 /**
@@ -322,7 +332,7 @@ export const unexpected = (response: ServerResponse, frame: Frame, cause: Cause.
  */
 export type BodyWriter<A> = (
   answer: A,
-  write: (piece: string, last: boolean) => Effect.Effect<void, ClientGone>
+  write: (piece: Piece, last: boolean) => Effect.Effect<void, ClientGone>
 ) => Effect.Effect<void, ClientGone | FileDataError.StorageUnavailable>
 
 /**

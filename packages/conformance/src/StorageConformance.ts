@@ -174,6 +174,21 @@ const pagesOf = (id: string, range: FileRepository.SubmissionRange) =>
     }
   })
 
+/** The joined pages of a read of `range`, each continuing after the last, until one says no more match. */
+const joinedPagesOf = (id: string, range: FileRepository.SubmissionRange) =>
+  Effect.gen(function* () {
+    const readJoined = FileRepository.readJoined(yield* FileRepository.FileRepository)
+    const pages: Array<FileRepository.JoinedPage> = []
+    let after = range.after
+    for (;;) {
+      const page = yield* readJoined(fileId(id), { ...range, after })
+      pages.push(page)
+      if (!page.hasMore) return pages
+      if (pages.length > 1000) throw new Error("a read that never ends")
+      after = page.next
+    }
+  })
+
 const parsed = (pages: ReadonlyArray<FileRepository.SubmissionPage>): ReadonlyArray<FileData.StoredSubmission> =>
   pages.flatMap((page) => page.entries.map(SubmissionEntry.parse))
 
@@ -206,8 +221,17 @@ const everyAdmitted: RateLimiter.RateLimiter = {
 const appendTo = (id: string, submissions: ReadonlyArray<NewSubmission>) =>
   Effect.asVoid(Effect.orDie(appendDocument({ files: [{ id, submissions }] })))
 
+const decoder = new TextDecoder()
+
+/** A joined page with its bytes as text, to compare whatever kind of `Uint8Array` an adapter hands out. */
+const asText = (page: FileRepository.JoinedPage) => ({ ...page, joined: FileRepository.joinedText(page) })
+
 /** The whole reply of `GetFileData` for the file, written through `write` as a transport would. */
-const fileDataReply = <R>(id: string, apiKey: string, write: (piece: string) => Effect.Effect<void, never, R>) =>
+const fileDataReply = <R>(
+  id: string,
+  apiKey: string,
+  write: (piece: string | Uint8Array) => Effect.Effect<void, never, R>
+) =>
   Effect.gen(function* () {
     const files = yield* FileRepository.FileRepository
     const reply = yield* GetFileData.runWith(
@@ -217,7 +241,7 @@ const fileDataReply = <R>(id: string, apiKey: string, write: (piece: string) => 
     const pieces: Array<string> = []
     yield* FileDataJson.writeTo(reply, (piece) =>
       Effect.zipRight(
-        Effect.sync(() => pieces.push(piece)),
+        Effect.sync(() => pieces.push(typeof piece === "string" ? piece : decoder.decode(piece))),
         write(piece)
       )
     )
@@ -813,6 +837,96 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
           const empty = yield* files.readSubmissions(fileId("f0"), { endPosition: false })
           expect(empty).toMatchObject({ entries: [], hasMore: false })
         }).pipe(withStorage(3))
+      )
+
+      it.effect.prop(
+        "a joined page is the same page's entries joined, with the same count, next and hasMore",
+        {
+          limit: FastCheck.option(FastCheck.integer({ min: 1, max: 4 }), { nil: undefined }),
+          since: FastCheck.option(FastCheck.constantFrom(...BOUNDS), { nil: undefined }),
+          until: FastCheck.option(FastCheck.constantFrom(...BOUNDS), { nil: undefined }),
+          endPosition: FastCheck.option(FastCheck.boolean(), { nil: undefined }),
+          rows: FastCheck.array(
+            FastCheck.record({
+              file: FastCheck.constantFrom("f1", "f2"),
+              createdDate: FastCheck.constantFrom(...INSTANTS),
+              content: FastCheck.dictionary(FastCheck.string(), FastCheck.string(), { maxKeys: 2 })
+            }),
+            { maxLength: 24 }
+          )
+        },
+        ({ endPosition, limit, rows, since, until }) =>
+          Effect.gen(function* () {
+            const submissionsOf = (id: string) =>
+              rows.filter((row) => row.file === id).map(({ content, createdDate }) => ({ createdDate, content }))
+            yield* importDocument({
+              users,
+              files: [
+                file({ id: "f1", userId: "u1", submissions: submissionsOf("f1") }),
+                file({ id: "f2", userId: "u1", submissions: submissionsOf("f2") })
+              ]
+            })
+            const files = yield* FileRepository.FileRepository
+            const readJoined = FileRepository.readJoined(files)
+            for (const id of ["f1", "f2", "f3"]) {
+              const range = { since, until, limit, endPosition }
+              const pages = yield* pagesOf(id, range)
+              if (limit === undefined) {
+                // Without a limit, joined pages may be longer: the same entries, the same end.
+                const joined = yield* joinedPagesOf(id, range)
+                expect(joined.map(FileRepository.joinedText).filter((text) => text !== "")).toEqual(
+                  pages.map((page) => page.entries.join(",")).filter((text) => text !== "")
+                )
+                expect(joined.reduce((sum, page) => sum + page.count, 0)).toBe(parsed(pages).length)
+                expect(joined.map((page) => page.hasMore)).toEqual(joined.map((_, i) => i < joined.length - 1))
+                continue
+              }
+              // Each page again, joined, from where its read started; and past the last one, when it says where.
+              for (const [index, page] of pages.entries()) {
+                const after = index === 0 ? undefined : pages[index - 1]?.next
+                expect(asText(yield* readJoined(fileId(id), { ...range, after }))).toEqual(
+                  asText(FileRepository.join(page))
+                )
+              }
+              const after = pages[pages.length - 1]?.next
+              if (after !== undefined) {
+                expect(asText(yield* readJoined(fileId(id), { ...range, after }))).toEqual(
+                  asText(FileRepository.join(yield* files.readSubmissions(fileId(id), { ...range, after })))
+                )
+              }
+            }
+            expect(asText(yield* readJoined(fileId("f1"), { after: "made-up" }))).toEqual(
+              asText(FileRepository.join(yield* files.readSubmissions(fileId("f1"), { after: "made-up" })))
+            )
+          }).pipe(withStorage(3)),
+        { fastCheck: { numRuns: 25 } }
+      )
+
+      it.effect("joins a page in reply order, however the rows were inserted", () =>
+        Effect.gen(function* () {
+          // Inserted in an order unlike the reply's, with ties, over several full pages.
+          const submissions = Array.from({ length: 600 }, (_, i) => ({
+            createdDate: at(JAN_1 + ((i * 37) % 101) * 1000),
+            content: { i: String(i) }
+          }))
+          yield* importDocument({ users, files: [file({ id: "f1", userId: "u1", submissions })] })
+          const files = yield* FileRepository.FileRepository
+          const readJoined = FileRepository.readJoined(files)
+          const found = Option.getOrThrow(yield* findFile("k1", "f1"))
+          const texts: Array<string> = []
+          let after: string | undefined
+          for (;;) {
+            const page = yield* readJoined(fileId("f1"), { after, upTo: found.readPoint, endPosition: false })
+            if (page.count > 0) texts.push(FileRepository.joinedText(page))
+            if (!page.hasMore) break
+            after = page.next
+          }
+          // Pages after the first too, which an adapter may join differently.
+          expect(texts.length).toBeGreaterThanOrEqual(3)
+          expect(JSON.parse(`[${texts.join(",")}]`)).toEqual(
+            stored(submissions).map((row) => ({ createdDate: row.createdDate, content: JSON.parse(row.contentJson) }))
+          )
+        }).pipe(withStorage(100))
       )
 
       it.effect("a sync continues after its last next with what was appended at or after that createdDate", () =>

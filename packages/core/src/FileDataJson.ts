@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import type * as Stream from "effect/Stream"
+import * as Stream from "effect/Stream"
 import type { StoredFile } from "./FileData.js"
 import type { StorageUnavailable } from "./FileDataError.js"
 import type { FileDataReply } from "./FileDataReply.js"
@@ -40,48 +40,52 @@ interface Position {
 const start: Position = { after: undefined, first: true, empty: true }
 
 /**
- * About how long, in UTF-16 code units, the pieces a page is written in may grow; a submission is never
- * split, so a longer one makes a longer piece.
+ * About how long, in UTF-16 code units, the text pieces of a reply may grow. A page's submissions come joined
+ * (`FileRepository.JoinedPage`) and are written as one piece of bytes, however long.
  *
  * @since 0.1.0
  * @category constants
  */
 export const maxPieceLength: number = Pieces.maxPieceLength
 
-// Reads one page and renders it as the next pieces of the reply; no next position after the last page.
+// Reads one page and returns the next pieces of the reply: the page's bytes, with the head before the first and
+// the tail after the last; no next position after the last page.
 const step = (
   reply: FileDataReply,
   position: Position
-): Effect.Effect<readonly [pieces: Array<string>, next: Position | undefined], StorageUnavailable> =>
+): Effect.Effect<readonly [pieces: Array<string | Uint8Array>, next: Position | undefined], StorageUnavailable> =>
   Effect.map(reply.submissionPage(position.after), (page) => {
-    const { entries } = page
-    const before = (position.first ? head(reply.file) : "") + (position.empty || entries.length === 0 ? "" : ",")
+    const before = (position.first ? head(reply.file) : "") + (position.empty || page.count === 0 ? "" : ",")
     return [
-      Pieces.pieces(entries, before, page.hasMore ? "" : tail),
-      page.hasMore ? { after: page.next, first: false, empty: position.empty && entries.length === 0 } : undefined
+      Pieces.aroundJoined(before, page.joined, page.hasMore ? "" : tail, position.first && !page.hasMore),
+      page.hasMore ? { after: page.next, first: false, empty: position.empty && page.count === 0 } : undefined
     ] as const
   })
 
 /**
- * Writes the whole reply through `write`, piece by piece (see {@link maxPieceLength}), reading the next page
- * only once `write` is done with the last: the transport decides how to wait for a slow reader. A reply of
- * one short page is one piece, `last`.
+ * Writes the whole reply through `write`: text pieces and each page's submissions as UTF-8 bytes, reading the
+ * next page only once `write` is done with the last: the transport decides how to wait for a slow reader. A
+ * reply of one page is one piece of bytes, `last`.
  *
  * @since 0.1.0
  * @category encoding
  */
 export const writeTo = <E, R>(
   reply: FileDataReply,
-  write: (piece: string, last: boolean) => Effect.Effect<void, E, R>
+  write: (piece: string | Uint8Array, last: boolean) => Effect.Effect<void, E, R>
 ): Effect.Effect<void, E | StorageUnavailable, R> =>
   Pieces.writeAll(start, (position: Position) => step(reply, position), write)
 
+const decoder = new TextDecoder()
+
 /**
- * The whole reply as a stream of text pieces (see {@link maxPieceLength}); pages are read as the stream is
- * pulled.
+ * The whole reply as a stream of text pieces, one or more a page; pages are read as the stream is pulled.
  *
  * @since 0.1.0
  * @category encoding
  */
 export const encode = (reply: FileDataReply): Stream.Stream<string, StorageUnavailable> =>
-  Pieces.stream(start, (position: Position) => step(reply, position))
+  Stream.map(
+    Pieces.stream(start, (position: Position) => step(reply, position)),
+    (piece) => (typeof piece === "string" ? piece : decoder.decode(piece))
+  )

@@ -7,7 +7,7 @@
 import * as Effect from "effect/Effect"
 import type { FileData, StoredFile, Submission } from "./FileData.js"
 import type { StorageUnavailable } from "./FileDataError.js"
-import type { SubmissionPage } from "./FileRepository.js"
+import { type JoinedPage, joinedText } from "./FileRepository.js"
 
 /**
  * @since 0.1.0
@@ -16,10 +16,11 @@ import type { SubmissionPage } from "./FileRepository.js"
 export interface FileDataReply {
   readonly file: StoredFile
   /**
-   * The page that starts after `after` (`undefined`: the first page), as the file was when it was read: pages
-   * read while a writer appends show neither its submissions nor half of them.
+   * The page that starts after `after` (`undefined`: the first page), its entries joined as the reply writes them,
+   * as the file was when it was read: pages read while a writer appends show neither its submissions nor half of
+   * them.
    */
-  readonly submissionPage: (after: string | undefined) => Effect.Effect<SubmissionPage, StorageUnavailable>
+  readonly submissionPage: (after: string | undefined) => Effect.Effect<JoinedPage, StorageUnavailable>
 }
 
 /**
@@ -34,9 +35,11 @@ export const toFileData: (reply: FileDataReply) => Effect.Effect<FileData, Stora
     let after: string | undefined
     let hasMore = true
     while (hasMore) {
-      const page: SubmissionPage = yield* reply.submissionPage(after)
-      // An entry is the submission as the reply writes it, so it parses to the reply's object.
-      for (const entry of page.entries) submissions.push(JSON.parse(entry) as Submission)
+      const page: JoinedPage = yield* reply.submissionPage(after)
+      // An entry is the submission as the reply writes it, so a page parses to the reply's objects.
+      if (page.count > 0) {
+        for (const submission of JSON.parse(`[${joinedText(page)}]`)) submissions.push(submission)
+      }
       after = page.next
       hasMore = page.hasMore
     }

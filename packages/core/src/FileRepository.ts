@@ -11,6 +11,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type { ApiKey, FileId, StoredFile, StoredSubmission, UserId } from "./FileData.js"
 import type { StorageUnavailable } from "./FileDataError.js"
+import * as Pieces from "./internal/pieces.js"
 import * as SubmissionEntry from "./SubmissionEntry.js"
 
 /**
@@ -109,6 +110,28 @@ export type SubmissionPage =
     }
 
 /**
+ * A page of submissions as a reply writes it: the entries of a {@link SubmissionPage}, in the same order, joined
+ * by commas, and how many they are. The adapter joins them where the data is and hands them over as it has them,
+ * as text or as UTF-8 bytes, so a big page need never be a string (docs/performance.md#pages-joined-in-storage).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type JoinedPage =
+  | {
+      readonly joined: string | Uint8Array
+      readonly count: number
+      readonly next: string
+      readonly hasMore: true
+    }
+  | {
+      readonly joined: string | Uint8Array
+      readonly count: number
+      readonly next: string | undefined
+      readonly hasMore: false
+    }
+
+/**
  * Read access to stored files.
  *
  * @since 0.1.0
@@ -132,6 +155,16 @@ export interface FileRepository {
     fileId: FileId,
     range: SubmissionRange
   ) => Effect.Effect<SubmissionPage, StorageUnavailable>
+  /**
+   * Optional: the page `readSubmissions` gives for the same range, its entries joined by the adapter (in the
+   * database, say) rather than handed over one by one. A range without a `limit` may get longer pages than
+   * `readSubmissions` gives, since a joined page holds no strings. Without it the core joins the pages of
+   * `readSubmissions` ({@link readJoined}).
+   */
+  readonly readJoinedSubmissions?: (
+    fileId: FileId,
+    range: SubmissionRange
+  ) => Effect.Effect<JoinedPage, StorageUnavailable>
   /** Succeeds when storage answers; used by health checks. */
   readonly ping: Effect.Effect<void, StorageUnavailable>
 }
@@ -165,3 +198,40 @@ export const submissions = (
         ] as const
     )
   )
+
+/**
+ * A page's entries joined as {@link JoinedPage} holds them: as text, or as UTF-8 bytes when the text would be
+ * long enough for V8 to make it a large object.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const join = (page: SubmissionPage): JoinedPage => {
+  const joined = Pieces.joinEntries(page.entries)
+  return page.hasMore
+    ? { joined, count: page.entries.length, next: page.next, hasMore: true }
+    : { joined, count: page.entries.length, next: page.next, hasMore: false }
+}
+
+const decoder = new TextDecoder()
+
+/**
+ * A joined page's entries as text, whichever way the adapter handed them over.
+ *
+ * @since 0.1.0
+ * @category destructors
+ */
+export const joinedText = (page: JoinedPage): string =>
+  typeof page.joined === "string" ? page.joined : decoder.decode(page.joined)
+
+/**
+ * The repository's `readJoinedSubmissions`, or, for an adapter without one, its `readSubmissions` joined by
+ * {@link join}.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const readJoined = (
+  repository: FileRepository
+): ((fileId: FileId, range: SubmissionRange) => Effect.Effect<JoinedPage, StorageUnavailable>) =>
+  repository.readJoinedSubmissions ?? ((fileId, range) => Effect.map(repository.readSubmissions(fileId, range), join))

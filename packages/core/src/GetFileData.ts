@@ -16,7 +16,7 @@ import * as Schema from "effect/Schema"
 import { ApiKey, ApiKeyText, FileId } from "./FileData.js"
 import type { GetFileDataError, InvalidRequest } from "./FileDataError.js"
 import type { FileDataReply } from "./FileDataReply.js"
-import type * as FileRepository from "./FileRepository.js"
+import * as FileRepository from "./FileRepository.js"
 import * as FileRequest from "./FileRequest.js"
 import type * as RateLimiter from "./RateLimiter.js"
 import * as TextRules from "./TextRules.js"
@@ -108,10 +108,10 @@ const answer = (
   files: FileRepository.FileRepository,
   _request: GetFileDataRequest,
   file: FileRepository.FoundFile
-): FileDataReply => ({
-  file,
-  submissionPage: (after) => files.readSubmissions(file.id, { after, upTo: file.readPoint, endPosition: false })
-})
+): FileDataReply => {
+  const read = FileRepository.readJoined(files)
+  return { file, submissionPage: (after) => read(file.id, { after, upTo: file.readPoint, endPosition: false }) }
+}
 
 const operation = FileRequest.operation(parseRequest, answer)
 

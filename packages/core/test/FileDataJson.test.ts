@@ -12,6 +12,7 @@ import {
 } from "../src/FileData.js"
 import * as FileDataJson from "../src/FileDataJson.js"
 import * as FileDataReply from "../src/FileDataReply.js"
+import * as FileRepository from "../src/FileRepository.js"
 import * as SubmissionEntry from "../src/SubmissionEntry.js"
 
 const FIELDS = ["name", "creationDate", "publicAvailability", "SubmissionCounter", "VisitCounter", "submissions"]
@@ -64,22 +65,33 @@ const paged = (rows: ReadonlyArray<StoredSubmission>, sizes: ReadonlyArray<numbe
   return pages
 }
 
+const encoder = new TextEncoder()
+
+/** Pages as an adapter joins them: as text, as bytes, or (`mixed`) the first as text and the others as bytes. */
+type Joined = "text" | "bytes" | "mixed"
+
 const replyOf = (
   file: StoredFile,
-  pages: ReadonlyArray<Chunk.Chunk<StoredSubmission>>
+  pages: ReadonlyArray<Chunk.Chunk<StoredSubmission>>,
+  kind: Joined = "mixed"
 ): FileDataReply.FileDataReply => ({
   file,
   // Page by page, empty pages kept, as a paging adapter may return them.
   submissionPage: (after) =>
     Effect.sync(() => {
       const i = after === undefined ? 0 : Number(after)
-      return {
-        entries: Chunk.toReadonlyArray(pages[i] ?? Chunk.empty()).map(SubmissionEntry.fromStored),
-        next: String(i + 1),
-        hasMore: i + 1 < pages.length
-      }
+      const entries = Chunk.toReadonlyArray(pages[i] ?? Chunk.empty()).map(SubmissionEntry.fromStored)
+      const page = FileRepository.join(
+        i + 1 < pages.length
+          ? { entries, next: String(i + 1), hasMore: true }
+          : { entries, next: undefined, hasMore: false }
+      )
+      const bytes = kind === "bytes" || (kind === "mixed" && i > 0)
+      return bytes ? { ...page, joined: encoder.encode(FileRepository.joinedText(page)) } : page
     })
 })
+
+const decoder = new TextDecoder()
 
 const encodeToPieces = (reply: FileDataReply.FileDataReply) =>
   Stream.runCollect(FileDataJson.encode(reply)).pipe(Effect.map(Chunk.toReadonlyArray))
@@ -115,9 +127,8 @@ describe("FileDataJson", () => {
           expect(Object.keys(submission.content)).toEqual(Object.keys(expected))
           expect(Object.getPrototypeOf(submission.content)).toBe(Object.prototype)
         })
-        // One piece per page read, the head riding on the first and the tail on the last: the reply streams
-        // page by page and a one-page reply is a single write.
-        expect(pieces).toHaveLength(pages.length)
+        // A one-page reply is a single write.
+        if (pages.length === 1) expect(pieces).toHaveLength(1)
 
         const collected = yield* FileDataReply.toFileData(replyOf(file, pages))
         expect(Object.keys(collected)).toEqual(FIELDS)
@@ -208,29 +219,47 @@ describe("FileDataJson", () => {
     })
   )
 
-  it.effect("a long page is written in pieces of about maxPieceLength; a longer submission gets one of its own", () =>
-    Effect.gen(function* () {
-      const sized = (n: number, length: number): StoredSubmission => ({
-        createdDate: timestampFromEpochMillis(n),
-        contentJson: JSON.stringify({ n: String(n), pad: "x".repeat(length) })
-      })
-      const rows = [
-        ...Array.from({ length: 900 }, (_, n) => sized(n, 200)),
-        sized(900, 3 * FileDataJson.maxPieceLength),
-        ...Array.from({ length: 300 }, (_, n) => sized(901 + n, 200))
-      ]
-      const reply = replyOf(file, paged(rows, [1000]))
-      const written: Array<readonly [string, boolean]> = []
-      yield* FileDataJson.writeTo(reply, (piece, last) => Effect.sync(() => written.push([piece, last])))
+  it.effect(
+    "a reply of one page is one piece of bytes; a longer one writes each page's bytes as storage joined them",
+    () =>
+      Effect.gen(function* () {
+        const row = (n: number): StoredSubmission => ({
+          createdDate: timestampFromEpochMillis(n),
+          contentJson: JSON.stringify({ n: String(n), text: "é😀" })
+        })
+        const writeAll = (reply: FileDataReply.FileDataReply) =>
+          Effect.gen(function* () {
+            const written: Array<readonly [string | Uint8Array, boolean]> = []
+            yield* FileDataJson.writeTo(reply, (piece, last) => Effect.sync(() => written.push([piece, last])))
+            return written
+          })
+        const text = (piece: string | Uint8Array) => (typeof piece === "string" ? piece : decoder.decode(piece))
 
-      expect(JSON.parse(written.map(([piece]) => piece).join("")).submissions).toEqual(
-        rows.map((row) => ({ createdDate: row.createdDate, content: JSON.parse(row.contentJson) }))
-      )
-      expect(written.map(([, last]) => last)).toEqual(written.map((_, i) => i === written.length - 1))
-      const long = written.filter(([piece]) => piece.length > FileDataJson.maxPieceLength + FileDataJson.tail.length)
-      expect(long).toHaveLength(1)
-      expect(long[0]?.[0]).toBe(`,${SubmissionEntry.fromStored(rows[900] as StoredSubmission)}`)
-      expect(written.length).toBeGreaterThan(5)
-    })
+        for (const kind of ["text", "bytes"] as const) {
+          const one = yield* writeAll(replyOf(file, paged([row(0), row(1)], []), kind))
+          expect(one).toHaveLength(1)
+          expect(typeof one[0]?.[0]).toBe(kind === "text" ? "string" : "object")
+          expect(one[0]?.[1]).toBe(true)
+          expect(JSON.parse(text(one[0]?.[0] as string | Uint8Array)).submissions).toHaveLength(2)
+        }
+
+        const rows = Array.from({ length: 7 }, (_, n) => row(n))
+        const base = replyOf(file, paged(rows, [3, 0, 2]), "bytes")
+        const joined: Array<string | Uint8Array> = []
+        const reply: FileDataReply.FileDataReply = {
+          ...base,
+          submissionPage: (after) => Effect.tap(base.submissionPage(after), (page) => joined.push(page.joined))
+        }
+        const written = yield* writeAll(reply)
+        expect(JSON.parse(written.map(([piece]) => text(piece)).join("")).submissions).toEqual(
+          rows.map((row) => ({ createdDate: row.createdDate, content: JSON.parse(row.contentJson) }))
+        )
+        expect(written.map(([, last]) => last)).toEqual(written.map((_, i) => i === written.length - 1))
+        // Not copied: the pieces of bytes are the pages storage gave, the empty one left out.
+        const bytes = written.map(([piece]) => piece).filter((piece) => typeof piece !== "string")
+        expect(bytes).toHaveLength(3)
+        const pages = joined.filter((page) => page.length > 0)
+        for (const [i, piece] of bytes.entries()) expect(piece).toBe(pages[i])
+      })
   )
 })

@@ -7,6 +7,7 @@ import * as Schema from "effect/Schema"
 import { type StoredSubmission, timestampFromEpochMillis } from "../src/FileData.js"
 import { AccessDenied, FileNotFound, InvalidRequest, Issue, RateLimited } from "../src/FileDataError.js"
 import type * as FileDataReply from "../src/FileDataReply.js"
+import * as FileRepository from "../src/FileRepository.js"
 import * as GetFileData from "../src/GetFileData.js"
 import * as SubmissionEntry from "../src/SubmissionEntry.js"
 import * as Journal from "./utils/Journal.js"
@@ -20,6 +21,14 @@ const run = (
   limiter: TestRateLimiter.TestRateLimiter = TestRateLimiter.make()
 ) => GetFileData.run(request).pipe(Effect.provide(Layer.merge(repository.layer, limiter.layer)))
 
+// A joined page's entries, apart again: each is an object, so each ends where its braces balance.
+const entriesOf = (page: FileRepository.JoinedPage): ReadonlyArray<SubmissionEntry.SubmissionEntry> =>
+  page.count === 0
+    ? []
+    : (JSON.parse(`[${FileRepository.joinedText(page)}]`) as ReadonlyArray<unknown>).map((submission) =>
+        SubmissionEntry.unsafeStored(JSON.stringify(submission))
+      )
+
 const collectSubmissions = (reply: FileDataReply.FileDataReply) =>
   Effect.gen(function* () {
     const rows: Array<StoredSubmission> = []
@@ -27,7 +36,7 @@ const collectSubmissions = (reply: FileDataReply.FileDataReply) =>
     let hasMore = true
     while (hasMore) {
       const page = yield* reply.submissionPage(after)
-      rows.push(...page.entries.map(SubmissionEntry.parse))
+      rows.push(...entriesOf(page).map(SubmissionEntry.parse))
       after = page.next
       hasMore = page.hasMore
     }
@@ -562,11 +571,11 @@ describe("getFileData: one moment", () => {
       const appended = [dated(1, 100), dated(5, 101), dated(30, 102)]
       const first = yield* reply.submissionPage(undefined)
       repository.append("f", appended)
-      const rows = [...first.entries.map(SubmissionEntry.parse)]
+      const rows = [...entriesOf(first).map(SubmissionEntry.parse)]
       let page = first
       while (page.hasMore) {
         page = yield* reply.submissionPage(page.next)
-        rows.push(...page.entries.map(SubmissionEntry.parse))
+        rows.push(...entriesOf(page).map(SubmissionEntry.parse))
       }
       const stored = (submissions: ReadonlyArray<ReturnType<typeof dated>>) =>
         [...submissions]

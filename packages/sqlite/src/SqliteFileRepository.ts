@@ -22,9 +22,11 @@
  */
 import { FileData, type FileDataError, FileRepository, SubmissionEntry } from "@filedata/core"
 import { KeyHash, SubmissionPosition } from "@filedata/sql"
+import type Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
+import * as JoinedOrder from "./internal/joinedOrder.js"
 import * as ReadConnection from "./internal/readConnection.js"
 
 /**
@@ -83,6 +85,164 @@ const toFoundFile = (row: FileRow): FileRepository.FoundFile => ({
   readPoint: String(row.read_point ?? 0) as FileRepository.ReadPoint
 })
 
+// A page joined inside SQLite, `LIMIT limit`, as the reply's bytes (docs/performance.md#pages-joined-in-storage):
+// no row and no string reaches JavaScript. The order is the subquery's: SQLite keeps a FROM-subquery's ORDER BY
+// under an aggregate other than count, min and max, and runs it as a co-routine walking the index in order. It
+// does not document that, so `JoinedOrder.holds` checks the library in use before the statement is used; the
+// documented aggregate ORDER BY sorts the rows again in a temporary B-tree, about twice the time. count(entry)
+// below count(*): rows without an entry, read with `pageParts`.
+const joinedSql = (limit: string) =>
+  `SELECT CAST(group_concat(entry, ',') AS BLOB), count(*), count(entry)
+    FROM (SELECT entry FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ${limit})`
+
+type JoinedRow = [joined: Buffer | null, count: number, entries: number]
+
+// The connection's statements, prepared once per connection.
+const prepare = (db: Database.Database, pageSize: number, joins: boolean) => ({
+  pageSize,
+  // The key's row first, so an unknown or revoked key never reaches `files`; no row when the key matches
+  // no active key, the file's columns null when no file has the id. The read point in the same statement
+  // as the file's row: the highest seq is the last entry of the table's rowid tree, an instant lookup,
+  // and a reader sees only committed rows.
+  access: db.prepare<[fileId: string, keyHash: string], AccessRow>(
+    `SELECT k.user_id AS owner, f.id, f.user_id, f.name, f.creation_date, f.public_availability,
+        f.submission_counter, f.visit_counter, (SELECT max(seq) FROM submissions) AS read_point
+        FROM api_keys k LEFT JOIN files f ON f.id = ?
+        WHERE k.key_hash = ? AND k.revoked_at IS NULL`
+  ),
+  // Keyset paging: each page seeks past the last row of the previous one, so a page costs the same at
+  // the end of a million rows as at the start. Only the entries are read: measured, the two numbers of
+  // every row cost a quarter of the page. Where the page ends is looked up on its own, from the index
+  // (docs/performance.md#stored-reply-entries). The page size's limit is a constant: SQLite plans with the
+  // value bound to a `LIMIT ?`, so prepares the statement again at every run
+  // (docs/performance.md#pages-not-a-stream).
+  page: db
+    .prepare<RangeArguments, string | null>(
+      `SELECT entry FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ${pageSize}`
+    )
+    .pluck(),
+  pageOf: db
+    .prepare<[...RangeArguments, limit: number], string | null>(
+      `SELECT entry FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ?`
+    )
+    .pluck(),
+  // The same page with what an entry is made of, for rows an instance of the previous release imported
+  // during a rolling upgrade: they have no entry yet (SqliteMigrations).
+  pageParts: db
+    .prepare<[...RangeArguments, limit: number], [entry: string | null, createdDate: number, content: string]>(
+      `SELECT entry, created_date, content FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ?`
+    )
+    .raw(),
+  // The same page joined by SQLite (`joinedSql`) as bytes, when it is known to keep reply order and the file's
+  // text is UTF-8, as a BLOB cast of it then is.
+  ...(joins && db.pragma("encoding", { simple: true }) === "UTF-8"
+    ? {
+        joined: db.prepare<RangeArguments, JoinedRow>(joinedSql(String(joinedPageSize(pageSize)))).raw(),
+        joinedOf: db.prepare<[...RangeArguments, limit: number], JoinedRow>(joinedSql("?")).raw()
+      }
+    : { joined: undefined, joinedOf: undefined }),
+  // A page shorter than its limit holds the rest of the range: it ends where the range does. Looked up only
+  // when asked for: a reply of the whole file, most requests, does not need it.
+  rangeEnd: db
+    .prepare<RangeArguments, [createdDate: number, seq: number]>(
+      `SELECT created_date, seq FROM submissions WHERE ${RANGE}
+          ORDER BY created_date DESC, seq DESC LIMIT 1`
+    )
+    .raw(),
+  // A full page's last row and the one after it, if any: where it ends, and whether more match.
+  pageEnd: db
+    .prepare<[...RangeArguments, offset: number], [createdDate: number, seq: number]>(
+      `SELECT created_date, seq FROM submissions WHERE ${RANGE}
+          ORDER BY created_date, seq LIMIT 2 OFFSET ?`
+    )
+    .raw(),
+  // Reads a table, so it takes the same lock and needs the same schema as a request; `SELECT 1` would
+  // answer without touching the file.
+  ping: db.prepare("SELECT 1 FROM files LIMIT 1").pluck()
+})
+
+type Statements = ReturnType<typeof prepare>
+
+// A range's start and the arguments of its statements; undefined for a position no adapter makes.
+const spanOf = (
+  fileId: string,
+  range: FileRepository.SubmissionRange
+): readonly [start: SubmissionPosition.Position, bounds: RangeArguments] | undefined => {
+  const after = range.after === undefined ? undefined : SubmissionPosition.parse(range.after)
+  if (range.after !== undefined && after === undefined) return undefined
+  const lower = SubmissionPosition.lowerBound(after, range.since)
+  return [
+    lower,
+    [
+      fileId,
+      lower.createdDate,
+      lower.createdDate,
+      lower.createdDate,
+      Number(lower.seq),
+      range.until ?? Number.MAX_SAFE_INTEGER,
+      range.upTo === undefined ? Number.MAX_SAFE_INTEGER : Number(range.upTo)
+    ]
+  ]
+}
+
+type PageEnd =
+  | { readonly next: string; readonly hasMore: true }
+  | { readonly next: string | undefined; readonly hasMore: false }
+
+// Where a page of `count` rows read with `limit` ends and whether more match. The statements run in the turn's
+// one read transaction, so they see the rows the page was read from.
+const ending = (
+  statements: Statements,
+  [start, bounds]: readonly [SubmissionPosition.Position, RangeArguments],
+  range: FileRepository.SubmissionRange,
+  count: number,
+  limit: number
+): PageEnd => {
+  if (count === 0) return { next: range.after ?? SubmissionPosition.format(start), hasMore: false }
+  if (count < limit) {
+    if (range.endPosition === false) return { next: undefined, hasMore: false }
+    const [endDate, endSeq] = statements.rangeEnd.get(...bounds) as [number, number]
+    return { next: `${endDate}:${endSeq}`, hasMore: false }
+  }
+  const [last, beyond] = statements.pageEnd.all(...bounds, limit - 1)
+  const [endDate, endSeq] = last as [number, number]
+  const next = `${endDate}:${endSeq}`
+  return beyond === undefined ? { next, hasMore: false } : { next, hasMore: true }
+}
+
+// A page's entries as rows.
+const entriesOf = (
+  statements: Statements,
+  bounds: RangeArguments,
+  limit: number
+): ReadonlyArray<SubmissionEntry.SubmissionEntry> => {
+  const stored =
+    limit === statements.pageSize ? statements.page.all(...bounds) : statements.pageOf.all(...bounds, limit)
+  return stored.includes(null)
+    ? pageParts(statements, bounds, limit)
+    : (stored as Array<SubmissionEntry.SubmissionEntry>)
+}
+
+// A page with what an entry is made of, for rows without one.
+const pageParts = (
+  statements: Statements,
+  bounds: RangeArguments,
+  limit: number
+): Array<SubmissionEntry.SubmissionEntry> =>
+  statements.pageParts
+    .all(...bounds, limit)
+    .map(([entry, createdDate, content]) => SubmissionEntry.fromColumns(entry, createdDate, content))
+
+/**
+ * How many submissions a joined page after a range's first reads when no limit is given: four pages of rows.
+ * Joined pages hold no strings, and a whole file's reply measured fastest with pages of about 4,000 submissions
+ * (docs/performance.md#pages-joined-in-storage).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const joinedPageSize = (pageSize: number): number => 4 * pageSize
+
 /**
  * The port, plus what the storage layer needs to keep its own writes visible to the next read.
  *
@@ -90,6 +250,11 @@ const toFoundFile = (row: FileRow): FileRepository.FoundFile => ({
  * @category models
  */
 export interface SqliteFileRepository extends FileRepository.FileRepository {
+  /** Joins each page inside SQLite (docs/performance.md#pages-joined-in-storage). */
+  readonly readJoinedSubmissions: (
+    fileId: FileData.FileId,
+    range: FileRepository.SubmissionRange
+  ) => Effect.Effect<FileRepository.JoinedPage, FileDataError.StorageUnavailable>
   /**
    * Ends the snapshot the reads of the current turn of the event loop share (see `make`), so the next
    * read sees every commit made so far, and a write on another connection of this process never waits
@@ -119,61 +284,10 @@ export const make = (options: {
     if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
       return yield* Effect.dieMessage(`pageSize must be a positive integer, got ${pageSize}`)
     }
+    const joins = JoinedOrder.holds(joinedSql)
     const connection = yield* ReadConnection.make({
       filename: options.filename,
-      prepare: (db) => ({
-        // The key's row first, so an unknown or revoked key never reaches `files`; no row when the key matches
-        // no active key, the file's columns null when no file has the id. The read point in the same statement
-        // as the file's row: the highest seq is the last entry of the table's rowid tree, an instant lookup,
-        // and a reader sees only committed rows.
-        access: db.prepare<[fileId: string, keyHash: string], AccessRow>(
-          `SELECT k.user_id AS owner, f.id, f.user_id, f.name, f.creation_date, f.public_availability,
-            f.submission_counter, f.visit_counter, (SELECT max(seq) FROM submissions) AS read_point
-            FROM api_keys k LEFT JOIN files f ON f.id = ?
-            WHERE k.key_hash = ? AND k.revoked_at IS NULL`
-        ),
-        // Keyset paging: each page seeks past the last row of the previous one, so a page costs the same at
-        // the end of a million rows as at the start. Only the entries are read: measured, the two numbers of
-        // every row cost a quarter of the page. Where the page ends is looked up on its own, from the index
-        // (docs/performance.md#stored-reply-entries). The page size's limit is a constant: SQLite plans with the
-        // value bound to a `LIMIT ?`, so prepares the statement again at every run
-        // (docs/performance.md#pages-not-a-stream).
-        page: db
-          .prepare<RangeArguments, string | null>(
-            `SELECT entry FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ${pageSize}`
-          )
-          .pluck(),
-        pageOf: db
-          .prepare<[...RangeArguments, limit: number], string | null>(
-            `SELECT entry FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ?`
-          )
-          .pluck(),
-        // The same page with what an entry is made of, for rows an instance of the previous release imported
-        // during a rolling upgrade: they have no entry yet (SqliteMigrations).
-        pageParts: db
-          .prepare<[...RangeArguments, limit: number], [entry: string | null, createdDate: number, content: string]>(
-            `SELECT entry, created_date, content FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ?`
-          )
-          .raw(),
-        // A page shorter than its limit holds the rest of the range: it ends where the range does. Looked up only
-        // when asked for: a reply of the whole file, most requests, does not need it.
-        rangeEnd: db
-          .prepare<RangeArguments, [createdDate: number, seq: number]>(
-            `SELECT created_date, seq FROM submissions WHERE ${RANGE}
-              ORDER BY created_date DESC, seq DESC LIMIT 1`
-          )
-          .raw(),
-        // A full page's last row and the one after it, if any: where it ends, and whether more match.
-        pageEnd: db
-          .prepare<[...RangeArguments, offset: number], [createdDate: number, seq: number]>(
-            `SELECT created_date, seq FROM submissions WHERE ${RANGE}
-              ORDER BY created_date, seq LIMIT 2 OFFSET ?`
-          )
-          .raw(),
-        // Reads a table, so it takes the same lock and needs the same schema as a request; `SELECT 1` would
-        // answer without touching the file.
-        ping: db.prepare("SELECT 1 FROM files LIMIT 1").pluck()
-      })
+      prepare: (db) => prepare(db, pageSize, joins)
     })
     const { read } = connection
 
@@ -189,40 +303,35 @@ export const make = (options: {
         }),
       readSubmissions: (fileId, range) =>
         read((statements) => {
-          const after = range.after === undefined ? undefined : SubmissionPosition.parse(range.after)
+          const span = spanOf(fileId, range)
           // A position no adapter makes names no submission.
-          if (range.after !== undefined && after === undefined) {
-            return { entries: [], next: range.after, hasMore: false }
-          }
-          const lower = SubmissionPosition.lowerBound(after, range.since)
-          const bounds: RangeArguments = [
-            fileId,
-            lower.createdDate,
-            lower.createdDate,
-            lower.createdDate,
-            Number(lower.seq),
-            range.until ?? Number.MAX_SAFE_INTEGER,
-            range.upTo === undefined ? Number.MAX_SAFE_INTEGER : Number(range.upTo)
-          ]
+          if (span === undefined) return { entries: [], next: range.after, hasMore: false }
+          const bounds = span[1]
           const limit = range.limit ?? pageSize
-          const stored = limit === pageSize ? statements.page.all(...bounds) : statements.pageOf.all(...bounds, limit)
-          const entries = stored.includes(null)
-            ? statements.pageParts
-                .all(...bounds, limit)
-                .map(([entry, createdDate, content]) => SubmissionEntry.fromColumns(entry, createdDate, content))
-            : (stored as Array<SubmissionEntry.SubmissionEntry>)
-          if (entries.length === 0) {
-            return { entries, next: range.after ?? SubmissionPosition.format(lower), hasMore: false }
+          const entries = entriesOf(statements, bounds, limit)
+          return { entries, ...ending(statements, span, range, entries.length, limit) }
+        }),
+      readJoinedSubmissions: (fileId, range) =>
+        read((statements) => {
+          const span = spanOf(fileId, range)
+          if (span === undefined) return { joined: "", count: 0, next: range.after, hasMore: false }
+          const bounds = span[1]
+          const { joined: joinedStatement, joinedOf } = statements
+          // A range's first page as rows joined here: it is most often a whole reply of a few submissions, which
+          // measured faster that way (docs/performance.md#pages-joined-in-storage).
+          if (joinedStatement === undefined || joinedOf === undefined || range.after === undefined) {
+            const limit = range.limit ?? pageSize
+            const entries = entriesOf(statements, bounds, limit)
+            return FileRepository.join({ entries, ...ending(statements, span, range, entries.length, limit) })
           }
-          // The statements run in the turn's one read transaction, so they all see the same rows.
-          if (entries.length < limit) {
-            if (range.endPosition === false) return { entries, next: undefined, hasMore: false }
-            const [endDate, endSeq] = statements.rangeEnd.get(...bounds) as [number, number]
-            return { entries, next: `${endDate}:${endSeq}`, hasMore: false }
-          }
-          const [last, beyond] = statements.pageEnd.all(...bounds, limit - 1)
-          const [endDate, endSeq] = last as [number, number]
-          return { entries, next: `${endDate}:${endSeq}`, hasMore: beyond !== undefined }
+          const limit = range.limit ?? joinedPageSize(pageSize)
+          const [stored, count, entries] = (
+            range.limit === undefined ? joinedStatement.get(...bounds) : joinedOf.get(...bounds, limit)
+          ) as JoinedRow
+          const end = ending(statements, span, range, count, limit)
+          return entries < count
+            ? FileRepository.join({ entries: pageParts(statements, bounds, limit), ...end })
+            : { joined: stored ?? "", count, ...end }
         }),
       // Health checks look at the path now, however recently a request did.
       ping: Effect.asVoid(connection.readChecked((statements) => statements.ping.get())),

@@ -42,6 +42,23 @@ const readAll = (filename: string) =>
     )
   ).pipe(Effect.provide(SqliteStorage.layer({ filename, pageSize: 700 })))
 
+// The same through joined pages, as a reply of the whole file reads them.
+const readAllJoined = (filename: string) =>
+  Effect.flatMap(FileRepository.FileRepository, (files) =>
+    Effect.forEach(["f1", "f2"], (id) =>
+      Effect.gen(function* () {
+        const texts: Array<string> = []
+        let after: string | undefined
+        for (;;) {
+          const page = yield* FileRepository.readJoined(files)(fileId(id), { after, endPosition: false })
+          if (page.count > 0) texts.push(FileRepository.joinedText(page))
+          if (!page.hasMore) return JSON.parse(`[${texts.join(",")}]`) as ReadonlyArray<unknown>
+          after = page.next
+        }
+      })
+    )
+  ).pipe(Effect.provide(SqliteStorage.layer({ filename, pageSize: 700 })))
+
 // What the reply shows for a row as the first release stored it, in reply order.
 const expectedReplies = (rows: ReadonlyArray<OldRow>) =>
   ["f1", "f2"].map((id) =>
@@ -114,6 +131,11 @@ describe("SqliteMigrations", () => {
         (sql) => sql<OldRow>`SELECT seq, file_id, created_date, content FROM submissions ORDER BY seq`
       )
       expect(yield* readAll(filename)).toEqual(expectedReplies(rows))
+      expect(yield* readAllJoined(filename)).toEqual(
+        expectedReplies(rows).map((replies) =>
+          replies.map((row) => ({ createdDate: row.createdDate, content: JSON.parse(row.contentJson) }))
+        )
+      )
     })
   )
 

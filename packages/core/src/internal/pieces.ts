@@ -34,6 +34,72 @@ export const pieces = (entries: ReadonlyArray<SubmissionEntry>, before: string, 
   return out
 }
 
+const encoder = new TextEncoder()
+
+/**
+ * Entries joined by commas: as text when short, as UTF-8 bytes once the text would reach `maxPieceLength`, so a
+ * long page is never one string of V8's large-object size (docs/performance.md#pieces-below-the-large-object-size).
+ *
+ * @internal
+ */
+export const joinEntries = (entries: ReadonlyArray<SubmissionEntry>): string | Uint8Array => {
+  let length = entries.length - 1
+  for (let i = 0; i < entries.length; i++) length += (entries[i] as SubmissionEntry).length
+  if (length < maxPieceLength) return entries.join(",")
+  // One byte a code unit, as most entries are; grown when they are not.
+  let out = new Uint8Array(length + 1024)
+  let at = 0
+  const room = (bytes: number) => {
+    if (out.length - at >= bytes) return
+    const grown = new Uint8Array(Math.max(2 * out.length, at + bytes))
+    grown.set(out.subarray(0, at))
+    out = grown
+  }
+  for (let i = 0; i < entries.length; i++) {
+    if (i > 0) {
+      room(1)
+      out[at++] = 0x2c
+    }
+    const entry = entries[i] as SubmissionEntry
+    // UTF-8 takes at most three bytes per UTF-16 code unit.
+    room(3 * entry.length)
+    at += encoder.encodeInto(entry, out.subarray(at)).written
+  }
+  return out.subarray(0, at)
+}
+
+/**
+ * A page joined in storage, between `before` and `after`, as the pieces to write. When `whole` (the page is the
+ * reply, written with its length in one `end`) one piece: text stays text, which Node writes in one call with the
+ * header block. Otherwise the texts and the page apart, so a page of bytes is never copied. Empty pieces are left
+ * out.
+ *
+ * @internal
+ */
+export const aroundJoined = (
+  before: string,
+  joined: string | Uint8Array,
+  after: string,
+  whole: boolean
+): Array<string | Uint8Array> => {
+  if (whole) {
+    if (typeof joined === "string") return [before + joined + after]
+    // UTF-8 takes at most three bytes per UTF-16 code unit.
+    const out = new Uint8Array(3 * (before.length + after.length) + joined.length)
+    let at = encoder.encodeInto(before, out).written
+    out.set(joined, at)
+    at += joined.length
+    at += encoder.encodeInto(after, out.subarray(at)).written
+    return [out.subarray(0, at)]
+  }
+  if (typeof joined === "string") return [before + joined + after]
+  const out: Array<string | Uint8Array> = []
+  if (before.length > 0) out.push(before)
+  if (joined.length > 0) out.push(joined)
+  if (after.length > 0) out.push(after)
+  return out
+}
+
 /**
  * Reads a reply's pages with `step` from `start` until it gives no next position, writing each page's pieces
  * through `write`, the last one marked `last`, and reading the next page only once `write` is done with the
@@ -41,25 +107,25 @@ export const pieces = (entries: ReadonlyArray<SubmissionEntry>, before: string, 
  *
  * @internal
  */
-export const writeAll: <P, E, E2, R>(
+export const writeAll: <P, A, E, E2, R>(
   start: P,
-  step: (position: P) => Effect.Effect<readonly [pieces: Array<string>, next: P | undefined], E>,
-  write: (piece: string, last: boolean) => Effect.Effect<void, E2, R>
+  step: (position: P) => Effect.Effect<readonly [pieces: Array<A | undefined>, next: P | undefined], E>,
+  write: (piece: A, last: boolean) => Effect.Effect<void, E2, R>
 ) => Effect.Effect<void, E | E2, R> =
   // Made once, not per reply: docs/performance.md#generator-functions-made-once
-  Effect.fnUntraced(function* <P, E, E2, R>(
+  Effect.fnUntraced(function* <P, A, E, E2, R>(
     start: P,
-    step: (position: P) => Effect.Effect<readonly [pieces: Array<string>, next: P | undefined], E>,
-    write: (piece: string, last: boolean) => Effect.Effect<void, E2, R>
+    step: (position: P) => Effect.Effect<readonly [pieces: Array<A | undefined>, next: P | undefined], E>,
+    write: (piece: A, last: boolean) => Effect.Effect<void, E2, R>
   ) {
     let position: P | undefined = start
     while (position !== undefined) {
-      const [pieces, next]: readonly [Array<string>, P | undefined] = yield* step(position)
+      const [pieces, next]: readonly [Array<A | undefined>, P | undefined] = yield* step(position)
       for (let i = 0; i < pieces.length; i++) {
-        const piece = pieces[i] as string
+        const piece = pieces[i] as A
         // Let go of a piece once it is handed on: a reader that stops would otherwise keep every piece of the
         // page written so far (docs/performance.md#stalled-readers).
-        pieces[i] = ""
+        pieces[i] = undefined
         yield* write(piece, next === undefined && i === pieces.length - 1)
       }
       position = next
@@ -71,10 +137,10 @@ export const writeAll: <P, E, E2, R>(
  *
  * @internal
  */
-export const stream = <P, E>(
+export const stream = <P, A, E>(
   start: P,
-  step: (position: P) => Effect.Effect<readonly [pieces: Array<string>, next: P | undefined], E>
-): Stream.Stream<string, E> =>
+  step: (position: P) => Effect.Effect<readonly [pieces: Array<A>, next: P | undefined], E>
+): Stream.Stream<A, E> =>
   Stream.paginateChunkEffect(start, (position) =>
     Effect.map(step(position), ([pieces, next]) => [Chunk.unsafeFromArray(pieces), Option.fromNullable(next)] as const)
   )
