@@ -36,7 +36,8 @@ const file = (id: string, count: number) => ({
 const BIG = 60_000
 const fixture = {
   users: [{ id: "alice", apiKeys: [KEY] }],
-  files: [file("tiny", 1), file("one-piece", 40), file("pieces", 2_000), file("big", BIG)]
+  // "one-page": one page of rows, long enough to be joined as bytes rather than text, still one piece.
+  files: [file("tiny", 1), file("one-piece", 40), file("one-page", 600), file("pieces", 2_000), file("big", BIG)]
 }
 
 // The bytes the contract fixes for a file: the File shape, fields in order, submissions ascending.
@@ -108,7 +109,7 @@ describe("compressed replies (real processes)", () => {
 
   it("asking for nothing gets exactly the identity bytes; gzip and br decode to those bytes", async () => {
     await serve()
-    for (const id of ["tiny", "one-piece", "pieces"]) {
+    for (const id of ["tiny", "one-piece", "one-page", "pieces"]) {
       const plain = await post(base, { fileId: id, apiKey: KEY })
       expect(plain.status).toBe(200)
       expect(plain.headers["content-encoding"]).toBeUndefined()
