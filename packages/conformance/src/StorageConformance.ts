@@ -902,6 +902,51 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         { fastCheck: { numRuns: 25 } }
       )
 
+      it.effect("a file read in joined pages ends each page exactly, ties at a page's end or not", () =>
+        Effect.gen(function* () {
+          // Distinct instants but for two ties. Pages of 3 then 12 (SQLite's joined pages with pages of 3 rows) end
+          // at the 15th submission, inside a tie; at the 27th, alone at its instant; at the 39th, the end of a tie.
+          const seconds = [
+            ...Array.from({ length: 15 }, (_, i) => i),
+            14,
+            ...Array.from({ length: 8 }, (_, i) => 16 + i),
+            25,
+            26,
+            27,
+            ...Array.from({ length: 10 }, (_, i) => 28 + i),
+            38,
+            38
+          ]
+          const submissions = seconds.map((second, i) => ({
+            createdDate: at(JAN_1 + second * 1000),
+            content: { i: String(i) }
+          }))
+          yield* importDocument({ users, files: [file({ id: "f1", userId: "u1", submissions })] })
+          const found = Option.getOrThrow(yield* findFile("k1", "f1"))
+          for (const endPosition of [false, undefined]) {
+            const pages = yield* joinedPagesOf("f1", { upTo: found.readPoint, endPosition })
+            expect(pages.map((page) => page.hasMore)).toEqual(pages.map((_, i) => i < pages.length - 1))
+            expect(
+              JSON.parse(
+                `[${pages
+                  .map(FileRepository.joinedText)
+                  .filter((text) => text !== "")
+                  .join(",")}]`
+              )
+            ).toEqual(
+              stored(submissions).map((row) => ({ createdDate: row.createdDate, content: JSON.parse(row.contentJson) }))
+            )
+            // Each page's next is the position of its last submission: reading on from it gives the rest.
+            let read = 0
+            for (const page of pages.slice(0, -1)) {
+              read += page.count
+              const rest = yield* pagesOf("f1", { after: page.next, upTo: found.readPoint })
+              expect(parsed(rest)).toEqual(stored(submissions).slice(read))
+            }
+          }
+        }).pipe(withStorage(3))
+      )
+
       it.effect("joins a page in reply order, however the rows were inserted", () =>
         Effect.gen(function* () {
           // Inserted in an order unlike the reply's, with ties, over several full pages.

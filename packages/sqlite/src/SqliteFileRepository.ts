@@ -90,12 +90,12 @@ const toFoundFile = (row: FileRow): FileRepository.FoundFile => ({
 // under an aggregate other than count, min and max, and runs it as a co-routine walking the index in order. It
 // does not document that, so `JoinedOrder.holds` checks the library in use before the statement is used; the
 // documented aggregate ORDER BY sorts the rows again in a temporary B-tree, about twice the time. count(entry)
-// below count(*): rows without an entry, read with `pageParts`.
+// below count(*): rows without an entry, read with `pageParts`. The page's last createdDate, for `lastSeqAt`.
 const joinedSql = (limit: string) =>
-  `SELECT CAST(group_concat(entry, ',') AS BLOB), count(*), count(entry)
-    FROM (SELECT entry FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ${limit})`
+  `SELECT CAST(group_concat(entry, ',') AS BLOB), count(*), count(entry), max(created_date)
+    FROM (SELECT entry, created_date FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ${limit})`
 
-type JoinedRow = [joined: Buffer | null, count: number, entries: number]
+type JoinedRow = [joined: Buffer | null, count: number, entries: number, lastDate: number | null]
 
 // The connection's statements, prepared once per connection.
 const prepare = (db: Database.Database, pageSize: number, joins: boolean) => ({
@@ -141,6 +141,17 @@ const prepare = (db: Database.Database, pageSize: number, joins: boolean) => ({
         joinedOf: db.prepare<[...RangeArguments, limit: number], JoinedRow>(joinedSql("?")).raw()
       }
     : { joined: undefined, joinedOf: undefined }),
+  // The range's submissions at one createdDate, at most two: where that createdDate is the last of a full page
+  // and only one submission of the range has it, that one ends the page, found by a seek instead of `pageEnd`'s
+  // walk of the page (docs/performance.md#pages-joined-in-storage).
+  lastSeqAt: db
+    .prepare<[fileId: string, createdDate: number, lowerDate: number, lowerSeq: number, upTo: number], number>(
+      `SELECT seq FROM submissions WHERE file_id = ? AND created_date = ? AND (created_date > ? OR seq > ?)
+          AND seq <= ? ORDER BY seq LIMIT 2`
+    )
+    .pluck(),
+  // Whether the range holds anything past a position.
+  beyond: db.prepare<RangeArguments, number>(`SELECT 1 FROM submissions WHERE ${RANGE} LIMIT 1`).pluck(),
   // A page shorter than its limit holds the rest of the range: it ends where the range does. Looked up only
   // when asked for: a reply of the whole file, most requests, does not need it.
   rangeEnd: db
@@ -208,6 +219,19 @@ const ending = (
   const [endDate, endSeq] = last as [number, number]
   const next = `${endDate}:${endSeq}`
   return beyond === undefined ? { next, hasMore: false } : { next, hasMore: true }
+}
+
+// Where a full page whose last createdDate is `lastDate` ends, when one submission of the range has that
+// createdDate; undefined when more do (the page may end among them: `ending` walks it).
+const endingAt = (statements: Statements, bounds: RangeArguments, lastDate: number): PageEnd | undefined => {
+  const [fileId, lowerDate, , , lowerSeq, until, upTo] = bounds
+  const seqs = statements.lastSeqAt.all(fileId, lastDate, lowerDate, lowerSeq, upTo)
+  if (seqs.length !== 1) return undefined
+  const seq = seqs[0] as number
+  const next = `${lastDate}:${seq}`
+  return statements.beyond.get(fileId, lastDate, lastDate, lastDate, seq, until, upTo) === undefined
+    ? { next, hasMore: false }
+    : { next, hasMore: true }
 }
 
 // A page's entries as rows.
@@ -325,10 +349,12 @@ export const make = (options: {
             return FileRepository.join({ entries, ...ending(statements, span, range, entries.length, limit) })
           }
           const limit = range.limit ?? joinedPageSize(pageSize)
-          const [stored, count, entries] = (
+          const [stored, count, entries, lastDate] = (
             range.limit === undefined ? joinedStatement.get(...bounds) : joinedOf.get(...bounds, limit)
           ) as JoinedRow
-          const end = ending(statements, span, range, count, limit)
+          const end =
+            (count === limit && lastDate !== null && endingAt(statements, bounds, lastDate)) ||
+            ending(statements, span, range, count, limit)
           return entries < count
             ? FileRepository.join({ entries: pageParts(statements, bounds, limit), ...end })
             : { joined: stored ?? "", count, ...end }
