@@ -677,6 +677,31 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
           content: { i: `${tag}${i}` }
         }))
 
+      // Rows of two files on few instants, so windows and pages fall on ties.
+      type WindowRow = { readonly file: string; readonly createdDate: string; readonly content: Record<string, string> }
+      const windowRows: FastCheck.Arbitrary<Array<WindowRow>> = FastCheck.array(
+        FastCheck.record({
+          file: FastCheck.constantFrom("f1", "f2"),
+          createdDate: FastCheck.constantFrom(...INSTANTS),
+          content: FastCheck.dictionary(FastCheck.string(), FastCheck.string(), { maxKeys: 2 })
+        }),
+        { maxLength: 24 }
+      )
+      // Imports the rows into f1 and f2 of u1; gives each file's submissions as imported.
+      const importRows = (rows: ReadonlyArray<WindowRow>) =>
+        Effect.gen(function* () {
+          const submissionsOf = (id: string) =>
+            rows.filter((row) => row.file === id).map(({ content, createdDate }) => ({ createdDate, content }))
+          yield* importDocument({
+            users,
+            files: [
+              file({ id: "f1", userId: "u1", submissions: submissionsOf("f1") }),
+              file({ id: "f2", userId: "u1", submissions: submissionsOf("f2") })
+            ]
+          })
+          return submissionsOf
+        })
+
       it.effect("pages through a file with any limit: full pages but the last, hasMore exactly when more follow", () =>
         Effect.gen(function* () {
           yield* importDocument({
@@ -709,26 +734,11 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
           // The rows' own instants, so bounds fall exactly on them, and instants between them.
           since: FastCheck.option(FastCheck.constantFrom(...BOUNDS), { nil: undefined }),
           until: FastCheck.option(FastCheck.constantFrom(...BOUNDS), { nil: undefined }),
-          rows: FastCheck.array(
-            FastCheck.record({
-              file: FastCheck.constantFrom("f1", "f2"),
-              createdDate: FastCheck.constantFrom(...INSTANTS),
-              content: FastCheck.dictionary(FastCheck.string(), FastCheck.string(), { maxKeys: 2 })
-            }),
-            { maxLength: 24 }
-          )
+          rows: windowRows
         },
         ({ limit, rows, since, until }) =>
           Effect.gen(function* () {
-            const submissionsOf = (id: string) =>
-              rows.filter((row) => row.file === id).map(({ content, createdDate }) => ({ createdDate, content }))
-            yield* importDocument({
-              users,
-              files: [
-                file({ id: "f1", userId: "u1", submissions: submissionsOf("f1") }),
-                file({ id: "f2", userId: "u1", submissions: submissionsOf("f2") })
-              ]
-            })
+            const submissionsOf = yield* importRows(rows)
             const inWindow = (row: NewSubmission) =>
               (since === undefined || Date.parse(row.createdDate) >= since) &&
               (until === undefined || Date.parse(row.createdDate) < until)
@@ -846,26 +856,11 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
           since: FastCheck.option(FastCheck.constantFrom(...BOUNDS), { nil: undefined }),
           until: FastCheck.option(FastCheck.constantFrom(...BOUNDS), { nil: undefined }),
           endPosition: FastCheck.option(FastCheck.boolean(), { nil: undefined }),
-          rows: FastCheck.array(
-            FastCheck.record({
-              file: FastCheck.constantFrom("f1", "f2"),
-              createdDate: FastCheck.constantFrom(...INSTANTS),
-              content: FastCheck.dictionary(FastCheck.string(), FastCheck.string(), { maxKeys: 2 })
-            }),
-            { maxLength: 24 }
-          )
+          rows: windowRows
         },
         ({ endPosition, limit, rows, since, until }) =>
           Effect.gen(function* () {
-            const submissionsOf = (id: string) =>
-              rows.filter((row) => row.file === id).map(({ content, createdDate }) => ({ createdDate, content }))
-            yield* importDocument({
-              users,
-              files: [
-                file({ id: "f1", userId: "u1", submissions: submissionsOf("f1") }),
-                file({ id: "f2", userId: "u1", submissions: submissionsOf("f2") })
-              ]
-            })
+            yield* importRows(rows)
             const files = yield* FileRepository.FileRepository
             const readJoined = FileRepository.readJoined(files)
             for (const id of ["f1", "f2", "f3"]) {
