@@ -40,16 +40,16 @@ interface Position {
 const start: Position = { after: undefined, first: true, empty: true }
 
 /**
- * About how long, in UTF-16 code units, the text pieces of a reply may grow. A page's submissions come joined
- * (`FileRepository.JoinedPage`) and are written as one piece of bytes, however long.
+ * About how long, in UTF-16 code units, a page joined as text may grow before the core joins it as bytes
+ * instead (`FileRepository.join`). A page comes joined (`FileRepository.JoinedPage`) and is written as it came.
  *
  * @since 0.1.0
  * @category constants
  */
 export const maxPieceLength: number = Pieces.maxPieceLength
 
-// Reads one page and returns the next pieces of the reply: the page's bytes, with the head before the first and
-// the tail after the last; no next position after the last page.
+// Reads one page and returns the next pieces of the reply: the page as storage joined it, with the head before
+// the first and the tail after the last; no next position after the last page.
 const step = (
   reply: FileDataReply,
   position: Position
@@ -63,9 +63,9 @@ const step = (
   })
 
 /**
- * Writes the whole reply through `write`: text pieces and each page's submissions as UTF-8 bytes, reading the
- * next page only once `write` is done with the last: the transport decides how to wait for a slow reader. A
- * reply of one page is one piece of bytes, `last`.
+ * Writes the whole reply through `write`, in pieces of text or of UTF-8 bytes (each page as storage joined it),
+ * reading the next page only once `write` is done with the last: the transport decides how to wait for a slow
+ * reader. A reply of one page is one piece, `last`.
  *
  * @since 0.1.0
  * @category encoding
