@@ -687,6 +687,13 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         }),
         { maxLength: 24 }
       )
+      // A read of a window of those rows in small pages: bounds on the rows' own instants and between them.
+      const windowRead = {
+        limit: FastCheck.option(FastCheck.integer({ min: 1, max: 4 }), { nil: undefined }),
+        since: FastCheck.option(FastCheck.constantFrom(...BOUNDS), { nil: undefined }),
+        until: FastCheck.option(FastCheck.constantFrom(...BOUNDS), { nil: undefined }),
+        rows: windowRows
+      }
       // Imports the rows into f1 and f2 of u1; gives each file's submissions as imported.
       const importRows = (rows: ReadonlyArray<WindowRow>) =>
         Effect.gen(function* () {
@@ -730,11 +737,7 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
       it.effect.prop(
         "reads the window since <= createdDate < until in bounded pages, ties in insertion order, nothing twice",
         {
-          limit: FastCheck.option(FastCheck.integer({ min: 1, max: 4 }), { nil: undefined }),
-          // The rows' own instants, so bounds fall exactly on them, and instants between them.
-          since: FastCheck.option(FastCheck.constantFrom(...BOUNDS), { nil: undefined }),
-          until: FastCheck.option(FastCheck.constantFrom(...BOUNDS), { nil: undefined }),
-          rows: windowRows
+          ...windowRead
         },
         ({ limit, rows, since, until }) =>
           Effect.gen(function* () {
@@ -852,11 +855,8 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
       it.effect.prop(
         "a joined page is the same page's entries joined, with the same count, next and hasMore",
         {
-          limit: FastCheck.option(FastCheck.integer({ min: 1, max: 4 }), { nil: undefined }),
-          since: FastCheck.option(FastCheck.constantFrom(...BOUNDS), { nil: undefined }),
-          until: FastCheck.option(FastCheck.constantFrom(...BOUNDS), { nil: undefined }),
-          endPosition: FastCheck.option(FastCheck.boolean(), { nil: undefined }),
-          rows: windowRows
+          ...windowRead,
+          endPosition: FastCheck.option(FastCheck.boolean(), { nil: undefined })
         },
         ({ endPosition, limit, rows, since, until }) =>
           Effect.gen(function* () {
