@@ -12,6 +12,10 @@
  * connection is opened again, its statements prepared again, once the path holds a usable database. The
  * check costs one `stat` per millisecond at most, whatever the request rate.
  *
+ * A whole file's reply reads its pages after the first joined inside SQLite, as bytes
+ * (docs/performance.md#pages-joined-in-storage), once `internal/joinedOrder.ts` has found that the SQLite in use
+ * keeps the order this relies on.
+ *
  * Reads share one read transaction for up to a millisecond, so SQLite takes and releases its locks about
  * once per millisecond instead of once per statement; the reads of one turn of the event loop always share
  * one, so a request's access and its first page come from one snapshot. A commit made on another connection
@@ -257,15 +261,10 @@ const pageParts = (
     .all(...bounds, limit)
     .map(([entry, createdDate, content]) => SubmissionEntry.fromColumns(entry, createdDate, content))
 
-/**
- * How many submissions a joined page after a range's first reads when no limit is given: four pages of rows.
- * Joined pages hold no strings, and a whole file's reply measured fastest with pages of about 4,000 submissions
- * (docs/performance.md#pages-joined-in-storage).
- *
- * @since 0.1.0
- * @category constants
- */
-export const joinedPageSize = (pageSize: number): number => 4 * pageSize
+// How many submissions a joined page after a range's first reads when no limit is given: four pages of rows.
+// Joined pages hold no strings, and a whole file's reply measured fastest with pages of about 4,000 submissions
+// (docs/performance.md#pages-joined-in-storage).
+const joinedPageSize = (pageSize: number): number => 4 * pageSize
 
 /**
  * The port, plus what the storage layer needs to keep its own writes visible to the next read.
