@@ -41,22 +41,19 @@ import * as ReadConnection from "./internal/readConnection.js"
  */
 export const defaultPageSize = 1000
 
-interface FileRow {
-  readonly id: string
-  readonly user_id: string
-  readonly name: string
-  readonly creation_date: number
-  readonly public_availability: number
-  readonly submission_counter: number
-  readonly visit_counter: number
-  readonly read_point: number | null
-}
-
-// A key's row with its file's columns, null when no file has the id.
-type AccessRow = { readonly owner: string } & (
-  | FileRow
-  | { readonly [Column in Exclude<keyof FileRow, "read_point">]: null }
-)
+// A key's owner with its file's columns, null when no file has the id; the file's id is the one asked for. Read
+// as an array: a row as an object costs each column's name looked up and a hidden-class transition per column,
+// on every request (docs/performance.md#one-access-statement).
+type AccessRow = readonly [
+  owner: string,
+  fileOwner: string | null,
+  name: string,
+  creationDate: number,
+  publicAvailability: number,
+  submissionCounter: number,
+  visitCounter: number,
+  readPoint: number | null
+]
 
 // A range of a file's submissions: past `(created_date, seq)`, before `until`, committed at or before the read
 // point. The leading `created_date >= ?` repeats what the OR implies, but without it SQLite only seeks on
@@ -78,15 +75,15 @@ type RangeArguments = [
 ]
 
 // Rows were checked by the core's schemas when they were written, so their ids are valid as read.
-const toFoundFile = (row: FileRow): FileRepository.FoundFile => ({
-  id: row.id as FileData.FileId,
-  ownerId: row.user_id as FileData.UserId,
-  name: row.name,
-  creationDate: FileData.timestampFromEpochMillis(row.creation_date),
-  publicAvailability: row.public_availability === 1,
-  SubmissionCounter: row.submission_counter,
-  VisitCounter: row.visit_counter,
-  readPoint: String(row.read_point ?? 0) as FileRepository.ReadPoint
+const toFoundFile = (id: FileData.FileId, ownerId: string, row: AccessRow): FileRepository.FoundFile => ({
+  id,
+  ownerId: ownerId as FileData.UserId,
+  name: row[2],
+  creationDate: FileData.timestampFromEpochMillis(row[3]),
+  publicAvailability: row[4] === 1,
+  SubmissionCounter: row[5],
+  VisitCounter: row[6],
+  readPoint: String(row[7] ?? 0) as FileRepository.ReadPoint
 })
 
 // A page joined inside SQLite, `LIMIT limit`, as the reply's bytes (docs/performance.md#pages-joined-in-storage):
@@ -108,12 +105,14 @@ const prepare = (db: Database.Database, pageSize: number, joins: boolean) => ({
   // no active key, the file's columns null when no file has the id. The read point in the same statement
   // as the file's row: the highest seq is the last entry of the table's rowid tree, an instant lookup,
   // and a reader sees only committed rows.
-  access: db.prepare<[fileId: string, keyHash: string], AccessRow>(
-    `SELECT k.user_id AS owner, f.id, f.user_id, f.name, f.creation_date, f.public_availability,
-        f.submission_counter, f.visit_counter, (SELECT max(seq) FROM submissions) AS read_point
-        FROM api_keys k LEFT JOIN files f ON f.id = ?
-        WHERE k.key_hash = ? AND k.revoked_at IS NULL`
-  ),
+  access: db
+    .prepare<[fileId: string, keyHash: string], AccessRow>(
+      `SELECT k.user_id, f.user_id, f.name, f.creation_date, f.public_availability,
+          f.submission_counter, f.visit_counter, (SELECT max(seq) FROM submissions)
+          FROM api_keys k LEFT JOIN files f ON f.id = ?
+          WHERE k.key_hash = ? AND k.revoked_at IS NULL`
+    )
+    .raw(),
   // Keyset paging: each page seeks past the last row of the previous one, so a page costs the same at
   // the end of a million rows as at the start. Only the entries are read: measured, the two numbers of
   // every row cost a quarter of the page. Where the page ends is looked up on its own, from the index
@@ -123,6 +122,14 @@ const prepare = (db: Database.Database, pageSize: number, joins: boolean) => ({
   page: db
     .prepare<RangeArguments, string | null>(
       `SELECT entry FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ${pageSize}`
+    )
+    .pluck(),
+  // A range's first page when nothing bounds it but the read point, as a whole file's reply reads it: two
+  // arguments and two conditions where the range has seven and six, about a tenth of the page's time in
+  // isolation (docs/performance.md#first-page-of-a-whole-file).
+  firstPage: db
+    .prepare<[fileId: string, upTo: number], string | null>(
+      `SELECT entry FROM submissions WHERE file_id = ? AND seq <= ? ORDER BY created_date, seq LIMIT ${pageSize}`
     )
     .pluck(),
   pageOf: db
@@ -238,14 +245,23 @@ const endingAt = (statements: Statements, bounds: RangeArguments, lastDate: numb
     : { next, hasMore: true }
 }
 
+// Whether a range is bounded by nothing but the read point.
+const isWhole = (range: FileRepository.SubmissionRange): boolean =>
+  range.after === undefined && range.since === undefined && range.until === undefined
+
 // A page's entries as rows.
 const entriesOf = (
   statements: Statements,
   bounds: RangeArguments,
-  limit: number
+  limit: number,
+  whole: boolean
 ): ReadonlyArray<SubmissionEntry.SubmissionEntry> => {
   const stored =
-    limit === statements.pageSize ? statements.page.all(...bounds) : statements.pageOf.all(...bounds, limit)
+    limit !== statements.pageSize
+      ? statements.pageOf.all(...bounds, limit)
+      : whole
+        ? statements.firstPage.all(bounds[0], bounds[6])
+        : statements.page.all(...bounds)
   return stored.includes(null)
     ? pageParts(statements, bounds, limit)
     : (stored as Array<SubmissionEntry.SubmissionEntry>)
@@ -319,9 +335,10 @@ export const make = (options: {
         read((statements) => {
           const row = statements.access.get(fileId, KeyHash.hashKey(apiKey))
           if (row === undefined) return FileRepository.noAccess
+          const [owner, fileOwner] = row
           return {
-            owner: Option.some(row.owner as FileData.UserId),
-            file: row.id === null ? Option.none() : Option.some(toFoundFile(row))
+            owner: Option.some(owner as FileData.UserId),
+            file: fileOwner === null ? Option.none() : Option.some(toFoundFile(fileId, fileOwner, row))
           }
         }),
       readSubmissions: (fileId, range) =>
@@ -331,7 +348,7 @@ export const make = (options: {
           if (span === undefined) return { entries: [], next: range.after, hasMore: false }
           const bounds = span[1]
           const limit = range.limit ?? pageSize
-          const entries = entriesOf(statements, bounds, limit)
+          const entries = entriesOf(statements, bounds, limit, isWhole(range))
           return { entries, ...ending(statements, span, range, entries.length, limit) }
         }),
       readJoinedSubmissions: (fileId, range) =>
@@ -344,7 +361,7 @@ export const make = (options: {
           // measured faster that way (docs/performance.md#pages-joined-in-storage).
           if (joinedStatement === undefined || joinedOf === undefined || range.after === undefined) {
             const limit = range.limit ?? pageSize
-            const entries = entriesOf(statements, bounds, limit)
+            const entries = entriesOf(statements, bounds, limit, isWhole(range))
             return FileRepository.join({ entries, ...ending(statements, span, range, entries.length, limit) })
           }
           const limit = range.limit ?? joinedPageSize(pageSize)
