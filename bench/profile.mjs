@@ -9,14 +9,12 @@
 // (`--cpu-prof`, whole process life) into .bench/profiles/ for a flame chart in DevTools or speedscope; they
 // sample by wall time, so on a shared machine their absolute figures include time spent waiting for a core.
 
-import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync } from "node:fs"
+import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
-import { writeFixture } from "./lib/fixture.mjs"
 import { bodiesOf, load } from "./lib/load.mjs"
 import { account, nodeOptions, record, removeMap } from "./lib/perf.mjs"
-import { build, cpuSplit, root, start, stop } from "./lib/processes.mjs"
+import { build, cpuSplit, profileDatabase, root, smallShape, start, stop } from "./lib/processes.mjs"
 
 const option = (name, fallback) => {
   const index = process.argv.indexOf(`--${name}`)
@@ -35,19 +33,7 @@ const profiles = join(work, "profiles")
 mkdirSync(profiles, { recursive: true })
 build()
 
-const shape = { files: 1000, submissionsPerFile: 20, users: 100 }
-const fixture = join(work, "small.json")
-if (!existsSync(fixture)) await writeFixture(fixture, shape)
-// A database of its own, so a `pnpm bench` run meanwhile does not replace it.
-const db = join(work, "profile-small.db")
-if (!existsSync(db)) {
-  const imported = spawnSync(process.execPath, ["apps/cli/dist/bundle/main.js", "import", fixture], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: `file:${db}`, LOG_LEVEL: "warn" },
-    stdio: "inherit"
-  })
-  if (imported.status !== 0) process.exit(1)
-}
+const db = await profileDatabase()
 
 const env = {
   DATABASE_URL: `file:${db}`,
@@ -70,7 +56,7 @@ const kinds = [
   { name: "baseline", args: [...flags("baseline"), "bench/baseline.mjs", db, "0"], env: {} }
 ]
 
-const bodies = bodiesOf(shape)
+const bodies = bodiesOf(smallShape)
 const measured = []
 for (const kind of kinds) {
   const out = join(profiles, `${kind.name.replace(/\W+/g, "-")}.perf.data`)

@@ -8,11 +8,9 @@
 // Options: --requests 100000  --runs 3  --rounds 3  --against DIR
 
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync } from "node:fs"
 import { join, resolve } from "node:path"
 import * as esbuild from "esbuild"
-import { writeFixture } from "./lib/fixture.mjs"
-import { build, root } from "./lib/processes.mjs"
+import { build, profileDatabase, root } from "./lib/processes.mjs"
 
 const option = (name, fallback) => {
   const index = process.argv.indexOf(`--${name}`)
@@ -24,21 +22,7 @@ const rounds = Number(option("rounds", "3"))
 const against = option("against", undefined)
 
 build()
-const work = join(root, ".bench")
-mkdirSync(work, { recursive: true })
-const shape = { files: 1000, submissionsPerFile: 20, users: 100 }
-const fixture = join(work, "small.json")
-if (!existsSync(fixture)) await writeFixture(fixture, shape)
-// The database `bench/profile.mjs` serves, imported the same way when missing.
-const db = join(work, "profile-small.db")
-if (!existsSync(db)) {
-  const imported = spawnSync(process.execPath, ["apps/cli/dist/bundle/main.js", "import", fixture], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: `file:${db}`, LOG_LEVEL: "warn" },
-    stdio: "inherit"
-  })
-  if (imported.status !== 0) process.exit(1)
-}
+const db = await profileDatabase()
 
 // filedata's side of checkout `dir` bundled as the server's bundle is (scripts/bundle.mjs): workspace packages
 // from their TypeScript sources, better-sqlite3 left to Node. Written under the server's dist/, so that what the

@@ -2,10 +2,11 @@
 
 import { spawn, spawnSync } from "node:child_process"
 import { once } from "node:events"
-import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs"
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { writeFixture } from "./fixture.mjs"
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "../..")
 
@@ -100,3 +101,24 @@ export const cpuSplit = (pid) => {
 
 // Writing 5 to clear_refs resets the peak RSS (VmHWM), so each scenario reports its own peak.
 export const resetPeak = (pid) => writeFileSync(`/proc/${pid}/clear_refs`, "5")
+
+// The small profile's shape, and its database for the scripts that look at one request at a time
+// (`bench/profile.mjs`, `bench/route.mjs`): `.bench/profile-small.db`, imported with the real CLI when missing. A
+// file of its own, so a `pnpm bench` run meanwhile does not replace it.
+export const smallShape = { files: 1000, submissionsPerFile: 20, users: 100 }
+export const profileDatabase = async () => {
+  const work = join(root, ".bench")
+  mkdirSync(work, { recursive: true })
+  const fixture = join(work, "small.json")
+  if (!existsSync(fixture)) await writeFixture(fixture, smallShape)
+  const db = join(work, "profile-small.db")
+  if (!existsSync(db)) {
+    const imported = spawnSync(process.execPath, ["apps/cli/dist/bundle/main.js", "import", fixture], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: `file:${db}`, LOG_LEVEL: "warn" },
+      stdio: "inherit"
+    })
+    if (imported.status !== 0) process.exit(1)
+  }
+  return db
+}
