@@ -238,19 +238,20 @@ describe("SqliteFileRepository", () => {
       Effect.gen(function* () {
         const filename = yield* tempDatabase
         yield* Effect.void.pipe(withStorage(filename))
-        // The same statements SqliteFileRepository sends for a request's access, a page, where a full page ends
-        // and where the range ends.
+        // The same statements SqliteFileRepository sends for a request's access, a whole file's first page, a
+        // page, where a full page ends and where the range ends.
         const range = (sql: SqlClient.SqlClient) =>
           sql`file_id = ${"f1"} AND created_date >= ${0}
           AND (created_date > ${0} OR (created_date = ${0} AND seq > ${0}))
           AND created_date < ${1} AND seq <= ${5}`
         const plans = yield* inspect(filename, (sql) =>
           Effect.all([
-            sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT k.user_id AS owner, f.id, f.user_id, f.name,
-            f.creation_date, f.public_availability, f.submission_counter, f.visit_counter,
-            (SELECT max(seq) FROM submissions) AS read_point
+            sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT k.user_id, f.user_id, f.name, f.creation_date,
+            f.public_availability, f.submission_counter, f.visit_counter, (SELECT max(seq) FROM submissions)
             FROM api_keys k LEFT JOIN files f ON f.id = ${"f1"}
             WHERE k.key_hash = ${"hash"} AND k.revoked_at IS NULL`,
+            sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT entry FROM submissions
+            WHERE file_id = ${"f1"} AND seq <= ${5} ORDER BY created_date, seq LIMIT ${1000}`,
             sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT entry FROM submissions WHERE ${range(sql)}
             ORDER BY created_date, seq LIMIT ${1000}`,
             sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT created_date, seq FROM submissions WHERE ${range(sql)}
@@ -266,6 +267,7 @@ describe("SqliteFileRepository", () => {
             "SCALAR SUBQUERY 1",
             "SEARCH submissions"
           ],
+          ["SEARCH submissions USING INDEX submissions_file_created_seq (file_id=?)"],
           [
             "SEARCH submissions USING INDEX submissions_file_created_seq (file_id=? AND created_date>? AND created_date<?)"
           ],
