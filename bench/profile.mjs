@@ -14,7 +14,7 @@ import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import { bodiesOf, load } from "./lib/load.mjs"
 import { account, nodeOptions, record, removeMap } from "./lib/perf.mjs"
-import { build, cpuSplit, profileDatabase, root, smallShape, start, stop } from "./lib/processes.mjs"
+import { build, cpuSplit, profileDatabase, profileEnv, root, smallShape, start, stop } from "./lib/processes.mjs"
 
 const option = (name, fallback) => {
   const index = process.argv.indexOf(`--${name}`)
@@ -35,13 +35,7 @@ build()
 
 const db = await profileDatabase()
 
-const env = {
-  DATABASE_URL: `file:${db}`,
-  PORT: "0",
-  HOST: "127.0.0.1",
-  RATE_LIMIT_MAX: "1000000000",
-  RATE_LIMIT_IP_MAX: "1000000000"
-}
+const env = profileEnv(db)
 const flags = (name) => [
   ...nodeOptions,
   ...(v8Profiles ? ["--cpu-prof", "--cpu-prof-dir", profiles, "--cpu-prof-name", `${name}.cpuprofile`] : [])

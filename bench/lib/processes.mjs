@@ -103,8 +103,8 @@ export const cpuSplit = (pid) => {
 export const resetPeak = (pid) => writeFileSync(`/proc/${pid}/clear_refs`, "5")
 
 // The small profile's shape, and its database for the scripts that look at one request at a time
-// (`bench/profile.mjs`, `bench/route.mjs`): `.bench/profile-small.db`, imported with the real CLI when missing. A
-// file of its own, so a `pnpm bench` run meanwhile does not replace it.
+// (`bench/profile.mjs`, `bench/route.mjs`, `bench/instructions.mjs`): `.bench/profile-small.db`, imported with the
+// real CLI when missing. A file of its own, so a `pnpm bench` run meanwhile does not replace it.
 export const smallShape = { files: 1000, submissionsPerFile: 20, users: 100 }
 export const profileDatabase = async () => {
   const work = join(root, ".bench")
@@ -122,3 +122,13 @@ export const profileDatabase = async () => {
   }
   return db
 }
+
+// The environment those scripts serve that database in, filedata's and the baseline's alike: on a free loopback
+// port, the rate limiter's quotas out of the load's way.
+export const profileEnv = (db) => ({
+  DATABASE_URL: `file:${db}`,
+  PORT: "0",
+  HOST: "127.0.0.1",
+  RATE_LIMIT_MAX: "1000000000",
+  RATE_LIMIT_IP_MAX: "1000000000"
+})
