@@ -50,17 +50,21 @@ export const removeMap = (pid) => rmSync(`/tmp/perf-${pid}.map`, { force: true }
 
 const JS = /^JS:[*^~+-]?(.*?)\s*((?:node:|file:\/\/|\/)\S*?):(\d+):(\d+)$/
 
-const frameOf = (line) => {
-  // "\t    7f1e2c171dd3 JS:*writevGeneric node:internal/stream_base_commons:123:23+0x5d3 (/tmp/perf-1.map)"
-  const match = /^\s*[0-9a-f]+ (.*) \((.*)\)$/.exec(line)
-  if (!match) return undefined
-  const symbol = match[1].replace(/\+0x[0-9a-f]+$/, "")
+/** A frame from its symbol and the object it is in; a JavaScript frame (a JIT map's `JS:` symbol) gets its source. */
+export const frameOf = (symbol, dso) => {
   const js = JS.exec(symbol)
   if (js) {
     const at = original(js[2], Number(js[3]), Number(js[4]))
-    return { symbol, dso: match[2], js: { name: js[1] || "(anonymous)", ...at } }
+    return { symbol, dso, js: { name: js[1] || "(anonymous)", ...at } }
   }
-  return { symbol, dso: match[2] }
+  return { symbol, dso }
+}
+
+const frameOfLine = (line) => {
+  // "\t    7f1e2c171dd3 JS:*writevGeneric node:internal/stream_base_commons:123:23+0x5d3 (/tmp/perf-1.map)"
+  const match = /^\s*[0-9a-f]+ (.*) \((.*)\)$/.exec(line)
+  if (!match) return undefined
+  return frameOf(match[1].replace(/\+0x[0-9a-f]+$/, ""), match[2])
 }
 
 // A function of an app's bundle (apps/APP/dist/bundle/, docs/performance.md#bundled-entries) is named by where
@@ -94,7 +98,7 @@ export async function* samples(file) {
       current = { tid, micros: period / 1000, frames: [] }
       continue
     }
-    const frame = frameOf(line)
+    const frame = frameOfLine(line)
     if (frame !== undefined) current.frames.push(frame)
   }
   if (current !== undefined) yield current
@@ -105,8 +109,8 @@ const GC =
 const COMPILE =
   /v8::internal::(Parser|Scanner|Compiler|compiler::|maglev::|baseline::|Baseline|BytecodeGenerator|interpreter::|Zone|AstNode|PreParser|Turbofan|Pipeline|.*Compil|ParseInfo|DeclarationScope|Scope::)/
 
-// What kind of code a leaf frame is.
-const kindOf = (frame) => {
+/** What kind of code a leaf frame is. */
+export const kindOf = (frame) => {
   if (frame === undefined) return "unknown"
   if (frame.js) return "JavaScript"
   const { symbol, dso } = frame
@@ -147,13 +151,8 @@ const add = (map, key, micros) => map.set(key, (map.get(key) ?? 0) + micros)
 // A JavaScript frame's package, with Node's own modules by module.
 const ownerOf = (frame) => packageOf(frame.js.url)
 
-/**
- * Sums the samples of the main thread (`pid`) and of the others. Per sample: its owner (the package of the
- * nearest JavaScript frame from the leaf up, so native and builtin time counts for the JavaScript that called
- * it), the kind of its leaf, its leaf function, and every package anywhere on its stack (inclusive time).
- */
-// A JavaScript frame as `name path:line`, the path inside the repository or the package.
-const jsName = ({ js }) =>
+/** A JavaScript frame as `name path:line`, the path inside the repository or the package. */
+export const jsName = ({ js }) =>
   `${js.name} ${js.url
     .replace(/^file:\/\//, "")
     .replace(/^.*\/node_modules\//, "")
@@ -162,6 +161,11 @@ const jsName = ({ js }) =>
 // The code measured against: filedata's packages, or the bench's own scripts (the baseline).
 const isOwn = (frame) => frame.js !== undefined && /^(@filedata\/|bench$)/.test(ownerOf(frame))
 
+/**
+ * Sums the samples of the main thread (`pid`) and of the others. Per sample: its owner (the package of the
+ * nearest JavaScript frame from the leaf up, so native and builtin time counts for the JavaScript that called
+ * it), the kind of its leaf, its leaf function, and every package anywhere on its stack (inclusive time).
+ */
 export const account = async (file, pid) => {
   const main = {
     total: 0,
