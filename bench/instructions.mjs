@@ -289,21 +289,26 @@ for (const label of labels) {
   console.log(`| ${label} | ${measured.map((entry) => thousands(share(entry, label))).join(" | ")} |`)
 }
 
-for (const entry of measured.slice(0, -1)) {
+// The leaf functions furthest apart between two of the servers measured: what one change moved, where the totals
+// of two runs also carry what the warm-up left unoptimized in one window and not in the other.
+const compare = (entry, other) => {
   console.log(
-    `\nLeaf functions, ${entry.name} against the baseline (the ${top} furthest apart), instructions a request\n`
+    `\nLeaf functions, ${entry.name} against ${other.name} (the ${top} furthest apart), instructions a request\n`
   )
-  const names = [...new Set([...entry.functions.keys(), ...baseline.functions.keys()])]
+  const names = [...new Set([...entry.functions.keys(), ...other.functions.keys()])]
   const difference = (name) =>
-    perRequest(entry, entry.functions.get(name)) - perRequest(baseline, baseline.functions.get(name))
+    perRequest(entry, entry.functions.get(name)) - perRequest(other, other.functions.get(name))
   names.sort((a, b) => Math.abs(difference(b)) - Math.abs(difference(a)))
-  console.log(`| function | ${entry.name} | baseline | difference |`)
+  console.log(`| function | ${entry.name} | ${other.name} | difference |`)
   console.log("|---|---:|---:|---:|")
   for (const name of names.slice(0, top)) {
     const own = perRequest(entry, entry.functions.get(name))
-    const base = perRequest(baseline, baseline.functions.get(name))
+    const theirs = perRequest(other, other.functions.get(name))
     console.log(
-      `| ${name.replaceAll("|", "\\|")} | ${own.toFixed(0)} | ${base.toFixed(0)} | ${difference(name).toFixed(0)} |`
+      `| ${name.replaceAll("|", "\\|")} | ${own.toFixed(0)} | ${theirs.toFixed(0)} | ${difference(name).toFixed(0)} |`
     )
   }
 }
+const againstEntry = against === undefined ? undefined : measured.at(-2)
+for (const entry of measured.slice(0, -1)) if (entry !== againstEntry) compare(entry, baseline)
+if (againstEntry !== undefined) compare(measured[0], againstEntry)

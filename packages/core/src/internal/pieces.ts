@@ -83,7 +83,10 @@ export const aroundJoined = (
   whole: boolean
 ): Array<string | Uint8Array> => {
   if (whole) {
-    if (typeof joined === "string") return [before + joined + after]
+    // Flat, not the rope `+` makes: the transport takes the reply's UTF-8 length, which Node counts with SIMD
+    // for a flat one-byte string and V8 flattens and counts one code unit at a time for a rope
+    // (docs/performance.md#whole-reply-as-one-flat-string).
+    if (typeof joined === "string") return [[before, joined, after].join("")]
     // UTF-8 takes at most three bytes per UTF-16 code unit.
     const out = new Uint8Array(3 * (before.length + after.length) + joined.length)
     let at = encoder.encodeInto(before, out).written
