@@ -257,7 +257,7 @@ for (const kind of kinds) {
 const baseline = measured.at(-1)
 const perRequest = (entry, value) => (value ?? 0) / entry.requests
 const thousands = (value) => (value / 1000).toFixed(1)
-const ratio = (value, against) => (against > 0 ? `${(value / against).toFixed(2)}x` : "")
+const ratio = (value, base) => (base > 0 ? `${(value / base).toFixed(2)}x` : "")
 
 console.log(
   `\nInstructions a request under the small profile's load (${connections} connections, ${seconds} s counted after ${warmup} s), in thousands\n`
