@@ -90,13 +90,14 @@ const toFoundFile = (id: FileData.FileId, ownerId: string, row: AccessRow): File
 // no row and no string reaches JavaScript. The order is the subquery's: SQLite keeps a FROM-subquery's ORDER BY
 // under an aggregate other than count, min and max, and runs it as a co-routine walking the index in order. It
 // does not document that, so `JoinedOrder.holds` checks the library in use before the statement is used; the
-// documented aggregate ORDER BY sorts the rows again in a temporary B-tree, about twice the time. count(entry)
-// below count(*): rows without an entry, read with `pageParts`. The page's last createdDate, for `lastSeqAt`.
+// documented aggregate ORDER BY sorts the rows again in a temporary B-tree, about twice the time. The page's last
+// createdDate, for `lastSeqAt`. group_concat skips a row without an entry: a file that has any is read as rows
+// (`withoutEntry`).
 const joinedSql = (limit: string) =>
-  `SELECT CAST(group_concat(entry, ',') AS BLOB), count(*), count(entry), max(created_date)
+  `SELECT CAST(group_concat(entry, ',') AS BLOB), count(*), max(created_date)
     FROM (SELECT entry, created_date FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ${limit})`
 
-type JoinedRow = [joined: Buffer | null, count: number, entries: number, lastDate: number | null]
+type JoinedRow = [joined: Buffer | null, count: number, lastDate: number | null]
 
 // The connection's statements, prepared once per connection.
 const prepare = (db: Database.Database, pageSize: number, joins: boolean) => ({
@@ -152,6 +153,14 @@ const prepare = (db: Database.Database, pageSize: number, joins: boolean) => ({
         joinedOf: db.prepare<[...RangeArguments, limit: number], JoinedRow>(joinedSql("?")).raw()
       }
     : { joined: undefined, joinedOf: undefined }),
+  // Whether the file has a submission without an entry up to the read point, from the partial index that holds
+  // only those (SqliteMigrations): a seek, where counting entries in the joined statement cost each of its rows
+  // (docs/performance.md#pages-joined-in-storage).
+  withoutEntry: db
+    .prepare<[fileId: string, upTo: number], number>(
+      "SELECT 1 FROM submissions WHERE file_id = ? AND entry IS NULL AND seq <= ? LIMIT 1"
+    )
+    .pluck(),
   // The range's submissions at one createdDate, at most two: where that createdDate is the last of a full page
   // and only one submission of the range has it, that one ends the page, found by a seek instead of `pageEnd`'s
   // walk of the page (docs/performance.md#pages-joined-in-storage).
@@ -365,15 +374,17 @@ export const make = (options: {
             return FileRepository.join({ entries, ...ending(statements, span, range, entries.length, limit) })
           }
           const limit = range.limit ?? joinedPageSize(pageSize)
-          const [stored, count, entries, lastDate] = (
+          if (statements.withoutEntry.get(bounds[0], bounds[6]) !== undefined) {
+            const entries = pageParts(statements, bounds, limit)
+            return FileRepository.join({ entries, ...ending(statements, span, range, entries.length, limit) })
+          }
+          const [stored, count, lastDate] = (
             range.limit === undefined ? joinedStatement.get(...bounds) : joinedOf.get(...bounds, limit)
           ) as JoinedRow
           const end =
             (count === limit && lastDate !== null && endingAt(statements, bounds, lastDate)) ||
             ending(statements, span, range, count, limit)
-          return entries < count
-            ? FileRepository.join({ entries: pageParts(statements, bounds, limit), ...end })
-            : { joined: stored ?? "", count, ...end }
+          return { joined: stored ?? "", count, ...end }
         }),
       // Health checks look at the path now, however recently a request did.
       ping: Effect.asVoid(connection.readChecked((statements) => statements.ping.get())),

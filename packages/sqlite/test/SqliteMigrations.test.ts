@@ -118,13 +118,15 @@ describe("SqliteMigrations", () => {
       mkdirSync(dirname(filename), { recursive: true })
       yield* migratedToFirst(filename)
       yield* readAll(filename)
-      // As the first release's import writes them: no entry. Ties with and between converted rows.
+      // As the first release's import writes them: no entry. Ties with and between converted rows; the last
+      // one far enough into its file to be read in a joined page, past the first page's 700 rows.
       yield* inspect(
         filename,
         (sql) => sql`INSERT INTO submissions (file_id, created_date, content) VALUES
           ('f1', ${Date.UTC(2024, 0, 1) + 3}, '{"late":"1"}'),
           ('f1', ${Date.UTC(2024, 0, 1)}, '{"late":"2"}'),
-          ('f2', ${Date.UTC(2023, 0, 1)}, '{"late":"3"}')`
+          ('f2', ${Date.UTC(2023, 0, 1)}, '{"late":"3"}'),
+          ('f1', ${Date.UTC(2024, 0, 1) + 1000}, '{"late":"4"}')`
       )
       const rows = yield* inspect(
         filename,

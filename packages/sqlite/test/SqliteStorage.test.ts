@@ -42,7 +42,8 @@ describe("SqliteStorage", () => {
       expect(migrations).toEqual([
         { migration_id: 1, name: "create_tables" },
         { migration_id: 2, name: "submission_entries" },
-        { migration_id: 3, name: "api_key_prefixes" }
+        { migration_id: 3, name: "api_key_prefixes" },
+        { migration_id: 5, name: "submissions_without_entry" }
       ])
     })
   )
