@@ -99,11 +99,11 @@ const apiKeyPrefixes = Effect.gen(function* () {
   yield* sql`ALTER TABLE api_keys ADD COLUMN key_prefix TEXT`
 })
 
-// The rows without an entry (migration 2: imported by an instance of the previous release during a rolling
-// deploy) in an index of their own, so a read asks whether a file has any with a seek instead of counting
-// entries over every row it joins (docs/performance.md#pages-joined-in-storage). Expand only: no row has to
-// change, and it stays empty while every row has its entry. The release that drops `content` drops it too.
-// Numbered 5: PostgreSQL's migration 4 is its own, and the numbers keep one meaning across the adapters.
+// The rows without an entry (imported during a rolling deploy by an instance of a release from before migration
+// 2) in an index of their own, so a read asks whether a file has any with a seek instead of counting entries
+// over every row it joins (docs/performance.md#pages-joined-in-storage). Expand only: no row has to change, and
+// it stays empty while every row has its entry. The release that drops `content` drops it too. Numbered 5:
+// PostgreSQL's migration 4 is its own, and the numbers keep one meaning across the adapters.
 const submissionsWithoutEntry = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   yield* sql`CREATE INDEX submissions_without_entry ON submissions (file_id) WHERE entry IS NULL`
