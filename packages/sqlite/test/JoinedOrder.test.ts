@@ -9,8 +9,8 @@ describe("JoinedOrder", () => {
   it("finds the library in use joining an ordered subquery's rows in its order", () => {
     expect(
       JoinedOrder.holds(
-        (limit) => `SELECT CAST(group_concat(entry, ',') AS BLOB), count(*), count(entry)
-          FROM (SELECT entry FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ${limit})`
+        (limit) => `SELECT CAST(group_concat(entry, ',') AS BLOB), count(*), max(created_date)
+          FROM (SELECT entry, created_date FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ${limit})`
       )
     ).toBe(true)
   })
