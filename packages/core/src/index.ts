@@ -74,3 +74,11 @@ export * as SubmissionsReply from "./SubmissionsReply.js"
  * @since 0.1.0
  */
 export * as TextRules from "./TextRules.js"
+/**
+ * @since 0.2.0
+ */
+export * as WebhookSecrets from "./WebhookSecrets.js"
+/**
+ * @since 0.2.0
+ */
+export * as WebhookSender from "./WebhookSender.js"
