@@ -8,6 +8,18 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+
+/**
+ * A webhook URL the sender will not call: its scheme, credentials, length, or a host that is or resolves to a
+ * non-global address while private networks are not allowed. `reason` is shown to the owner in a 422.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class WebhookUrlRefused extends Schema.TaggedError<WebhookUrlRefused>()("WebhookUrlRefused", {
+  reason: Schema.String
+}) {}
 
 /**
  * One attempt to make: the event's id (`webhook-id`), its JSON body, and the secrets to sign with (`whsec_...`,
@@ -66,6 +78,8 @@ export type Outcome =
  * @category models
  */
 export interface WebhookSenderShape {
+  /** The registration check: the same rules `send` applies, so a URL accepted here is one it may call. */
+  readonly check: (url: string) => Effect.Effect<void, WebhookUrlRefused>
   readonly send: (attempt: Attempt) => Effect.Effect<Outcome>
 }
 
