@@ -6,7 +6,15 @@
 
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Logging, RateLimiting, ServiceConfig, StartupFailure, Storage, Telemetry } from "@filedata/runtime"
+import {
+  Environment,
+  Logging,
+  RateLimiting,
+  ServiceConfig,
+  StartupFailure,
+  Storage,
+  Telemetry
+} from "@filedata/runtime"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -25,6 +33,8 @@ const main = Effect.gen(function* () {
       Layer.provide(Telemetry.instrumentedPorts),
       Layer.provide([Storage.layer(config.storage), RateLimiting.layer(config.rateLimiting)]),
       Layer.provide(Telemetry.layer(config.telemetry)),
+      // Before anything is opened: a misspelled variable, then the settings in effect.
+      Layer.provide(Layer.effectDiscard(Environment.report(config, process.env))),
       Layer.provide(Logging.layer(config.logLevel))
     )
   ).pipe(Effect.tapError((error) => Console.error(describe(error, config))))

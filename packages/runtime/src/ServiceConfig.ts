@@ -281,7 +281,18 @@ const logLevel = oneOf("LOG_LEVEL", logLevelNames).pipe(
   Config.map((name) => logLevels[name])
 )
 
-const trustProxy = Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false))
+// Effect's `Config.boolean` takes these spellings but says only "Expected a boolean value": the refusal lists them.
+const flagSpellings = { true: true, yes: true, on: true, "1": true, false: false, no: false, off: false, "0": false }
+
+const flag = (name: string): Config.Config<boolean> =>
+  variable(name, (text) => {
+    const value = text.trim().toLowerCase()
+    return Object.hasOwn(flagSpellings, value)
+      ? Either.right(flagSpellings[value as keyof typeof flagSpellings])
+      : Either.left(`Expected true, false, 1, 0, yes, no, on or off but received ${quoted(text)}`)
+  })
+
+const trustProxy = flag("TRUST_PROXY").pipe(Config.withDefault(false))
 
 /**
  * What one client address may hold by default when clients reach the server directly: a tenth of the default
@@ -433,7 +444,7 @@ export const telemetry: Config.Config<TelemetryOptions> = Config.all({
   protocol: otlpProtocol("OTEL_EXPORTER_OTLP_PROTOCOL"),
   tracesProtocol: otlpProtocol("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"),
   exporter: oneOf("OTEL_TRACES_EXPORTER", ["otlp", "none"]).pipe(Config.withDefault("otlp")),
-  disabled: Config.boolean("OTEL_SDK_DISABLED").pipe(Config.withDefault(false)),
+  disabled: flag("OTEL_SDK_DISABLED").pipe(Config.withDefault(false)),
   serviceName: optional("OTEL_SERVICE_NAME", (text) => Either.right(text.trim())),
   attributes: resourceAttributes
 }).pipe(

@@ -1,4 +1,8 @@
 /**
+ * @since 0.2.0
+ */
+export * as Environment from "./Environment.js"
+/**
  * @since 0.1.0
  */
 export * as Listener from "./Listener.js"

@@ -1,0 +1,98 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Environment, ServiceConfig } from "@filedata/runtime"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import { notingProvider, readmeRows } from "./utils/ConfigDocs.js"
+
+describe("Environment.knownVariables", () => {
+  it.effect("are the variables ServiceConfig.config reads, the README's table without its CLI-only rows", () =>
+    Effect.gen(function* () {
+      const { asked, provider } = notingProvider({})
+      yield* Effect.withConfigProvider(ServiceConfig.config, provider)
+      expect(Environment.knownVariables).toEqual([...asked].sort())
+      expect(Environment.knownVariables).toEqual(
+        readmeRows()
+          .filter((row) => !row.cliOnly)
+          .map((row) => row.variable)
+          .sort()
+      )
+    })
+  )
+})
+
+describe("Environment.misspellings", () => {
+  const known = Environment.knownVariables
+
+  it("names a typo of a known variable, and an unknown one under the service's prefixes, with the nearest", () => {
+    expect(
+      Environment.misspellings({
+        RATE_LIMT_MAX: "5",
+        LOGLEVEL: "debug",
+        DATABASE_PASSWORD: "x",
+        METRICS_PATH: "/m",
+        OTEL_EXPORTER_OTLP_ENDPIONT: "http://x",
+        TRUST_PROXYS: "1"
+      })
+    ).toEqual([
+      { variable: "DATABASE_PASSWORD", nearest: "DATABASE_POOL_MAX" },
+      { variable: "LOGLEVEL", nearest: "LOG_LEVEL" },
+      { variable: "METRICS_PATH", nearest: "METRICS_PORT" },
+      { variable: "OTEL_EXPORTER_OTLP_ENDPIONT", nearest: "OTEL_EXPORTER_OTLP_ENDPOINT" },
+      { variable: "RATE_LIMT_MAX", nearest: "RATE_LIMIT_MAX" },
+      { variable: "TRUST_PROXYS", nearest: "TRUST_PROXY" }
+    ])
+  })
+
+  it("leaves alone the known ones, a shell's own, and those other readers take (proxy, OpenTelemetry SDK)", () => {
+    const env = Object.fromEntries(
+      [
+        ...known,
+        "HOME",
+        "HOSTNAME",
+        "PATH",
+        "PWD",
+        "NODE_ENV",
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "NO_COLOR",
+        "INIT_CWD",
+        "OTEL_EXPORTER_OTLP_HEADERS",
+        "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
+        "OTEL_BSP_SCHEDULE_DELAY",
+        "OTEL_TRACES_SAMPLER"
+      ].map((name) => [name, "x"])
+    )
+    expect(Environment.misspellings(env)).toEqual([])
+  })
+
+  it("takes a variable added to the definitions as known, and its prefix as the service's", () => {
+    const withWebhooks = [...known, "WEBHOOK_TIMEOUT_MS", "WEBHOOK_DELIVERY"]
+    expect(Environment.families(withWebhooks)).toContain("WEBHOOK_")
+    expect(Environment.misspellings({ WEBHOOK_TIMEOUT_MS: "1", WEBHOOK_TIMEOUT: "1" }, withWebhooks)).toEqual([
+      { variable: "WEBHOOK_TIMEOUT", nearest: "WEBHOOK_TIMEOUT_MS" }
+    ])
+  })
+})
+
+describe("Environment.settings", () => {
+  it.effect("shows every setting by its path, URLs without their password and other secrets not at all", () =>
+    Effect.gen(function* () {
+      const { provider } = notingProvider({
+        DATABASE_URL: "postgres://filedata:s3cret@db:5432/filedata",
+        RATE_LIMIT_MAX: "5"
+      })
+      const config = yield* Effect.withConfigProvider(ServiceConfig.config, provider)
+      const shown = Environment.settings(config)
+      expect(shown).toMatchObject({
+        port: 3000,
+        logLevel: "info",
+        "storage.database.url": "postgres://***@db:5432/filedata",
+        "rateLimiting.policy.apiKey.limit": 5,
+        "rateLimiting.redisUrl": "unset"
+      })
+      expect(JSON.stringify(shown)).not.toContain("s3cret")
+      const withKey = { ...config, key: Redacted.make("0123456789abcdef") } as unknown as ServiceConfig.ServiceConfig
+      expect(Environment.settings(withKey)).toMatchObject({ key: "<redacted>" })
+    })
+  )
+})
