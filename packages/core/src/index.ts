@@ -77,8 +77,16 @@ export * as TextRules from "./TextRules.js"
 /**
  * @since 0.2.0
  */
+export * as Webhook from "./Webhook.js"
+/**
+ * @since 0.2.0
+ */
 export * as WebhookSecrets from "./WebhookSecrets.js"
 /**
  * @since 0.2.0
  */
 export * as WebhookSender from "./WebhookSender.js"
+/**
+ * @since 0.2.0
+ */
+export * as WebhookStore from "./WebhookStore.js"

@@ -113,6 +113,55 @@ const submissionReadPoint = Effect.gen(function* () {
     FOR EACH STATEMENT EXECUTE FUNCTION advance_submission_read_point()`
 })
 
+// Webhooks (WebhookStore): registrations with their sealed secrets, the outbox of events that an append writes
+// in its own transaction, and the log of attempts. Numbered 7: 5 and 6 belong to other releases' changes, and
+// the numbers keep one meaning across the adapters. Only new tables, so expand only.
+const webhooks = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE webhooks (
+    id text PRIMARY KEY,
+    file_id text NOT NULL REFERENCES files (id),
+    url text NOT NULL,
+    secret text NOT NULL,
+    previous_secret text,
+    previous_secret_until timestamptz,
+    enabled boolean NOT NULL,
+    disabled_reason text,
+    failing_since timestamptz,
+    created_at timestamptz NOT NULL
+  )`
+  yield* sql`CREATE INDEX webhooks_file_id ON webhooks (file_id)`
+  // seq is event order; a claim takes the first pending event of each webhook, by the partial index.
+  yield* sql`CREATE TABLE webhook_events (
+    seq bigserial PRIMARY KEY,
+    id text NOT NULL UNIQUE,
+    webhook_id text NOT NULL REFERENCES webhooks (id),
+    body text NOT NULL,
+    created_at timestamptz NOT NULL,
+    state text NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+    step int4 NOT NULL,
+    attempts int4 NOT NULL,
+    next_attempt_at timestamptz,
+    lease_until timestamptz,
+    lease_token text
+  )`
+  yield* sql`CREATE INDEX webhook_events_pending ON webhook_events (webhook_id, seq) WHERE state = 'pending'`
+  yield* sql`CREATE INDEX webhook_events_due ON webhook_events (next_attempt_at) WHERE state = 'pending'`
+  yield* sql`CREATE TABLE webhook_attempts (
+    seq bigserial PRIMARY KEY,
+    webhook_id text NOT NULL REFERENCES webhooks (id),
+    event_id text NOT NULL,
+    attempt int4 NOT NULL,
+    at timestamptz NOT NULL,
+    status int4,
+    outcome text NOT NULL,
+    error text,
+    duration_ms int4 NOT NULL,
+    next_attempt_at timestamptz
+  )`
+  yield* sql`CREATE INDEX webhook_attempts_webhook ON webhook_attempts (webhook_id, seq)`
+})
+
 /**
  * Every migration, by `<id>_<name>`; entries are only ever appended.
  *
@@ -123,7 +172,8 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "1_create_tables": createTables,
   "2_submission_entries": submissionEntries,
   "3_api_key_prefixes": apiKeyPrefixes,
-  "4_submission_read_point": submissionReadPoint
+  "4_submission_read_point": submissionReadPoint,
+  "7_webhooks": webhooks
 })
 
 // Any fixed number works; only this adapter's migrations take it.

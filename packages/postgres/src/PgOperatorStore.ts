@@ -25,6 +25,7 @@ export const dialect: SqlDialect.Make = (sql) => ({
   epochMillis: (column) => epochMillis(sql, column),
   boolean: (value) => sql`${value}`,
   int8: (value) => sql`${value}::int8`,
+  skipLocked: sql`FOR UPDATE OF e SKIP LOCKED`,
   writeLock: Effect.asVoid(sql`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY}::int8)`),
   staging: {
     open: Effect.all(

@@ -5,8 +5,8 @@
  * @since 0.1.0
  */
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { type FileDataError, FileRepository, OperatorStore } from "@filedata/core"
-import { StorageFailure } from "@filedata/sql"
+import { type FileDataError, FileRepository, OperatorStore, WebhookStore } from "@filedata/core"
+import { SqlWebhookStore, StorageFailure } from "@filedata/sql"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -89,14 +89,18 @@ const client = (options: PgStorageOptions) =>
   )
 
 /**
- * The `FileRepository` and `OperatorStore` of one PostgreSQL database, migrated when the layer is built.
+ * The `FileRepository`, `OperatorStore` and `WebhookStore` of one PostgreSQL database, migrated when the layer
+ * is built.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layer = (
   options: PgStorageOptions
-): Layer.Layer<FileRepository.FileRepository | OperatorStore.OperatorStore, FileDataError.StorageUnavailable> =>
+): Layer.Layer<
+  FileRepository.FileRepository | OperatorStore.OperatorStore | WebhookStore.WebhookStore,
+  FileDataError.StorageUnavailable
+> =>
   Layer.effectContext(
     Effect.gen(function* () {
       yield* PgMigrations.run
@@ -104,7 +108,11 @@ export const layer = (
         pageSize: options.pageSize ?? PgFileRepository.defaultPageSize
       })
       const operator = yield* PgOperatorStore.make
-      return Context.make(FileRepository.FileRepository, files).pipe(Context.add(OperatorStore.OperatorStore, operator))
+      const webhooks = yield* SqlWebhookStore.make(PgOperatorStore.dialect)
+      return Context.make(FileRepository.FileRepository, files).pipe(
+        Context.add(OperatorStore.OperatorStore, operator),
+        Context.add(WebhookStore.WebhookStore, webhooks)
+      )
     })
   ).pipe(
     Layer.provide(client(options)),

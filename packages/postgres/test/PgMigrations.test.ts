@@ -160,7 +160,8 @@ describe.skipIf(testDatabaseUrl === undefined)("PgMigrations on PostgreSQL (TEST
         { migration_id: 1, name: "create_tables" },
         { migration_id: 2, name: "submission_entries" },
         { migration_id: 3, name: "api_key_prefixes" },
-        { migration_id: 4, name: "submission_read_point" }
+        { migration_id: 4, name: "submission_read_point" },
+        { migration_id: 7, name: "webhooks" }
       ])
     })
   )

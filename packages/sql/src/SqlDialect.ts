@@ -59,6 +59,8 @@ export interface SqlDialect {
   readonly int8: (value: number | string) => Statement.Fragment
   /** First in every write transaction: writers take turns, so what a transaction checked still holds when it writes. */
   readonly writeLock: Effect.Effect<void, SqlError>
+  /** After a claim's SELECT: rows another transaction has locked are passed over, not waited for (none where writers take turns). */
+  readonly skipLocked: Statement.Fragment
   /** The staging tables of imports and appends. */
   readonly staging: Staging
 }

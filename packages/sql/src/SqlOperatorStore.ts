@@ -20,6 +20,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Outbox from "./internal/outbox.js"
 import { hashKey, hashKeyText } from "./KeyHash.js"
 import type * as SqlDialect from "./SqlDialect.js"
 import { unavailable } from "./StorageFailure.js"
@@ -72,7 +73,9 @@ export const make = (
 ): Effect.Effect<OperatorStore.OperatorStore, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const { instant, epochMillis, boolean, int8, writeLock, staging } = dialect(sql)
+    const engine = dialect(sql)
+    const { instant, epochMillis, boolean, int8, writeLock, staging } = engine
+    const outbox = Outbox.make(sql, engine)
 
     // Ids obey the core's text rules (`TextRules`) before they reach a port, so every engine can look them up.
     const existing = (
@@ -265,9 +268,16 @@ export const make = (
           (outline) =>
             Effect.map(submissionCounters(Append.lookups(outline)), (counters) => Append.problems(outline, counters)),
           (outline) =>
-            Effect.as(Effect.zipRight(copyStaged(outline.files), updateCounters(outline)), {
-              files: outline.files.length,
-              submissions: outline.submissions
+            Effect.gen(function* () {
+              // The webhooks' events go in with the submissions, in this transaction (the outbox): none is
+              // ever seen without its submissions, and an append rolled back leaves none.
+              const events = yield* outbox.prepare(
+                outline.files.filter((file) => (outline.appended[file.index] ?? 0) > 0).map((file) => file.id)
+              )
+              yield* copyStaged(outline.files)
+              yield* updateCounters(outline)
+              if (Option.isSome(events)) yield* outbox.write(events.value)
+              return { files: outline.files.length, submissions: outline.submissions }
             })
         ),
 

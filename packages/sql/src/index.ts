@@ -15,6 +15,10 @@ export * as SqlMigrations from "./SqlMigrations.js"
  */
 export * as SqlOperatorStore from "./SqlOperatorStore.js"
 /**
+ * @since 0.2.0
+ */
+export * as SqlWebhookStore from "./SqlWebhookStore.js"
+/**
  * @since 0.1.0
  */
 export * as StorageFailure from "./StorageFailure.js"

@@ -109,6 +109,54 @@ const submissionsWithoutEntry = Effect.gen(function* () {
   yield* sql`CREATE INDEX submissions_without_entry ON submissions (file_id) WHERE entry IS NULL`
 })
 
+// Webhooks (WebhookStore): registrations with their sealed secrets, the outbox of events that an append writes
+// in its own transaction, and the log of attempts. Numbered 7 as on PostgreSQL. Only new tables, so expand only.
+const webhooks = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE webhooks (
+    id TEXT PRIMARY KEY NOT NULL,
+    file_id TEXT NOT NULL REFERENCES files (id),
+    url TEXT NOT NULL,
+    secret TEXT NOT NULL,
+    previous_secret TEXT,
+    previous_secret_until INTEGER,
+    enabled INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+    disabled_reason TEXT,
+    failing_since INTEGER,
+    created_at INTEGER NOT NULL
+  ) STRICT`
+  yield* sql`CREATE INDEX webhooks_file_id ON webhooks (file_id)`
+  // seq is event order; a claim takes the first pending event of each webhook, by the partial index.
+  yield* sql`CREATE TABLE webhook_events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    webhook_id TEXT NOT NULL REFERENCES webhooks (id),
+    body TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+    step INTEGER NOT NULL,
+    attempts INTEGER NOT NULL,
+    next_attempt_at INTEGER,
+    lease_until INTEGER,
+    lease_token TEXT
+  ) STRICT`
+  yield* sql`CREATE INDEX webhook_events_pending ON webhook_events (webhook_id, seq) WHERE state = 'pending'`
+  yield* sql`CREATE INDEX webhook_events_due ON webhook_events (next_attempt_at) WHERE state = 'pending'`
+  yield* sql`CREATE TABLE webhook_attempts (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    webhook_id TEXT NOT NULL REFERENCES webhooks (id),
+    event_id TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    at INTEGER NOT NULL,
+    status INTEGER,
+    outcome TEXT NOT NULL,
+    error TEXT,
+    duration_ms INTEGER NOT NULL,
+    next_attempt_at INTEGER
+  ) STRICT`
+  yield* sql`CREATE INDEX webhook_attempts_webhook ON webhook_attempts (webhook_id, seq)`
+})
+
 /**
  * Every migration, by `<id>_<name>`; entries are only ever appended.
  *
@@ -119,7 +167,8 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "1_create_tables": createTables,
   "2_submission_entries": submissionEntries,
   "3_api_key_prefixes": apiKeyPrefixes,
-  "5_submissions_without_entry": submissionsWithoutEntry
+  "5_submissions_without_entry": submissionsWithoutEntry,
+  "7_webhooks": webhooks
 })
 
 /**

@@ -21,6 +21,7 @@ export const dialect: SqlDialect.Make = (sql) => ({
   epochMillis: (column) => sql`${sql(column)}`,
   boolean: (value) => sql`${value ? 1 : 0}`,
   int8: (value) => sql`${Number(value)}`,
+  skipLocked: sql.literal(""),
   writeLock: writeLock(sql, "users"),
   staging: {
     open: Effect.zipRight(

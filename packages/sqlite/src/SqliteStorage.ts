@@ -10,8 +10,8 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
-import { type FileDataError, FileRepository, OperatorStore } from "@filedata/core"
-import { StorageFailure } from "@filedata/sql"
+import { type FileDataError, FileRepository, OperatorStore, WebhookStore } from "@filedata/core"
+import { SqlWebhookStore, StorageFailure } from "@filedata/sql"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -74,14 +74,18 @@ const configure = Effect.gen(function* () {
 })
 
 /**
- * The `FileRepository` and `OperatorStore` of one SQLite database, migrated when the layer is built.
+ * The `FileRepository`, `OperatorStore` and `WebhookStore` of one SQLite database, migrated when the layer is
+ * built.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layer = (
   options: SqliteStorageOptions
-): Layer.Layer<FileRepository.FileRepository | OperatorStore.OperatorStore, FileDataError.StorageUnavailable> => {
+): Layer.Layer<
+  FileRepository.FileRepository | OperatorStore.OperatorStore | WebhookStore.WebhookStore,
+  FileDataError.StorageUnavailable
+> => {
   return Layer.scopedContext(
     Effect.gen(function* () {
       const filename = yield* SqliteClient.SqliteClient.pipe(Effect.map((client) => client.config.filename))
@@ -101,7 +105,11 @@ export const layer = (
         revokeKey: (keyId) => aroundWrite(operator.revokeKey(keyId)),
         createUser: (userId) => aroundWrite(operator.createUser(userId))
       }
-      return Context.make(FileRepository.FileRepository, files).pipe(Context.add(OperatorStore.OperatorStore, store))
+      const webhooks = yield* SqlWebhookStore.make(SqliteOperatorStore.dialect, { aroundWrite })
+      return Context.make(FileRepository.FileRepository, files).pipe(
+        Context.add(OperatorStore.OperatorStore, store),
+        Context.add(WebhookStore.WebhookStore, webhooks)
+      )
     })
   ).pipe(
     Layer.provide(

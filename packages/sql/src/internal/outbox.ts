@@ -1,0 +1,117 @@
+import { randomBytes } from "node:crypto"
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import { FileData, SubmissionCursor, SubmissionEntry, Webhook } from "@filedata/core"
+import * as Arr from "effect/Array"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as SqlDialect from "../SqlDialect.js"
+import * as SubmissionPosition from "../SubmissionPosition.js"
+
+/**
+ * The enabled webhooks of an append's files, and the highest `seq` before its submissions go in: under the
+ * write lock no other writer inserts, so the append's own rows are exactly those above it.
+ *
+ * @internal
+ */
+export interface Pending {
+  readonly before: string
+  readonly webhooks: ReadonlyMap<string, ReadonlyArray<string>>
+}
+
+/**
+ * An event id as Standard Webhooks wants one (no `.`): 128 random bits in base64url.
+ *
+ * @internal
+ */
+export const eventId = (): string => `msg_${randomBytes(16).toString("base64url")}`
+
+/**
+ * The transactional outbox: both steps run inside the append's transaction, so its events commit or roll back
+ * with its submissions.
+ *
+ * @internal
+ */
+export const make = (sql: SqlClient.SqlClient, dialect: SqlDialect.SqlDialect) => {
+  const { instant, epochMillis, boolean, int8 } = dialect
+
+  /** Before the copy: none when no file of the append has an enabled webhook, the common case, at one query. */
+  const prepare = (fileIds: ReadonlyArray<string>): Effect.Effect<Option.Option<Pending>, SqlError> =>
+    Effect.gen(function* () {
+      if (fileIds.length === 0) return Option.none()
+      const rows = yield* Effect.map(
+        Effect.forEach(
+          Arr.chunksOf(fileIds, 500),
+          (batch) => sql<{ readonly id: string; readonly file_id: string }>`SELECT id, file_id FROM webhooks
+            WHERE enabled = ${boolean(true)} AND ${sql.in("file_id", batch)} ORDER BY file_id, created_at, id`
+        ),
+        (pages) => pages.flat()
+      )
+      if (rows.length === 0) return Option.none()
+      const webhooks = new Map<string, Array<string>>()
+      for (const row of rows) webhooks.set(row.file_id, [...(webhooks.get(row.file_id) ?? []), row.id])
+      const [top] = yield* sql<{ readonly seq: number | string }>`SELECT COALESCE(MAX(seq), 0) AS seq FROM submissions`
+      return Option.some({ before: String(top?.seq ?? 0), webhooks })
+    })
+
+  interface Row {
+    readonly seq: number | string
+    readonly created_date: number | string
+    readonly entry: string | null
+    readonly content: string
+  }
+
+  // One page of a file's appended submissions in reply order, after the last one of the page before.
+  const page = (fileId: string, before: string, last: Option.Option<SubmissionPosition.Position>) =>
+    sql<Row>`SELECT seq, ${epochMillis("created_date")} AS created_date, entry, content FROM submissions
+      WHERE file_id = ${fileId} AND seq > ${int8(before)}
+      ${Option.match(last, {
+        onNone: () => sql.literal(""),
+        onSome: (position) =>
+          sql`AND (created_date > ${instant(position.createdDate)}
+            OR (created_date = ${instant(position.createdDate)} AND seq > ${int8(position.seq)}))`
+      })}
+      ORDER BY created_date, seq LIMIT ${Webhook.submissionsPerEvent}`
+
+  /** After the copy and the counters: one event per file and per page of its submissions, for each webhook. */
+  const write = (pending: Pending): Effect.Effect<void, SqlError> =>
+    Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      const timestamp = FileData.timestampFromEpochMillis(now)
+      for (const [fileId, webhookIds] of pending.webhooks) {
+        const [counters] = yield* sql<{
+          readonly submission_counter: number | string
+          readonly visit_counter: number | string
+        }>`SELECT submission_counter, visit_counter FROM files WHERE id = ${fileId}`
+        if (counters === undefined) continue
+        let last = Option.none<SubmissionPosition.Position>()
+        for (;;) {
+          const rows = yield* page(fileId, pending.before, last)
+          const end = rows[rows.length - 1]
+          if (end === undefined) break
+          const position = { createdDate: Number(end.created_date), seq: String(end.seq) }
+          const body = Webhook.eventBody({
+            timestamp,
+            fileId: FileData.FileId.make(fileId),
+            submissionCounter: Number(counters.submission_counter),
+            visitCounter: Number(counters.visit_counter),
+            entries: rows.map((row) => SubmissionEntry.fromColumns(row.entry, Number(row.created_date), row.content)),
+            next: SubmissionCursor.encode(FileData.FileId.make(fileId), SubmissionPosition.format(position))
+          })
+          yield* sql`INSERT INTO webhook_events (id, webhook_id, body, created_at, state, step, attempts,
+              next_attempt_at)
+            VALUES ${sql.csv(
+              webhookIds.map(
+                (webhookId) =>
+                  sql`(${eventId()}, ${webhookId}, ${body}, ${instant(now)}, 'pending', 0, 0, ${instant(now)})`
+              )
+            )}`
+          if (rows.length < Webhook.submissionsPerEvent) break
+          last = Option.some(position)
+        }
+      }
+    })
+
+  return { prepare, write }
+}
