@@ -59,6 +59,17 @@ const connectionsClosed = Telemetry.counter(
     "HTTP_MAX_CONNECTIONS_PER_ADDRESS already), first_request_timeout (no request head in HTTP_FIRST_REQUEST_TIMEOUT_MS)"
 )
 
+/**
+ * Replies abandoned because the client accepted nothing for the send timeout.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const repliesAbandoned = Metric.counter("filedata_replies_abandoned_total", {
+  description: "Replies abandoned because the client accepted nothing of them for HTTP_SEND_TIMEOUT_MS",
+  incremental: true
+})
+
 const noLabels: ReadonlyArray<MetricLabel.MetricLabel> = []
 
 // A metric caches its series by the identity of the label array it is updated with: each distinct set is made
@@ -155,6 +166,8 @@ const meterOf = (server: Server, routeOf: (url: string) => string): Meter => {
   // first problem misses that problem.
   for (const labels of Object.values(problemLabels)) problems.unsafeUpdate(0, labels)
   for (const labels of Object.values(closedLabels)) connectionsClosed.unsafeUpdate(0, labels)
+  repliesInFlight.unsafeUpdate(0, noLabels)
+  repliesAbandoned.unsafeUpdate(0, noLabels)
   return {
     measured: (listener) => (request, response) => {
       const started = performance.now()

@@ -73,17 +73,6 @@ export interface Frame {
 export const defaultSendTimeoutMillis = 30_000
 
 /**
- * Replies abandoned because the client accepted nothing for the send timeout.
- *
- * @since 0.1.0
- * @category metrics
- */
-export const repliesAbandoned = Metric.counter("filedata_replies_abandoned_total", {
-  description: "Replies abandoned because the client accepted nothing of them for HTTP_SEND_TIMEOUT_MS",
-  incremental: true
-})
-
-/**
  * The header fields of a reply of an operation whose body is of `contentType`.
  *
  * @since 0.1.0
@@ -158,7 +147,7 @@ const abandoned = (frame: Frame): Effect.Effect<void> =>
     Effect.logWarning(`reply abandoned: the client accepted nothing of it for ${frame.sendTimeoutMillis} ms`).pipe(
       Effect.annotateLogs("requestId", frame.requestId)
     ),
-    Metric.increment(repliesAbandoned)
+    Metric.increment(Instrumentation.repliesAbandoned)
   )
 
 // Node's socket timeout is renewed by every write the socket completes or reads, and a reply that waits for

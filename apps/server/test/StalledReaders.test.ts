@@ -10,7 +10,7 @@ import { afterEach, beforeAll, describe, expect, it, layer } from "@effect/vites
 import { Processes } from "@filedata/testing"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
-import * as Reply from "../src/Reply.js"
+import * as Instrumentation from "../src/Instrumentation.js"
 import * as TestServer from "./utils/TestServer.js"
 
 const { finish, killLeftovers, listening, startBuilt } = Processes
@@ -163,13 +163,13 @@ const inProcess = TestServer.layer({
 layer(inProcess, { excludeTestServices: true })("stalled readers (in process)", (it) => {
   it.effect("an abandoned reply is counted in filedata_replies_abandoned_total", () =>
     Effect.gen(function* () {
-      const before = (yield* Metric.value(Reply.repliesAbandoned)).count
+      const before = (yield* Metric.value(Instrumentation.repliesAbandoned)).count
       const port = Number(new URL(yield* TestServer.url("/")).port)
       const client = yield* Effect.promise(() => stall(port, { "Accept-Encoding": "gzip" }))
       let after = before
       for (let i = 0; i < 200 && after === before; i++) {
         yield* Effect.sleep("50 millis")
-        after = (yield* Metric.value(Reply.repliesAbandoned)).count
+        after = (yield* Metric.value(Instrumentation.repliesAbandoned)).count
       }
       expect(after).toBe(before + 1)
       const received = yield* Effect.promise(() => client.readToEnd())

@@ -2,8 +2,10 @@
 // their own (METRICS_PORT), spans received by a local OTLP/HTTP receiver (OTEL_EXPORTER_OTLP_ENDPOINT), and the
 // request log line with its client address, file, user and problem code; never an API key anywhere.
 
+import { readFileSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import { connect, createServer as createNetServer } from "node:net"
+import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it } from "@effect/vitest"
 import { Conditions, Processes, SqliteFiles } from "@filedata/testing"
 
@@ -168,7 +170,7 @@ describe("metrics (built server, real process)", () => {
     expect(sampleValue(all, "filedata_problems_total", { code: "not_found" })).toBe(1)
     expect(sampleValue(all, "filedata_problems_total", { code: "method_not_allowed" })).toBe(1)
     expect(sampleValue(all, "filedata_rate_limit_refusals_total", { scope: "apiKey" })).toBe(1)
-    expect(sampleValue(all, "filedata_rate_limit_refusals_total", { scope: "clientAddress" })).toBeUndefined()
+    expect(sampleValue(all, "filedata_rate_limit_refusals_total", { scope: "clientAddress" })).toBe(0)
     expect(sampleValue(all, "filedata_replies_in_flight")).toBe(0)
     const sent = sampleValue(all, "filedata_replies_sent_bytes_total", { route })
     expect(sent).toBeGreaterThan(3 * 100)
@@ -197,6 +199,42 @@ describe("metrics (built server, real process)", () => {
     expect((await fetch(new URL("/health", scrapeUrl))).status).toBe(404)
     await stop(running)
   }, 60_000)
+
+  it("exports every documented series from a fresh start, at 0 for each label value known in advance, with the units of its name", async () => {
+    const { env } = await database()
+    const running = await serve({ ...env, METRICS_PORT: "0", LOG_LEVEL: "warn" })
+    const scrapeUrl = await Conditions.until(() => metricsUrl(running.stdout()), {
+      what: "the metrics line",
+      limitMillis: 5_000
+    })
+    const text = await (await fetch(scrapeUrl)).text()
+    await stop(running)
+    const all = samples(text)
+    // docs/operations.md's table of the service's metrics: each row, its labels' values when it lists them.
+    const operations = readFileSync(fileURLToPath(new URL("../../../docs/operations.md", import.meta.url)), "utf8")
+    const rows = [...operations.matchAll(/^\| `(filedata_\w+)` \| (\w+) \|([^|]*)\|/gm)]
+    expect(rows.length).toBeGreaterThan(8)
+    for (const [, name, type, labels] of rows) {
+      // Series labelled by what only a request tells (its route, method, status) come with the first one.
+      if (/`(route|status)`/.test(labels ?? "")) continue
+      const series = all.filter((sample) => sample.name === name)
+      expect(series.length, `${name} (${type})`).toBeGreaterThan(0)
+      for (const sample of series) expect(sample.value, name).toBe(0)
+      const label = /^`(\w+)` \((.*)\)/.exec((labels ?? "").trim())
+      if (label !== null) {
+        const values = [...(label[2] ?? "").matchAll(/`(\w+)`/g)].map((match) => match[1])
+        expect(series.map((sample) => sample.labels[label[1] ?? ""]).sort(), name).toEqual(values.sort())
+      }
+    }
+    // `# UNIT` is the unit the name ends in, and no other; Effect's undescribed fiber metrics are not exported.
+    const units = [...text.matchAll(/^# UNIT (\S+) (\S+)$/gm)]
+    expect(units.length).toBeGreaterThan(0)
+    for (const [, name, unit] of units) expect(name, unit).toMatch(new RegExp(`_${unit}(_total)?$`))
+    expect(text).toMatch(/^# UNIT process_cpu_seconds_total seconds$/m)
+    expect(text).toMatch(/^# UNIT process_resident_memory_bytes bytes$/m)
+    expect(text).not.toContain("effect_fiber_")
+    expect(text).not.toContain("description missing")
+  }, 30_000)
 
   it("is off without METRICS_PORT: no metrics line, no listener", async () => {
     const { env } = await database()

@@ -196,6 +196,13 @@ export const instrumentedPorts: Layer.Layer<
     const files = yield* FileRepository.FileRepository
     const limiter = yield* RateLimiter.RateLimiter
     const on = enabled.metrics || enabled.traces
+    // Every series from the start, at 0, for each label value known in advance: a rate over a series that
+    // appears only with its first event misses that event.
+    if (enabled.metrics) {
+      for (const labels of Object.values(operations)) storageFailures.unsafeUpdate(0, labels)
+      for (const labels of Object.values(scopes)) rateLimitRefusals.unsafeUpdate(0, labels)
+      rateLimiterFailures.unsafeUpdate(0, noLabels)
+    }
     return Context.make(FileRepository.FileRepository, on ? observedRepository(files, enabled) : files).pipe(
       Context.add(RateLimiter.RateLimiter, on ? observedLimiter(limiter, enabled) : limiter)
     )

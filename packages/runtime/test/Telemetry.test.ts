@@ -137,7 +137,8 @@ describe("Telemetry.instrumentedPorts", () => {
         "operation=readSubmissions": 1,
         "operation=ping": 1
       })
-      expect(delta(before[1] ?? {}, after[1] ?? {})).toEqual({ "scope=apiKey": 1 })
+      // Both scopes' series exist from the start, at 0: the other one is there, unchanged.
+      expect(delta(before[1] ?? {}, after[1] ?? {})).toEqual({ "scope=apiKey": 1, "scope=clientAddress": 0 })
       expect(delta(before[2] ?? {}, after[2] ?? {})).toEqual({ "": 1 })
       // What the health check and the rate-limit header fields read is passed through.
       expect(limiter.policy.apiKey.limit).toBe(1)

@@ -7,7 +7,7 @@ import * as OtelTracer from "@effect/opentelemetry/Tracer"
 import { PrometheusExporter } from "@opentelemetry/exporter-prometheus"
 import { OTLPTraceExporter as JsonTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
 import { OTLPTraceExporter as ProtobufTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto"
-import type { MetricProducer } from "@opentelemetry/sdk-metrics"
+import type { CollectionResult, MetricProducer } from "@opentelemetry/sdk-metrics"
 import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -37,6 +37,25 @@ const listen = (server: Server, address: { readonly host: string; readonly port:
 
 const urlHost = (host: string) => (host.includes(":") ? `[${host}]` : host)
 
+// `@effect/opentelemetry` gives every metric the unit "1", which Prometheus shows as `# UNIT name 1`: the unit is
+// the one the name ends in (seconds, bytes), and a count has none. Effect's own `effect_fiber_*` metrics are
+// left out: they have no description, and the hot route runs without them (FileDataRoute), so they would count
+// only some fibers.
+const unitOf = (name: string): string => /_(seconds|bytes)(_total)?$/.exec(name)?.[1] ?? ""
+
+const described = (collected: CollectionResult): CollectionResult => ({
+  ...collected,
+  resourceMetrics: {
+    ...collected.resourceMetrics,
+    scopeMetrics: collected.resourceMetrics.scopeMetrics.map((scope) => ({
+      ...scope,
+      metrics: scope.metrics
+        .filter((metric) => !metric.descriptor.name.startsWith("effect_fiber_"))
+        .map((metric) => ({ ...metric, descriptor: { ...metric.descriptor, unit: unitOf(metric.descriptor.name) } }))
+    }))
+  }
+})
+
 // The exporter's request handler on a listener of ours, rather than the listener the exporter can start itself:
 // that one reports a port it cannot take only to OpenTelemetry's diagnostics, after the start, and cannot say
 // which port `0` picked.
@@ -49,7 +68,7 @@ const prometheus = (address: { readonly host: string; readonly port: number }) =
       const producer: MetricProducer = {
         collect: (options) => {
           processMetrics.update()
-          return effectMetrics.collect(options)
+          return effectMetrics.collect(options).then(described)
         }
       }
       yield* Metrics.registerProducer(producer, () => exporter)
