@@ -44,6 +44,7 @@ export default defineConfig({
       "@filedata/runtime": source("./packages/runtime/src/index.ts"),
       "@filedata/postgres": source("./packages/postgres/src/index.ts"),
       "@filedata/rate-limiter-redis": source("./packages/rate-limiter-redis/src/index.ts"),
+      "@filedata/webhooks-node": source("./packages/webhooks-node/src/index.ts"),
       "@filedata/conformance": source("./packages/conformance/src/index.ts"),
       "@filedata/testing": source("./packages/testing/src/index.ts")
     }
