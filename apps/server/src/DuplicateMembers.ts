@@ -41,8 +41,6 @@ const stringEnd = (text: string, start: number): number => {
   }
 }
 
-const escapeToken = (token: string): string => token.replaceAll("~", "~0").replaceAll("/", "~1")
-
 /**
  * The duplicate members of `text`, a JSON text that `JSON.parse` read as `parsed`; `undefined` when there
  * are none. Names are compared as `JSON.parse` reads them, escapes resolved (`"a"` and `"\u0061"` are one).
@@ -94,8 +92,7 @@ export const scan = (text: string): Duplicates | undefined => {
 
   const duplicate = () => {
     if (listing) {
-      let pointer = ""
-      for (let level = 0; level <= depth; level++) pointer += `/${escapeToken(String(tokens[level]))}`
+      const pointer = FileDataError.pointer(...tokens.slice(0, depth + 1))
       characters += pointer.length
       listing =
         pointers.length < FileDataError.issueLimit &&

@@ -13,7 +13,7 @@
  */
 
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { type FileDataError, FileRepository, RateLimiter, RequestLog } from "@filedata/core"
+import { FileRepository, RateLimiter, RequestLog } from "@filedata/core"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -23,13 +23,12 @@ import * as LogLevel from "effect/LogLevel"
 import * as Runtime from "effect/Runtime"
 import * as RuntimeFlags from "effect/RuntimeFlags"
 import * as ClientAddress from "./ClientAddress.js"
-import * as ContentCoding from "./ContentCoding.js"
+import * as Exchange from "./Exchange.js"
 import * as Instrumentation from "./Instrumentation.js"
 import * as Middleware from "./Middleware.js"
 import * as Operations from "./Operations.js"
 import * as Problem from "./Problem.js"
 import * as ProtocolErrors from "./ProtocolErrors.js"
-import * as RateLimitHeaders from "./RateLimitHeaders.js"
 import * as Reply from "./Reply.js"
 import * as RequestBody from "./RequestBody.js"
 
@@ -89,11 +88,9 @@ export const runNowOrAsync = <R>(
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: {
-  readonly trustProxy: boolean
-  /** Without it, the default of `HTTP_SEND_TIMEOUT_MS`. */
-  readonly http?: { readonly sendTimeoutMillis: number } | undefined
-}): Effect.Effect<
+export const make = (
+  options: Exchange.Options
+): Effect.Effect<
   (request: IncomingMessage, response: ServerResponse) => void,
   never,
   FileRepository.FileRepository | RateLimiter.RateLimiter
@@ -113,10 +110,10 @@ export const make = (options: {
       )
     )
     // The ports are taken once: providing a metered limiter to every request would copy the context each time.
-    // One limiter behind every operation's meter: they all count against the same quotas.
-    const files = Context.get(runtime.context, FileRepository.FileRepository)
-    const meter = RateLimitHeaders.meters(Context.get(runtime.context, RateLimiter.RateLimiter))
-    const sendTimeoutMillis = options.http?.sendTimeoutMillis ?? Reply.defaultSendTimeoutMillis
+    const start = Exchange.starter(options, {
+      files: Context.get(runtime.context, FileRepository.FileRepository),
+      limiter: Context.get(runtime.context, RateLimiter.RateLimiter)
+    })
     const logsRequests = LogLevel.lessThanEqual(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Info)
 
     return (request, response) => {
@@ -127,19 +124,11 @@ export const make = (options: {
         return
       }
       const run = runs.get(operation) ?? runNow
-      const frame: Reply.Frame = {
-        requestId: Middleware.requestId(request.headers["x-request-id"]),
-        meter: meter(),
-        coding: ContentCoding.negotiate(request.headers["accept-encoding"]),
-        sendTimeoutMillis
-      }
-      const answer = (body: Effect.Effect<unknown, FileDataError.InvalidRequest>) =>
-        operation.answer(
-          { files, limiter: frame.meter.limiter },
-          { clientAddress: ClientAddress.of(request.headers, request.socket.remoteAddress, options.trustProxy), body },
-          response,
-          frame
-        )
+      const { frame, answer } = start(
+        operation,
+        { headers: request.headers, remoteAddress: request.socket.remoteAddress },
+        response
+      )
       if (!logsRequests) {
         RequestBody.read(request, (body) => run(answer(body), response, frame))
         return

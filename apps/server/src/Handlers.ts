@@ -14,13 +14,11 @@ import { FileRepository, RateLimiter } from "@filedata/core"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as ClientAddress from "./ClientAddress.js"
-import * as ContentCoding from "./ContentCoding.js"
+import * as Exchange from "./Exchange.js"
 import * as Instrumentation from "./Instrumentation.js"
 import * as Middleware from "./Middleware.js"
 import * as Operations from "./Operations.js"
 import * as Problem from "./Problem.js"
-import * as RateLimitHeaders from "./RateLimitHeaders.js"
 import * as Reply from "./Reply.js"
 import * as RequestBody from "./RequestBody.js"
 
@@ -28,11 +26,7 @@ import * as RequestBody from "./RequestBody.js"
  * @since 0.1.0
  * @category models
  */
-export interface Options {
-  readonly trustProxy: boolean
-  /** Without it, the default of `HTTP_SEND_TIMEOUT_MS`. */
-  readonly http?: { readonly sendTimeoutMillis: number } | undefined
-}
+export type Options = Exchange.Options
 
 /**
  * The operations on a file (`Operations`) as HttpApi handlers. The Node server answers their paths on its hot
@@ -53,30 +47,19 @@ export const files = (
 > =>
   HttpApiBuilder.group(FileDataApi.FileDataApi, "files", (handlers) =>
     Effect.map(Effect.all({ files: FileRepository.FileRepository, limiter: RateLimiter.RateLimiter }), (ports) => {
-      const meter = RateLimitHeaders.meters(ports.limiter)
-      const sendTimeoutMillis = options.http?.sendTimeoutMillis ?? Reply.defaultSendTimeoutMillis
+      const start = Exchange.starter(options, ports)
       const serve =
         (operation: Operations.Operation) =>
         ({ request }: { readonly request: HttpServerRequest.HttpServerRequest }) =>
-          Effect.flatMap(Middleware.CurrentRequestId, (assigned) => {
+          Effect.flatMap(Middleware.CurrentRequestId, (requestId) => {
             const response = NodeHttpServerRequest.toServerResponse(request)
-            const frame: Reply.Frame = {
-              requestId: assigned ?? Middleware.requestId(request.headers["x-request-id"]),
-              meter: meter(),
-              coding: ContentCoding.negotiate(request.headers["accept-encoding"]),
-              sendTimeoutMillis
-            }
-            const input = {
-              clientAddress: ClientAddress.of(
-                request.headers,
-                Option.getOrUndefined(request.remoteAddress),
-                options.trustProxy
-              ),
-              body: RequestBody.readJson(NodeHttpServerRequest.toIncomingMessage(request))
-            }
-            return Effect.map(
-              operation.answer({ files: ports.files, limiter: frame.meter.limiter }, input, response, frame),
-              () => Reply.written(response)
+            const { answer } = start(
+              operation,
+              { headers: request.headers, remoteAddress: Option.getOrUndefined(request.remoteAddress), requestId },
+              response
+            )
+            return Effect.map(answer(RequestBody.readJson(NodeHttpServerRequest.toIncomingMessage(request))), () =>
+              Reply.written(response)
             )
           })
       return handlers

@@ -6,8 +6,7 @@
  */
 
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { ApiError } from "@filedata/client"
-import type { FileDataError } from "@filedata/core"
+import { type FileDataError, ProblemCode } from "@filedata/core"
 
 /**
  * A problem reply, independent of the transport that sends it.
@@ -17,7 +16,7 @@ import type { FileDataError } from "@filedata/core"
  */
 export interface Problem {
   readonly status: number
-  readonly code: ApiError.ProblemCode
+  readonly code: ProblemCode.ProblemCode
   readonly headers: Readonly<Record<string, string>>
   readonly body: string
 }
@@ -29,27 +28,27 @@ export interface Problem {
 export const contentType = "application/problem+json"
 
 /**
- * A problem reply; `extensions` are extra members such as `errors` or `retryAfter`.
+ * A problem reply of `code`, with the status and title `ProblemCode.table` gives it; `extensions` are extra
+ * members such as `errors` or `retryAfter`.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = (
-  status: number,
-  code: ApiError.ProblemCode,
+  code: ProblemCode.ProblemCode,
   detail: string,
   options?: {
     readonly extensions?: Record<string, unknown> | undefined
     readonly headers?: Record<string, string> | undefined
   }
 ): Problem => ({
-  status,
+  status: ProblemCode.status(code),
   code,
   headers: options?.headers ?? {},
   body: JSON.stringify({
-    type: `urn:filedata:problem:${code}`,
-    title: ApiError.problemCodes[code].title,
-    status,
+    type: ProblemCode.type(code),
+    title: ProblemCode.table[code].title,
+    status: ProblemCode.status(code),
     detail,
     code,
     ...options?.extensions
@@ -62,7 +61,7 @@ export const make = (
  * @since 0.1.0
  * @category constants
  */
-export const internalError: Problem = make(500, "internal_error", "The request could not be completed")
+export const internalError: Problem = make("internal_error", "The request could not be completed")
 
 /**
  * 404: no resource at the path.
@@ -70,7 +69,7 @@ export const internalError: Problem = make(500, "internal_error", "The request c
  * @since 0.1.0
  * @category constants
  */
-export const notFound: Problem = make(404, "not_found", "No resource at this path")
+export const notFound: Problem = make("not_found", "No resource at this path")
 
 /**
  * 405: the path is known, the method is not; `allowed` are the methods that are.
@@ -79,7 +78,7 @@ export const notFound: Problem = make(404, "not_found", "No resource at this pat
  * @category constructors
  */
 export const methodNotAllowed = (allowed: ReadonlyArray<string>): Problem =>
-  make(405, "method_not_allowed", `Use ${allowed.join(", ")} on this path`, { headers: { allow: allowed.join(", ") } })
+  make("method_not_allowed", `Use ${allowed.join(", ")} on this path`, { headers: { allow: allowed.join(", ") } })
 
 /**
  * 400: the request is not valid HTTP/1.1 (request line, header fields, framing), so it reaches no route.
@@ -87,7 +86,7 @@ export const methodNotAllowed = (allowed: ReadonlyArray<string>): Problem =>
  * @since 0.1.0
  * @category constants
  */
-export const badRequest: Problem = make(400, "bad_request", "The request is not valid HTTP/1.1")
+export const badRequest: Problem = make("bad_request", "The request is not valid HTTP/1.1")
 
 /**
  * 400: an HTTP/1.1 request without a `Host` header field, which RFC 9112 requires a server to refuse.
@@ -95,7 +94,7 @@ export const badRequest: Problem = make(400, "bad_request", "The request is not 
  * @since 0.1.0
  * @category constants
  */
-export const missingHost: Problem = make(400, "bad_request", "An HTTP/1.1 request must carry a Host header field")
+export const missingHost: Problem = make("bad_request", "An HTTP/1.1 request must carry a Host header field")
 
 /**
  * 408: the request head, or the whole request, did not arrive in time (`HTTP_HEADERS_TIMEOUT_MS`,
@@ -104,7 +103,7 @@ export const missingHost: Problem = make(400, "bad_request", "An HTTP/1.1 reques
  * @since 0.1.0
  * @category constants
  */
-export const requestTimeout: Problem = make(408, "request_timeout", "The request did not arrive in time")
+export const requestTimeout: Problem = make("request_timeout", "The request did not arrive in time")
 
 /**
  * 417: an `Expect` header field other than `100-continue`, the only expectation the server meets.
@@ -113,7 +112,6 @@ export const requestTimeout: Problem = make(408, "request_timeout", "The request
  * @category constants
  */
 export const expectationFailed: Problem = make(
-  417,
   "expectation_failed",
   "The only expectation this server meets is 100-continue"
 )
@@ -125,7 +123,6 @@ export const expectationFailed: Problem = make(
  * @category constants
  */
 export const requestHeaderFieldsTooLarge: Problem = make(
-  431,
   "request_header_fields_too_large",
   "The request's header fields are too large"
 )
@@ -139,7 +136,7 @@ export const requestHeaderFieldsTooLarge: Problem = make(
 export const toResponse = (problem: Problem): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.text(problem.body, { status: problem.status, contentType, headers: problem.headers })
 
-const invalidRequestCodes: Record<FileDataError.InvalidRequest["reason"], ApiError.ProblemCode> = {
+const invalidRequestCodes: Record<FileDataError.InvalidRequest["reason"], ProblemCode.ProblemCode> = {
   UnsupportedMediaType: "unsupported_media_type",
   PayloadTooLarge: "payload_too_large",
   MalformedJson: "validation_failed",
@@ -155,7 +152,7 @@ const invalidRequestCodes: Record<FileDataError.InvalidRequest["reason"], ApiErr
 export const fromFailure = (failure: FileDataError.GetFileDataError): Problem => {
   switch (failure._tag) {
     case "InvalidRequest":
-      return make(422, invalidRequestCodes[failure.reason], failure.message, {
+      return make(invalidRequestCodes[failure.reason], failure.message, {
         extensions:
           failure.omitted > 0 ? { errors: failure.issues, omitted: failure.omitted } : { errors: failure.issues },
         // An oversized body is not read to its end; closing spares the server from draining it.
@@ -163,18 +160,18 @@ export const fromFailure = (failure: FileDataError.GetFileDataError): Problem =>
       })
     case "RateLimited": {
       const retryAfter = Math.max(1, Math.ceil(failure.retryAfterMillis / 1000))
-      return make(422, "rate_limited", `${failure.message}; retry after ${retryAfter} s`, {
+      return make("rate_limited", `${failure.message}; retry after ${retryAfter} s`, {
         extensions: { retryAfter },
         headers: { "retry-after": String(retryAfter) }
       })
     }
     case "AccessDenied":
-      return make(403, "access_denied", failure.message)
+      return make("access_denied", failure.message)
     case "FileNotFound":
-      return make(404, "file_not_found", failure.message)
+      return make("file_not_found", failure.message)
     case "StorageUnavailable":
-      return make(503, "storage_unavailable", failure.message, { headers: { "retry-after": "1" } })
+      return make("storage_unavailable", failure.message, { headers: { "retry-after": "1" } })
     case "RateLimiterUnavailable":
-      return make(503, "rate_limiter_unavailable", failure.message, { headers: { "retry-after": "1" } })
+      return make("rate_limiter_unavailable", failure.message, { headers: { "retry-after": "1" } })
   }
 }

@@ -15,6 +15,14 @@ import type { Duplex } from "node:stream"
 import * as Problem from "./Problem.js"
 import * as Reply from "./Reply.js"
 
+// The header fields of `problem` sent alone on its connection, which closes after it.
+const fieldsOf = (problem: Problem.Problem, requestId: string): Record<string, string> =>
+  Object.assign(
+    Reply.commonHeaders(requestId, Problem.contentType),
+    { "content-length": String(Buffer.byteLength(problem.body)), connection: "close" },
+    problem.headers
+  )
+
 /**
  * Writes `problem` on a response no byte of which was written yet, and closes the connection after it: what
  * follows on the connection cannot be trusted to start a request.
@@ -23,18 +31,7 @@ import * as Reply from "./Reply.js"
  * @category writing
  */
 export const writeOn = (response: ServerResponse, requestId: string, problem: Problem.Problem): void => {
-  response.writeHead(
-    problem.status,
-    Object.assign(
-      Reply.commonHeaders(requestId),
-      {
-        "content-type": Problem.contentType,
-        "content-length": String(Buffer.byteLength(problem.body)),
-        connection: "close"
-      },
-      problem.headers
-    )
-  )
+  response.writeHead(problem.status, fieldsOf(problem, requestId))
   response.end(problem.body)
 }
 
@@ -45,16 +42,7 @@ export const writeOn = (response: ServerResponse, requestId: string, problem: Pr
  * @category writing
  */
 export const bytesOf = (problem: Problem.Problem, requestId: string): Buffer => {
-  const fields = Object.assign(
-    Reply.commonHeaders(requestId),
-    {
-      "content-type": Problem.contentType,
-      "content-length": String(Buffer.byteLength(problem.body)),
-      date: new Date().toUTCString(),
-      connection: "close"
-    },
-    problem.headers
-  )
+  const fields = Object.assign(fieldsOf(problem, requestId), { date: new Date().toUTCString() })
   const head = Object.entries(fields)
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join("")

@@ -26,27 +26,23 @@ import * as Problem from "./Problem.js"
 import type * as RateLimitHeaders from "./RateLimitHeaders.js"
 
 /**
- * Header fields every reply of the service carries.
- *
- * @since 0.1.0
- * @category constants
- */
-export const securityHeaders = {
-  "x-content-type-options": "nosniff",
-  "cache-control": "no-store"
-} as const
-
-/**
- * The fields every reply carries, for the replies the platform writes (everything but the operations).
+ * The header fields every reply of the service carries, with its body's `contentType` when given: the one
+ * place they are assembled, for the operations' replies ({@link headers}), the platform's
+ * (`Middleware`) and the protocol errors' (`ProtocolErrors`).
  *
  * @since 0.1.0
  * @category headers
  */
-export const commonHeaders = (requestId: string): Record<string, string> => ({
-  "x-content-type-options": securityHeaders["x-content-type-options"],
-  "cache-control": securityHeaders["cache-control"],
-  "x-request-id": requestId
-})
+export const commonHeaders = (requestId: string, contentType?: string): Record<string, string> => {
+  // One literal, not a spread of a shared object: docs/performance.md#small-per-request-costs
+  const fields: Record<string, string> = {
+    "x-content-type-options": "nosniff",
+    "cache-control": "no-store",
+    "x-request-id": requestId
+  }
+  if (contentType !== undefined) fields["content-type"] = contentType
+  return fields
+}
 
 /**
  * What frames one reply of an operation: the request's id, its view of the rate limiter, the coding of its
@@ -65,29 +61,15 @@ export interface Frame {
 }
 
 /**
- * The send timeout when none is configured: the default of `HTTP_SEND_TIMEOUT_MS`.
- *
- * @since 0.1.0
- * @category constants
- */
-export const defaultSendTimeoutMillis = 30_000
-
-/**
  * The header fields of a reply of an operation whose body is of `contentType`.
  *
  * @since 0.1.0
  * @category headers
  */
 export const headers = (frame: Frame, contentType: string): Record<string, string | number> => {
-  // Header fields as one literal, not a spread of securityHeaders: docs/performance.md#small-per-request-costs
-  const fields: Record<string, string | number> = {
-    "x-content-type-options": securityHeaders["x-content-type-options"],
-    "cache-control": securityHeaders["cache-control"],
-    "content-type": contentType,
-    vary: "Accept-Encoding",
-    "x-request-id": frame.requestId,
-    "ratelimit-policy": frame.meter.policy
-  }
+  const fields: Record<string, string | number> = commonHeaders(frame.requestId, contentType)
+  fields.vary = "Accept-Encoding"
+  fields["ratelimit-policy"] = frame.meter.policy
   const standing = frame.meter.standing()
   if (standing !== undefined) fields.ratelimit = standing
   return fields

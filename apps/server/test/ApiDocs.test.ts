@@ -10,7 +10,7 @@ import * as Schema from "effect/Schema"
 
 const apiDocs = readFileSync(fileURLToPath(new URL("../../../docs/api.md", import.meta.url)), "utf8")
 
-/** The first column of the table whose header is `` | `code` | Status | When | ``. */
+/** The first two columns of the table whose header is `` | `code` | Status | When | ``, as `code status`. */
 const documentedCodes = (): Array<string> => {
   const lines = apiDocs.split("\n")
   const header = lines.findIndex((line) => /^\|\s*`code`\s*\|\s*Status\s*\|/.test(line))
@@ -18,18 +18,22 @@ const documentedCodes = (): Array<string> => {
   const rows: Array<string> = []
   for (const line of lines.slice(header + 2)) {
     if (!line.startsWith("|")) break
-    const code = /^\|\s*`([a-z_]+)`\s*\|/.exec(line)?.[1]
-    expect(code, line).toBeDefined()
-    rows.push(code ?? "")
+    const row = /^\|\s*`([a-z_]+)`\s*\|\s*(\d{3})\s*\|/.exec(line)
+    expect(row, line).not.toBeNull()
+    rows.push(`${row?.[1]} ${row?.[2]}`)
   }
   return rows
 }
 
 describe("docs/api.md", () => {
-  it("lists every problem code the server defines, and no other", () => {
+  it("lists every problem code the server defines, with its status, and no other", () => {
     const codes = documentedCodes()
     expect(new Set(codes).size).toBe(codes.length)
-    expect([...codes].sort()).toEqual(Object.keys(ApiError.problemCodes).sort())
+    expect([...codes].sort()).toEqual(
+      Object.entries(ApiError.problemCodes)
+        .map(([code, { status }]) => `${code} ${status}`)
+        .sort()
+    )
   })
 
   it("shows each problem document with its code's own type and title", () => {

@@ -4,13 +4,14 @@ import { createServer, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { expect, layer } from "@effect/vitest"
 import { MemoryRateLimiter } from "@filedata/rate-limiter-memory"
+import { ServiceConfig } from "@filedata/runtime"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as FileDataRoute from "../src/FileDataRoute.js"
 import * as RateLimitHeaders from "../src/RateLimitHeaders.js"
-import * as Reply from "../src/Reply.js"
+import type * as Reply from "../src/Reply.js"
 import * as TestServer from "./utils/TestServer.js"
 
 const later = Effect.async<void>((resume) => {
@@ -65,7 +66,7 @@ const server = Layer.scoped(
         requestId: `id${path.replaceAll("/", "-")}`,
         meter: meter(),
         coding: "identity",
-        sendTimeoutMillis: Reply.defaultSendTimeoutMillis
+        sendTimeoutMillis: ServiceConfig.defaultSendTimeoutMillis
       }
       run((runs[path] ?? reply)(response), response, frame)
       if (!response.headersSent) pending.add(path)

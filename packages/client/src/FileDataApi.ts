@@ -135,10 +135,10 @@ export const fileDataOperation = <
   endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, Payload, Headers, Success, Error, R, RE>
 ) =>
   endpoint
-    .addError(ValidationProblem, { status: 422 })
-    .addError(RateLimitedProblem, { status: 422 })
-    .addError(AccessDeniedProblem, { status: 403 })
-    .addError(FileNotFoundProblem, { status: 404 })
+    .addError(ValidationProblem)
+    .addError(RateLimitedProblem)
+    .addError(AccessDeniedProblem)
+    .addError(FileNotFoundProblem)
     .annotate(OpenApi.Transform, internalOpenApi.fileDataOperation)
 
 /**
@@ -202,8 +202,8 @@ export class SystemGroup extends HttpApiGroup.make("system").add(
 export class FileDataApi extends HttpApi.make("filedata")
   .add(FilesGroup)
   .add(SystemGroup)
-  .addError(UnavailableProblem, { status: 503 })
-  .addError(InternalProblem, { status: 500 })
+  .addError(UnavailableProblem)
+  .addError(InternalProblem)
   .annotate(OpenApi.Title, "filedata")
   .annotate(OpenApi.Version, version)
   .annotate(OpenApi.License, { name: "MIT" })

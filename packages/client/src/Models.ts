@@ -1,11 +1,11 @@
 /**
- * The JSON the service reads and writes, as a client sends and receives it. Requests are plain strings and
- * numbers, no brands: the server decodes them with the core's own, stricter rules. Replies are the core's
- * domain schemas (`FileData` of `@filedata/core`, effect only), the one definition of their shape.
+ * The JSON the service reads and writes, as a client sends and receives it, all of it the core's own schemas
+ * (`@filedata/core`, effect only): requests as plain strings and numbers, no brands, refused exactly when the
+ * server refuses them; replies as the core's domain schemas, the one definition of their shape.
  *
  * @since 0.1.0
  */
-import { FileData as Domain, RateLimiter, SubmissionsReply } from "@filedata/core"
+import { FileData as Domain, GetFileData, GetSubmissions, RateLimiter, SubmissionsReply } from "@filedata/core"
 import * as Schema from "effect/Schema"
 
 /**
@@ -25,31 +25,13 @@ export const Timestamp = Domain.Timestamp
 export const Count = Domain.Count
 
 /**
- * A string with at least one character, as every request field is.
+ * The body of `POST /api/v1/file-data`: exactly `fileId` and `apiKey`, refused exactly as the server refuses it
+ * (the core's `GetFileData.RequestJson`).
  *
  * @since 0.1.0
  * @category schemas
  */
-export const NonEmptyString = Schema.String.pipe(Schema.minLength(1)).annotations({ title: "Non-empty string" })
-
-/**
- * The body of `POST /api/v1/file-data`: exactly these two fields.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const GetFileDataRequest = Schema.Struct({
-  fileId: NonEmptyString.pipe(Schema.maxLength(256)).annotations({
-    title: "Non-empty string",
-    description:
-      "Identifier of the file whose data is requested: at most 256 characters (code points), well-formed Unicode without U+0000",
-    examples: ["file-1"]
-  }),
-  apiKey: NonEmptyString.annotations({
-    description: "The caller's API key; it travels only in this body. Well-formed Unicode without U+0000",
-    examples: ["a-plaintext-api-key"]
-  })
-}).annotations({ identifier: "GetFileDataRequest", parseOptions: { onExcessProperty: "error" } })
+export const GetFileDataRequest = GetFileData.RequestJson
 
 /**
  * @since 0.1.0
@@ -58,66 +40,22 @@ export const GetFileDataRequest = Schema.Struct({
 export type GetFileDataRequest = typeof GetFileDataRequest.Type
 
 /**
- * An instant as a request gives it: any ISO 8601 date-time with a zone (`Z` or an offset), e.g.
- * `2024-01-01T00:00:00.000Z` or `2024-01-01T01:00:00+01:00`. Sent as written; the server reads and checks it.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const Instant = NonEmptyString.annotations({
-  title: "Instant",
-  description: "ISO 8601 date-time with a zone (Z or an offset), e.g. 2024-01-01T00:00:00.000Z",
-  jsonSchema: { format: "date-time" }
-})
-
-/**
- * The largest `limit` of an incremental read; without one a reply holds at most 1,000 submissions.
+ * The largest `limit` of an incremental read (the core's `GetSubmissions.maxLimit`).
  *
  * @since 0.1.0
  * @category constants
  */
-export const maxSubmissionsLimit = 10_000
+export const maxSubmissionsLimit = GetSubmissions.maxLimit
 
 /**
  * The body of `POST /api/v1/file-data/submissions`: `fileId` and `apiKey` as for `getFileData`, and the
- * optional bounds of the read. Any other field is refused.
+ * optional bounds of the read; refused exactly as the server refuses it (the core's
+ * `GetSubmissions.RequestJson`), a cursor of another file and an `until` before `since` included.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const GetSubmissionsRequest = Schema.Struct({
-  fileId: GetFileDataRequest.fields.fileId,
-  apiKey: GetFileDataRequest.fields.apiKey,
-  since: Schema.optionalWith(
-    Instant.annotations({
-      description: "Only submissions with createdDate >= since: an ISO 8601 date-time with a zone",
-      examples: ["2024-01-02T00:00:00.000Z"]
-    }),
-    { exact: true }
-  ),
-  until: Schema.optionalWith(
-    Instant.annotations({
-      description: "Only submissions with createdDate < until: an ISO 8601 date-time with a zone, not before since",
-      examples: ["2024-02-01T00:00:00.000Z"]
-    }),
-    { exact: true }
-  ),
-  after: Schema.optionalWith(
-    NonEmptyString.annotations({
-      title: "Cursor",
-      description:
-        "The next of an earlier reply for the same file: continue after its last submission. Opaque; any other text is refused"
-    }),
-    { exact: true }
-  ),
-  limit: Schema.optionalWith(
-    Schema.Number.pipe(Schema.int(), Schema.between(1, maxSubmissionsLimit)).annotations({
-      title: "Limit",
-      description: `At most this many submissions, 1 to ${maxSubmissionsLimit}; default 1000`
-    }),
-    { exact: true }
-  )
-}).annotations({ identifier: "GetSubmissionsRequest", parseOptions: { onExcessProperty: "error" } })
+export const GetSubmissionsRequest = GetSubmissions.RequestJson
 
 /**
  * @since 0.1.0

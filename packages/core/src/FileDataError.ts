@@ -17,6 +17,18 @@ export class Issue extends Schema.Class<Issue>("RequestIssue")({
 }) {}
 
 /**
+ * The JSON Pointer (RFC 6901) of the member at `path` in the request body; `""` for the body itself.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const pointer = (...path: ReadonlyArray<PropertyKey>): string => {
+  let text = ""
+  for (const token of path) text += `/${String(token).replaceAll("~", "~0").replaceAll("/", "~1")}`
+  return text
+}
+
+/**
  * The most issues a refusal lists; the rest are only counted. A body of 64 KiB can hold thousands of
  * problems, and listing each would make the reply many times the size of the request.
  *

@@ -1,27 +1,20 @@
 /**
  * What the operations on one file share, so each rule exists once: the input a transport hands them, the
- * strict reading of a request body, and the checks that decide whether the caller may read the file, in the
- * order they are applied:
- *
- * 1. the client address is counted against its quota (every request, so floods stay cheap);
- * 2. the body is read and must be exactly the operation's request (strict schema, ids and keys under the text
- *    rules of `TextRules`, problems listed up to `FileDataError.issueLimit` and the rest counted);
- * 3. the API key is counted against its quota;
- * 4. the key must match an active key, else `AccessDenied` (before any file is considered);
- * 5. the file must exist, else `FileNotFound`;
- * 6. the key's user must own the file, else `AccessDenied`.
- *
- * Reading changes no counter.
+ * strict reading of a request body, and the checks that decide whether the caller may read the file
+ * ({@link handle}), in the order docs/api.md#order-of-checks states, the one statement of it. Reading
+ * changes no counter.
  *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
-import type { ApiKey, FileId } from "./FileData.js"
+import { type ApiKey, ApiKeyText, FileId } from "./FileData.js"
 import {
   AccessDenied,
   FileNotFound,
@@ -29,7 +22,8 @@ import {
   type InvalidRequest,
   Issue,
   invalidRequest,
-  issueLimit
+  issueLimit,
+  pointer
 } from "./FileDataError.js"
 import * as FileRepository from "./FileRepository.js"
 import * as RateLimiter from "./RateLimiter.js"
@@ -107,15 +101,64 @@ const shallow = (
   return { copy: Object.fromEntries(entries), unlisted }
 }
 
-const escapePointerToken = (token: PropertyKey): string => String(token).replaceAll("~", "~0").replaceAll("/", "~1")
+/**
+ * The `fileId` member of a request: an id (`FileData.FileId`), described by `description` in the API's
+ * document.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const fileIdField = (description: string) =>
+  FileId.annotations({ title: "File id", description, examples: [FileId.make("file-1")] })
 
 /**
- * The JSON Pointer of a member of the body.
+ * The `apiKey` member of a request: a non-empty text, decoded into `Redacted` (`FileData.ApiKey`).
  *
- * @since 0.1.0
- * @category decoding
+ * @since 0.2.0
+ * @category schemas
  */
-export const pointer = (field: string): string => `/${escapePointerToken(field)}`
+export const apiKeyField = Schema.Redacted(
+  ApiKeyText.annotations({
+    title: "API key",
+    description: "The caller's API key; it travels only in this body. Well-formed Unicode without U+0000",
+    examples: [ApiKeyText.make("a-plaintext-api-key")]
+  })
+)
+
+/**
+ * A request as a client sends it: the encoded side of `schema` (plain strings and numbers, its checks and
+ * annotations kept for the API's document), refused exactly when `parse`, the operation's own reading (which
+ * is synchronous), refuses it, with the refusal's message.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const wire = <A, I, R extends Credentials>(
+  schema: Schema.Schema<A, I>,
+  parse: (body: unknown) => Effect.Effect<R, InvalidRequest>
+): Schema.Schema<I> =>
+  Schema.encodedBoundSchema(schema).pipe(
+    Schema.filter((body) => {
+      const exit = Effect.runSyncExit(parse(body))
+      return (
+        Exit.isSuccess(exit) ||
+        Cause.failureOption(exit.cause).pipe(
+          Option.match({
+            onNone: () => "cannot be read",
+            onSome: (refusal) => refusal.message
+          })
+        )
+      )
+    }),
+    (wired) =>
+      wired.annotations({
+        ...Option.match(SchemaAST.getIdentifierAnnotation(schema.ast), {
+          onNone: () => ({}),
+          onSome: (identifier) => ({ identifier })
+        }),
+        parseOptions: { onExcessProperty: "error" }
+      })
+  )
 
 /**
  * Refuses a body for `issues`, listing as many as a refusal lists and counting the rest with `unlisted`, the
@@ -174,9 +217,9 @@ export const decoder = <A, I>(
       // A member may fail more than one way with the same text; it is told once.
       const issues = new Map<string, Issue>()
       for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
-        const pointer = issue.path.map((token) => `/${escapePointerToken(token)}`).join("")
+        const at = pointer(...issue.path)
         const detail = describe(issue)
-        issues.set(JSON.stringify([pointer, detail]), new Issue({ pointer, detail }))
+        issues.set(JSON.stringify([at, detail]), new Issue({ pointer: at, detail }))
       }
       return { issues: [...issues.values()], unlisted }
     })

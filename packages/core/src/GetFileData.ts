@@ -1,8 +1,8 @@
 /**
  * The first operation of the service: give the owner of a file its metadata, counters and submissions.
  *
- * The rules it shares with every operation on one file, and their order (address quota, body, key quota,
- * key, file, owner), are `FileRequest`'s; this module adds its request, `{ fileId, apiKey }`, and its answer.
+ * The rules it shares with every operation on one file, and their order (docs/api.md#order-of-checks), are
+ * `FileRequest`'s; this module adds its request, `{ fileId, apiKey }`, and its answer.
  * The answer reads the submissions up to the read point taken with the file, so a reply written over many
  * pages while a writer appends shows the file's counters and submissions from one moment.
  *
@@ -11,15 +11,13 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import { ApiKey, ApiKeyText, FileId } from "./FileData.js"
 import type { GetFileDataError, InvalidRequest } from "./FileDataError.js"
 import type { FileDataReply } from "./FileDataReply.js"
 import * as FileRepository from "./FileRepository.js"
 import * as FileRequest from "./FileRequest.js"
+import { commonShape } from "./internal/commonShape.js"
 import type * as RateLimiter from "./RateLimiter.js"
-import * as TextRules from "./TextRules.js"
 
 /**
  * The request body: exactly these two fields, under the text rules (`TextRules`); any other field is refused.
@@ -28,11 +26,10 @@ import * as TextRules from "./TextRules.js"
  * @category schemas
  */
 export const GetFileDataRequest = Schema.Struct({
-  fileId: FileId.annotations({
-    description:
-      "Identifier of the file whose data is requested: at most 256 characters (code points), well-formed Unicode without U+0000"
-  }),
-  apiKey: ApiKey.annotations({ description: "The caller's API key: well-formed Unicode without U+0000" })
+  fileId: FileRequest.fileIdField(
+    "Identifier of the file whose data is requested: at most 256 characters (code points), well-formed Unicode without U+0000"
+  ),
+  apiKey: FileRequest.apiKeyField
 }).annotations({
   identifier: "GetFileDataRequest",
   parseOptions: { onExcessProperty: "error", errors: "all" }
@@ -54,30 +51,6 @@ export type GetFileDataInput = FileRequest.Input
 
 const decodeRequest = FileRequest.decoder(GetFileDataRequest)
 
-// Nearly every request is exactly `{"fileId": "…", "apiKey": "…"}` with strings that obey the text rules:
-// that shape is accepted here without the schema's machinery, which costs more than the rest of the
-// decoding. Anything else, valid or not, goes through the schema; a property test holds the two to the same
-// verdict.
-const commonShape = (body: unknown): GetFileDataRequest | undefined => {
-  if (typeof body !== "object" || body === null || Object.getPrototypeOf(body) !== Object.prototype) return undefined
-  let fields = 0
-  for (const key in body) {
-    if (key !== "fileId" && key !== "apiKey") return undefined
-    fields++
-  }
-  const { apiKey, fileId } = body as Record<string, unknown>
-  return fields === 2 &&
-    typeof fileId === "string" &&
-    TextRules.isId(fileId) &&
-    typeof apiKey === "string" &&
-    TextRules.isNonEmptyText(apiKey)
-    ? { fileId: FileId.make(fileId, trusted), apiKey: Redacted.make(ApiKeyText.make(apiKey, trusted)) }
-    : undefined
-}
-
-// The fields were checked just above; the brands' own validation would only repeat it.
-const trusted = { disableValidation: true } as const
-
 /**
  * Reads a parsed body as a {@link GetFileDataRequest}, listing its problems by JSON Pointer (as many as
  * `FileDataError.invalidRequest` lists, the rest counted).
@@ -93,6 +66,15 @@ export const parseRequest = (body: unknown): Effect.Effect<GetFileDataRequest, I
     ? Effect.succeed(result.right)
     : Effect.fail(FileRequest.invalidPayload(result.left.issues, result.left.unlisted))
 }
+
+/**
+ * The request as a client sends it (plain strings): the encoded side of {@link GetFileDataRequest}, refused
+ * exactly when {@link parseRequest} refuses it. The typed client's payload schema.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const RequestJson = FileRequest.wire(GetFileDataRequest, parseRequest)
 
 /**
  * The ports the operation runs on.

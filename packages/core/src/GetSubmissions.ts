@@ -5,10 +5,10 @@
  * syncs sends each reply's `next` as the next request's `after` and gets what was appended since with a later
  * `createdDate`.
  *
- * The rules it shares with `GetFileData`, and their order (address quota, body, key quota, key, file, owner),
- * are `FileRequest`'s, so both fail alike; this module adds its request and its answer. The answer reads up to
- * the read point taken with the file, so a reply read over several pages shows one moment of the file and
- * `hasMore` says whether more matched at that moment.
+ * The rules it shares with `GetFileData`, and their order (docs/api.md#order-of-checks), are `FileRequest`'s,
+ * so both fail alike; this module adds its request and its answer. The answer reads up to the read point
+ * taken with the file, so a reply read over several pages shows one moment of the file and `hasMore` says
+ * whether more matched at that moment.
  *
  * Reading changes no counter.
  *
@@ -17,8 +17,8 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { ApiKey, FileId, InstantFromIso } from "./FileData.js"
-import { type GetSubmissionsError, type InvalidRequest, Issue } from "./FileDataError.js"
+import { FileId, InstantFromIso } from "./FileData.js"
+import { type GetSubmissionsError, type InvalidRequest, Issue, pointer } from "./FileDataError.js"
 import type * as FileRepository from "./FileRepository.js"
 import * as FileRequest from "./FileRequest.js"
 import type * as RateLimiter from "./RateLimiter.js"
@@ -53,6 +53,18 @@ const details = {
   limit: `must be an integer from 1 to ${maxLimit}`
 }
 
+// An instant as a request gives it: on the wire a date-time text, read into epoch milliseconds.
+const instant = (description: string, example: string) =>
+  Schema.compose(
+    Schema.String.pipe(Schema.minLength(1)).annotations({
+      title: "Instant",
+      description,
+      examples: [example],
+      jsonSchema: { format: "date-time" }
+    }),
+    InstantFromIso
+  )
+
 /**
  * The request body: `fileId` and `apiKey` as for `GetFileData`, and the optional bounds; any other field is
  * refused. That `after` belongs to `fileId` and that `until` is not before `since` are checked by
@@ -62,34 +74,36 @@ const details = {
  * @category schemas
  */
 export const GetSubmissionsRequest = Schema.Struct({
-  fileId: FileId.annotations({
-    description:
-      "Identifier of the file whose submissions are requested: at most 256 characters (code points), well-formed Unicode without U+0000"
-  }),
-  apiKey: ApiKey.annotations({ description: "The caller's API key: well-formed Unicode without U+0000" }),
+  fileId: FileRequest.fileIdField(
+    "Identifier of the file whose submissions are requested: at most 256 characters (code points), well-formed Unicode without U+0000"
+  ),
+  apiKey: FileRequest.apiKeyField,
   since: Schema.optionalWith(
-    InstantFromIso.annotations({
-      description: "An ISO 8601 date-time with a zone: only submissions with createdDate >= since"
-    }),
+    instant(
+      "Only submissions with createdDate >= since: an ISO 8601 date-time with a zone",
+      "2024-01-02T00:00:00.000Z"
+    ),
     { exact: true }
   ),
   until: Schema.optionalWith(
-    InstantFromIso.annotations({
-      description: "An ISO 8601 date-time with a zone: only submissions with createdDate < until"
-    }),
-    {
-      exact: true
-    }
+    instant(
+      "Only submissions with createdDate < until: an ISO 8601 date-time with a zone, not before since",
+      "2024-02-01T00:00:00.000Z"
+    ),
+    { exact: true }
   ),
   after: Schema.optionalWith(
     Schema.String.pipe(Schema.minLength(1)).annotations({
-      description: "The next of an earlier reply for the same file: continue after its last submission"
+      title: "Cursor",
+      description:
+        "The next of an earlier reply for the same file: continue after its last submission. Opaque; any other text is refused"
     }),
     { exact: true }
   ),
   limit: Schema.optionalWith(
-    Schema.Int.pipe(Schema.between(1, maxLimit)).annotations({
-      description: `At most this many submissions (default ${defaultLimit})`
+    Schema.Number.pipe(Schema.int(), Schema.between(1, maxLimit)).annotations({
+      title: "Limit",
+      description: `At most this many submissions, 1 to ${maxLimit}; default ${defaultLimit}`
     }),
     { exact: true, default: () => defaultLimit }
   )
@@ -159,12 +173,12 @@ export const parseRequest = (body: unknown): Effect.Effect<SubmissionsQuery, Inv
   // An id against the text rules is refused already; its cursor cannot be told apart.
   if (typeof fileId === "string" && TextRules.isId(fileId) && typeof after === "string" && after !== "") {
     position = SubmissionCursor.decode(FileId.make(fileId), after)
-    if (Option.isNone(position)) issues.push(new Issue({ pointer: FileRequest.pointer("after"), detail: CURSOR }))
+    if (Option.isNone(position)) issues.push(new Issue({ pointer: pointer("after"), detail: CURSOR }))
   }
   const since = decodeInstant(member("since"))
   const until = decodeInstant(member("until"))
   if (Option.isSome(since) && Option.isSome(until) && until.value < since.value) {
-    issues.push(new Issue({ pointer: FileRequest.pointer("until"), detail: "must not be before since" }))
+    issues.push(new Issue({ pointer: pointer("until"), detail: "must not be before since" }))
   }
   if (result._tag === "Left" || issues.length > 0) {
     return Effect.fail(FileRequest.invalidPayload(issues, result._tag === "Left" ? result.left.unlisted : 0))
@@ -179,6 +193,16 @@ export const parseRequest = (body: unknown): Effect.Effect<SubmissionsQuery, Inv
     limit: request.limit
   })
 }
+
+/**
+ * The request as a client sends it (plain strings and numbers): the encoded side of
+ * {@link GetSubmissionsRequest}, refused exactly when {@link parseRequest} refuses it. The typed client's
+ * payload schema.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const RequestJson = FileRequest.wire(GetSubmissionsRequest, parseRequest)
 
 // Every page is read up to the file's read point.
 const answer = (

@@ -47,6 +47,10 @@ export * as GetSubmissions from "./GetSubmissions.js"
  */
 export * as OperatorStore from "./OperatorStore.js"
 /**
+ * @since 0.2.0
+ */
+export * as ProblemCode from "./ProblemCode.js"
+/**
  * @since 0.1.0
  */
 export * as RateLimiter from "./RateLimiter.js"

@@ -304,6 +304,14 @@ const trustProxy = flag("TRUST_PROXY").pipe(Config.withDefault(false))
 export const defaultMaxConnectionsPerAddress = 100
 
 /**
+ * The default of `HTTP_SEND_TIMEOUT_MS`, also the send timeout of a server built without a configuration.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const defaultSendTimeoutMillis = 30_000
+
+/**
  * `HTTP_*`: the limits on slow clients (sending or reading) and the drain after a stop signal. Behind a proxy (`TRUST_PROXY=true`)
  * every connection comes from the proxy, so the per-address cap defaults to `HTTP_MAX_CONNECTIONS` there.
  *
@@ -318,7 +326,7 @@ export const http: Config.Config<HttpLimits> = Config.all({
   maxConnectionsPerAddress: Config.option(wholeNumberIn("HTTP_MAX_CONNECTIONS_PER_ADDRESS", 1, 1_000_000)),
   firstRequestTimeoutMillis: wholeNumber("HTTP_FIRST_REQUEST_TIMEOUT_MS", 5_000, 1, 600_000),
   drainTimeoutMillis: wholeNumber("HTTP_DRAIN_TIMEOUT_MS", 10_000, 0, 600_000),
-  sendTimeoutMillis: wholeNumber("HTTP_SEND_TIMEOUT_MS", 30_000, 1, 600_000),
+  sendTimeoutMillis: wholeNumber("HTTP_SEND_TIMEOUT_MS", defaultSendTimeoutMillis, 1, 600_000),
   trustProxy
 }).pipe(
   Config.map(({ maxConnectionsPerAddress, trustProxy, ...limits }) => ({

@@ -1,4 +1,4 @@
-import { problemCodes } from "../ApiError.js"
+import { ProblemCode } from "@filedata/core"
 
 interface Response {
   description: string
@@ -92,7 +92,7 @@ export const problemCodeTable = (): string =>
   [
     "| `code` | status | when |",
     "| --- | --- | --- |",
-    ...Object.entries(problemCodes).map(([code, { status, when }]) => `| \`${code}\` | ${status} | ${when} |`)
+    ...Object.entries(ProblemCode.table).map(([code, { status, when }]) => `| \`${code}\` | ${status} | ${when} |`)
   ].join("\n")
 
 /**
