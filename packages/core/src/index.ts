@@ -7,6 +7,10 @@ export * as ApiKeyPrefix from "./ApiKeyPrefix.js"
  */
 export * as Append from "./Append.js"
 /**
+ * @since 0.2.0
+ */
+export * as CreateWebhook from "./CreateWebhook.js"
+/**
  * @since 0.1.0
  */
 export * as FileData from "./FileData.js"
@@ -42,6 +46,14 @@ export * as GetFileData from "./GetFileData.js"
  * @since 0.1.0
  */
 export * as GetSubmissions from "./GetSubmissions.js"
+/**
+ * @since 0.2.0
+ */
+export * as ListWebhooks from "./ListWebhooks.js"
+/**
+ * @since 0.2.0
+ */
+export * as ManageWebhook from "./ManageWebhook.js"
 /**
  * @since 0.1.0
  */
@@ -82,6 +94,10 @@ export * as TextRules from "./TextRules.js"
  * @since 0.2.0
  */
 export * as Webhook from "./Webhook.js"
+/**
+ * @since 0.2.0
+ */
+export * as WebhookRequest from "./WebhookRequest.js"
 /**
  * @since 0.2.0
  */

@@ -1,0 +1,137 @@
+/**
+ * What the webhook management operations share, so each rule exists once, in the order of `FileRequest`:
+ * the client address is counted, the body is read strictly (unknown members refused, each problem by JSON
+ * Pointer), the API key is counted, then the key must be active (else `AccessDenied`, before anything is
+ * looked up), a file must exist (`FileNotFound`) and be the key's user's (`AccessDenied`), and a webhook
+ * must exist and be the user's (`WebhookNotFound` either way, so others' ids stay unknown).
+ *
+ * @since 0.2.0
+ */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as Schema from "effect/Schema"
+import type { ApiKey, FileId, UserId } from "./FileData.js"
+import {
+  AccessDenied,
+  FileNotFound,
+  type GetFileDataError,
+  type InvalidRequest,
+  type StorageUnavailable
+} from "./FileDataError.js"
+import type * as FileRepository from "./FileRepository.js"
+import * as FileRequest from "./FileRequest.js"
+import * as RequestLog from "./RequestLog.js"
+import { type Webhook, WebhookNotFound } from "./Webhook.js"
+import type * as WebhookStore from "./WebhookStore.js"
+
+/**
+ * The ports a management operation runs on.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Ports extends FileRequest.Ports {
+  readonly webhooks: WebhookStore.WebhookStore
+}
+
+/**
+ * Every failure a management operation can end with, besides its own.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export type ManageError = GetFileDataError | WebhookNotFound
+
+/**
+ * The strict decoder of a request schema as an effect failing with the 422 that names each member.
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const parser = <A, I>(
+  schema: Schema.Schema<A, I>,
+  details: Readonly<Record<string, string>> = {}
+): ((body: unknown) => Effect.Effect<A, InvalidRequest>) => {
+  const decode = FileRequest.decoder(schema, details)
+  return (body) => {
+    const result = decode(body)
+    return result._tag === "Right"
+      ? Effect.succeed(result.right)
+      : Effect.fail(FileRequest.invalidPayload(result.left.issues, result.left.unlisted))
+  }
+}
+
+/**
+ * Counts the address, reads the body with `parse`, counts the key: the steps before any lookup.
+ *
+ * @since 0.2.0
+ * @category use cases
+ */
+export const admit = <R extends { readonly apiKey: ApiKey }>(
+  { limiter }: Ports,
+  input: FileRequest.Input,
+  parse: (body: unknown) => Effect.Effect<R, InvalidRequest>
+): Effect.Effect<R, GetFileDataError> =>
+  Effect.gen(function* () {
+    yield* limiter.consume({ scope: "clientAddress", address: input.clientAddress })
+    const request = yield* Effect.flatMap(input.body, parse)
+    yield* limiter.consume({ scope: "apiKey", apiKey: request.apiKey })
+    return request
+  })
+
+/**
+ * The user of an active key, or `AccessDenied`.
+ *
+ * @since 0.2.0
+ * @category use cases
+ */
+export const keyOwner = (
+  { webhooks }: Ports,
+  apiKey: ApiKey
+): Effect.Effect<UserId, AccessDenied | StorageUnavailable> =>
+  Effect.flatMap(webhooks.ownerOfKey(apiKey), (owner) =>
+    Option.match(owner, {
+      onNone: () => Effect.fail(new AccessDenied()),
+      onSome: (userId) => Effect.as(RequestLog.annotate("userId", userId), userId)
+    })
+  )
+
+/**
+ * The file, when the key is active and its user owns the file: the rules of the read operations.
+ *
+ * @since 0.2.0
+ * @category use cases
+ */
+export const ownFile = (
+  { files }: Ports,
+  apiKey: ApiKey,
+  fileId: FileId
+): Effect.Effect<FileRepository.FoundFile, AccessDenied | FileNotFound | StorageUnavailable> =>
+  Effect.gen(function* () {
+    yield* RequestLog.annotate("fileId", fileId)
+    const { file, owner } = yield* files.findAccess(apiKey, fileId)
+    if (Option.isNone(owner)) return yield* new AccessDenied()
+    yield* RequestLog.annotate("userId", owner.value)
+    if (Option.isNone(file)) return yield* new FileNotFound()
+    if (file.value.ownerId !== owner.value) return yield* new AccessDenied()
+    return file.value
+  })
+
+/**
+ * The webhook, when the key is active and its user owns the webhook's file.
+ *
+ * @since 0.2.0
+ * @category use cases
+ */
+export const ownWebhook = (
+  ports: Ports,
+  apiKey: ApiKey,
+  id: string
+): Effect.Effect<Webhook, AccessDenied | WebhookNotFound | StorageUnavailable> =>
+  Effect.gen(function* () {
+    const userId = yield* keyOwner(ports, apiKey)
+    const webhook = yield* ports.webhooks.find(id)
+    if (Option.isNone(webhook) || webhook.value.ownerId !== userId) return yield* new WebhookNotFound()
+    yield* RequestLog.annotate("fileId", webhook.value.fileId)
+    return webhook.value
+  })
