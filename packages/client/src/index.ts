@@ -14,3 +14,7 @@ export * as FileDataClient from "./FileDataClient.js"
  * @since 0.1.0
  */
 export * as Models from "./Models.js"
+/**
+ * @since 0.2.0
+ */
+export * as WebhookVerifier from "./WebhookVerifier.js"

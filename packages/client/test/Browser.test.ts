@@ -32,7 +32,13 @@ describe("the browser bundle", () => {
     expect(bundle).not.toMatch(/\brequire\(["']/)
     // The bundle is a working module: its exports are the package's namespaces.
     const loaded = await import(`data:text/javascript;base64,${Buffer.from(bundle).toString("base64")}`)
-    expect(Object.keys(loaded).sort()).toEqual(["ApiError", "FileDataApi", "FileDataClient", "Models"])
+    expect(Object.keys(loaded).sort()).toEqual([
+      "ApiError",
+      "FileDataApi",
+      "FileDataClient",
+      "Models",
+      "WebhookVerifier"
+    ])
     expect(loaded.FileDataApi.version).toBe("0.1.0")
   })
 })
