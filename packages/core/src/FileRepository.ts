@@ -1,5 +1,9 @@
 /**
- * The port through which the core reads files, their owners and their submissions.
+ * The port through which the core reads files, their owners and their submissions. An adapter implements
+ * three members, `findAccess`, `readSubmissions` and `ping`, and passes `StorageConformance`; everything else
+ * here is optional or built on those three. One optional capability, `readJoinedSubmissions` (a page joined by
+ * the adapter), lets a reply skip joining its pages: without it {@link readJoined} joins `readSubmissions`'
+ * pages, with the same bytes on the wire.
  *
  * @since 0.1.0
  */
@@ -82,7 +86,8 @@ export interface SubmissionRange {
   /**
    * `false` when the caller reads nothing past the range's end (a reply of the whole file): the page that ends
    * the range may then leave `next` out, which spares the adapter looking up where the range ends
-   * (docs/performance.md#end-position-only-when-asked). By default every page gives it.
+   * (docs/performance.md#end-position-only-when-asked). An adapter may ignore it and always give `next`, the
+   * default.
    */
   readonly endPosition?: boolean | undefined
 }
@@ -156,10 +161,10 @@ export interface FileRepository {
     range: SubmissionRange
   ) => Effect.Effect<SubmissionPage, StorageUnavailable>
   /**
-   * Optional: the page `readSubmissions` gives for the same range, its entries joined by the adapter (in the
-   * database, say) rather than handed over one by one. A range without a `limit` may get longer pages than
-   * `readSubmissions` gives, since a joined page holds no strings. Without it the core joins the pages of
-   * `readSubmissions` ({@link readJoined}).
+   * Optional capability; a new adapter leaves it out. The page `readSubmissions` gives for the same range, its
+   * entries joined by the adapter (in the database, say) rather than handed over one by one; a range without a
+   * `limit` may get longer pages, since a joined page holds no strings. Callers go through {@link readJoined},
+   * whose default joins the pages of `readSubmissions`.
    */
   readonly readJoinedSubmissions?: (
     fileId: FileId,
