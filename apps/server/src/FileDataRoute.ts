@@ -1,13 +1,8 @@
 /**
- * The hot route: the operations on a file (`Operations`: `POST /api/v1/file-data` and
- * `POST /api/v1/file-data/submissions`) answered on `node:http` directly, ahead of the platform's router.
- *
- * Why a route of its own: docs/performance.md#hot-route-beside-the-platform-router. This route keeps every
- * rule where it was: the core use case decides, `RequestBody`, `ClientAddress` and `Reply` (which writes the
- * reply, success or problem) are the same modules the HttpApi handler uses, and the HttpApi definition stays
- * the contract (routing of every other request, OpenAPI, clients). What it drops is per-request machinery: it
- * reads the body on plain Node events and runs the use case on a runtime built once, synchronously whenever
- * nothing in it waits.
+ * The hot route: the operations on a file (`Operations`) answered on `node:http` directly, ahead of the
+ * platform's router, with the same rules and modules as the HttpApi handlers (`Exchange`, `RequestBody`,
+ * `Reply`) and the use case run synchronously whenever nothing in it waits. Why:
+ * docs/performance.md#hot-route-beside-the-platform-router.
  *
  * @since 0.1.0
  */

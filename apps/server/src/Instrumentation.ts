@@ -1,20 +1,8 @@
 /**
- * What the server measures and traces of its requests, hooked in at a few points so that what is off costs
- * nothing per request: each hook asks `Telemetry.Settings` once, at start, and hands back the very function it
- * was given when its part is off.
- *
- * - Metrics (`METRICS_PORT`), on the Node listener, so both the hot route and the platform's requests are
- *   measured alike and whatever the log level: `filedata_http_request_duration_seconds` (histogram, its
- *   `_count` the requests) by route, method and status, `filedata_replies_in_flight`,
- *   `filedata_replies_sent_bytes_total` by route; the replies the server writes for requests no listener saw
- *   (a head Node could not parse, one that did not come in time) under the route and method `unknown`, and
- *   `filedata_connections_closed_total` for connections closed before their first request.
- * - Problems: every problem reply annotates the request's log line with its `code` and counts
- *   `filedata_problems_total` by code.
- * - Traces (`OTEL_EXPORTER_OTLP_ENDPOINT`): one server span per hot-route request, the parent of the ports'
- *   spans (`Telemetry.instrumentedPorts`); the platform's requests have the platform's own span.
- *
- * No label, span attribute or log field carries an API key or a body.
+ * What the server measures and traces of its requests (metrics on the Node listener, a problem's `code` on
+ * its log line and counter, a span per hot-route request), hooked in so that what is off costs nothing per
+ * request. The series and spans: docs/operations.md#what-to-monitor. No label, span attribute or log field
+ * carries an API key or a body.
  *
  * @since 0.1.0
  */

@@ -1,18 +1,8 @@
 /**
- * A `RateLimiter` kept in Redis, so every instance of the service counts against the same quotas.
- *
- * The semantics are the memory adapter's: a fixed window per subject that opens with the subject's first
- * request. One Lua script per check counts on the server, atomically and in one round trip, so instances
- * racing on one subject can never admit more than the limit between them.
- *
- * Redis must answer when the limiter is built. After that the limiter sits on every request's path, so it
- * never waits for Redis: there is no offline queue (a check while the connection is down fails at once), each
- * check has a short timeout, and an unreachable store is the failure mode's decision, never a defect. By
- * default checks then count in this process's memory with the same policy, starting from the refusals Redis
- * last gave; or they are refused with `RateLimiterUnavailable`, or admitted uncounted. While Redis is away no
- * check waits on it: a watcher asks it, with the check's own script on a key of its own, until it answers,
- * and checks go back to Redis from then on. One warning says when the limiter falls back, one line when it is
- * back (docs/operations.md#redis-outages).
+ * A `RateLimiter` kept in Redis, so every instance of the service counts against the same quotas: the memory
+ * adapter's fixed window per subject, counted by one Lua script per check (atomic, one round trip). Redis
+ * must answer at build time; afterwards a check never waits for it, and while it is away the failure mode
+ * decides (count in memory, refuse, or admit): docs/operations.md#redis-outages.
  *
  * @since 0.1.0
  */
