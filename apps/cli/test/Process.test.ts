@@ -2,7 +2,7 @@
 // codes (0 success, 1 a failed command, 2 a wrong command line), its output without escape codes where no
 // terminal reads it or NO_COLOR is set, and its --log-level with LOG_LEVEL's names.
 
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
@@ -44,6 +44,30 @@ describe("the CLI as a real process", () => {
       expect(run.code, wrong[i]?.join(" ")).toBe(2)
       expect(run.stderr).not.toBe("")
     }
+  }, 60_000)
+
+  it("names every problem of a fixture in one run: a refused entry's duplicate id and unknown user too", async () => {
+    const fixture = join(dir, "careless.json")
+    writeFileSync(
+      fixture,
+      JSON.stringify({
+        users: [{ id: "ivan", apiKeys: ["careless-key-0001"] }],
+        files: [
+          { id: "form", userId: "ivan", name: "A", creationDate: "2024-01-01T00:00:00Z" },
+          { id: "form", userId: "ghost", name: "B", creationDate: "2024-01-01T00:00:00Z", visitCounter: 3 }
+        ]
+      })
+    )
+    expect(await runBuilt(["import", fixture], env())).toEqual({
+      code: 1,
+      stdout: "",
+      stderr:
+        "the fixture was rejected and nothing was written (3 problems):\n" +
+        "$.files[1].visitCounter: is not allowed\n" +
+        "$.files[1].id: file id appears twice\n" +
+        "$.files[1].userId: is not a user of this fixture or of the database\n"
+    })
+    expect((await runBuilt(["user", "list"], env())).stdout).not.toContain("ivan")
   }, 60_000)
 
   it("takes the same log level names on the command line as in LOG_LEVEL", async () => {
