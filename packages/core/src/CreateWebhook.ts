@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { ApiKey, FileId } from "./FileData.js"
-import { Issue } from "./FileDataError.js"
+import { Issue, pointer } from "./FileDataError.js"
 import * as FileRequest from "./FileRequest.js"
 import { maxPerFile, type Webhook } from "./Webhook.js"
 import * as WebhookRequest from "./WebhookRequest.js"
@@ -61,8 +61,7 @@ const parse = WebhookRequest.parser(CreateWebhookRequest, {
   url: `must be an https URL of at most ${maxUrlLength} characters`
 })
 
-const refused = (detail: string) =>
-  FileRequest.invalidPayload([new Issue({ pointer: FileRequest.pointer("url"), detail })])
+const refused = (detail: string) => FileRequest.invalidPayload([new Issue({ pointer: pointer("url"), detail })])
 
 /**
  * Runs the operation for one request.
@@ -85,7 +84,7 @@ export const runWith = (ports: Ports, input: FileRequest.Input): Effect.Effect<C
       () =>
         Effect.fail(
           FileRequest.invalidPayload([
-            new Issue({ pointer: FileRequest.pointer("fileId"), detail: `has ${maxPerFile} webhooks already` })
+            new Issue({ pointer: pointer("fileId"), detail: `has ${maxPerFile} webhooks already` })
           ])
         )
     )
