@@ -7,7 +7,7 @@
  */
 
 import type { IncomingHttpHeaders, ServerResponse } from "node:http"
-import type { FileDataError, FileRequest } from "@filedata/core"
+import type { FileRequest, RequestLog } from "@filedata/core"
 import { ServiceConfig } from "@filedata/runtime"
 import type * as Effect from "effect/Effect"
 import * as ClientAddress from "./ClientAddress.js"
@@ -51,7 +51,8 @@ export interface Arrival {
  */
 export interface Exchange {
   readonly frame: Reply.Frame
-  readonly answer: (body: Effect.Effect<unknown, FileDataError.InvalidRequest>) => Effect.Effect<void>
+  /** `fields`: the request's log fields, for the use case to fill (`FileRequest.Input`). */
+  readonly answer: (body: FileRequest.Input["body"], fields?: RequestLog.Fields) => Effect.Effect<void>
 }
 
 /**
@@ -77,8 +78,13 @@ export const starter = (
     const clientAddress = ClientAddress.of(headers, remoteAddress, options.trustProxy)
     return {
       frame,
-      answer: (body) =>
-        operation.answer({ files: ports.files, limiter: frame.meter.limiter }, { clientAddress, body }, response, frame)
+      answer: (body, fields) =>
+        operation.answer(
+          { files: ports.files, limiter: frame.meter.limiter },
+          { clientAddress, body, fields },
+          response,
+          frame
+        )
     }
   }
 }

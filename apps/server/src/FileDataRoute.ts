@@ -9,6 +9,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { FileRepository, RateLimiter, RequestLog } from "@filedata/core"
+import { Logging, Telemetry } from "@filedata/runtime"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -110,6 +111,11 @@ export const make = (
       limiter: Context.get(runtime.context, RateLimiter.RateLimiter)
     })
     const logsRequests = LogLevel.lessThanEqual(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Info)
+    // Without a fiber only when nothing would see the difference: no spans to open, and the request line (if
+    // written) going to the service's own logger, by hand in its batch (docs/performance.md#immediate-path).
+    const { traces } = yield* Telemetry.Settings
+    const ownLines = Logging.ownWriter(yield* FiberRef.get(FiberRef.currentLoggers))
+    const immediate = !traces && (!logsRequests || ownLines !== undefined)
 
     return (request, response) => {
       const operation = atTarget(Operations.byPath, request.url ?? "")
@@ -125,29 +131,51 @@ export const make = (
         response
       )
       if (!logsRequests) {
-        RequestBody.read(request, (body) => run(answer(body), response, frame))
+        RequestBody.read(request, (body) => {
+          if (!immediate)
+            return run(
+              Effect.suspend(() => answer(body)),
+              response,
+              frame
+            )
+          // Answered already when every step was immediate; otherwise the rest runs on the runtime.
+          const answered = answer(body)
+          if (!Exit.isExit(answered) || Exit.isFailure(answered)) run(answered, response, frame)
+        })
         return
       }
       const started = Date.now()
-      RequestBody.read(request, (body) =>
+      const path = request.url ?? operation.path
+      const clientAddress = () =>
+        ClientAddress.logged(request.headers, request.socket.remoteAddress, options.trustProxy)
+      RequestBody.read(request, (body) => {
+        const fields: RequestLog.Fields = {}
+        const answered = immediate ? answer(body, fields) : Effect.suspend(() => answer(body, fields))
+        if (ownLines !== undefined && Exit.isExit(answered) && Exit.isSuccess(answered)) {
+          // The fields and their order as `Middleware.logRequest` gives them.
+          const now = Date.now()
+          Object.assign(fields, {
+            method: "POST",
+            path: Middleware.pathOf(path),
+            status: response.statusCode,
+            durationMs: now - started,
+            requestId: frame.requestId,
+            clientAddress: clientAddress()
+          })
+          ownLines(Logging.infoLine("request", fields, now))
+          return
+        }
         run(
           Effect.zipRight(
-            Effect.zipRight(RequestLog.begin, answer(body)),
+            Effect.zipRight(RequestLog.use(fields), answered),
             // The status is read once the reply is written, not when the request came in.
             Effect.suspend(() =>
-              Middleware.logRequest(
-                "POST",
-                request.url ?? operation.path,
-                response.statusCode,
-                started,
-                frame.requestId,
-                ClientAddress.logged(request.headers, request.socket.remoteAddress, options.trustProxy)
-              )
+              Middleware.logRequest("POST", path, response.statusCode, started, frame.requestId, clientAddress())
             )
           ),
           response,
           frame
         )
-      )
+      })
     }
   })

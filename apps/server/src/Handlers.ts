@@ -10,8 +10,9 @@ import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { FileDataApi } from "@filedata/client"
-import { FileRepository, RateLimiter } from "@filedata/core"
+import { FileRepository, RateLimiter, RequestLog } from "@filedata/core"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Exchange from "./Exchange.js"
@@ -51,17 +52,22 @@ export const files = (
       const serve =
         (operation: Operations.Operation) =>
         ({ request }: { readonly request: HttpServerRequest.HttpServerRequest }) =>
-          Effect.flatMap(Middleware.CurrentRequestId, (requestId) => {
-            const response = NodeHttpServerRequest.toServerResponse(request)
-            const { answer } = start(
-              operation,
-              { headers: request.headers, remoteAddress: Option.getOrUndefined(request.remoteAddress), requestId },
-              response
-            )
-            return Effect.map(answer(RequestBody.readJson(NodeHttpServerRequest.toIncomingMessage(request))), () =>
-              Reply.written(response)
-            )
-          })
+          // The request's log fields, which the middleware began, are the use case's to fill as well.
+          Effect.flatMap(
+            Effect.zip(Middleware.CurrentRequestId, FiberRef.get(RequestLog.currentFields)),
+            ([requestId, fields]) => {
+              const response = NodeHttpServerRequest.toServerResponse(request)
+              const { answer } = start(
+                operation,
+                { headers: request.headers, remoteAddress: Option.getOrUndefined(request.remoteAddress), requestId },
+                response
+              )
+              return Effect.map(
+                answer(RequestBody.readJson(NodeHttpServerRequest.toIncomingMessage(request)), fields),
+                () => Reply.written(response)
+              )
+            }
+          )
       return handlers
         .handleRaw("getFileData", serve(Operations.getFileData))
         .handleRaw("getSubmissions", serve(Operations.getSubmissions))

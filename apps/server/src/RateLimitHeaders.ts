@@ -17,6 +17,7 @@
 
 import type { FileDataError, RateLimiter } from "@filedata/core"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 
 const policyNames: Record<FileDataError.RateLimitScope, string> = {
   apiKey: '"api-key"',
@@ -37,6 +38,8 @@ const quotaItem = (scope: FileDataError.RateLimitScope, quota: RateLimiter.Quota
  */
 export const policyField = (policy: RateLimiter.RateLimitPolicy): string =>
   `${quotaItem("apiKey", policy.apiKey)}, ${quotaItem("clientAddress", policy.clientAddress)}`
+
+type Failure = FileDataError.RateLimited | FileDataError.RateLimiterUnavailable
 
 interface Standing {
   readonly scope: FileDataError.RateLimitScope
@@ -73,22 +76,28 @@ export const meters = (limiter: RateLimiter.RateLimiter): (() => Meter) => {
   return () => {
     const standings: Array<Standing> = []
     const standing = () => (standings.length === 0 ? undefined : standings.map(standingItem).join(", "))
+    const noted = {
+      onSuccess: (state: RateLimiter.RateLimitState) => {
+        standings.push(state)
+        return state
+      },
+      onFailure: (failure: Failure) => {
+        if (failure._tag === "RateLimited") {
+          standings.push({ scope: failure.scope, remaining: 0, resetMillis: failure.retryAfterMillis })
+        }
+        return failure
+      }
+    }
     return {
       limiter: {
         policy: limiter.policy,
-        consume: (subject) =>
-          Effect.mapBoth(limiter.consume(subject), {
-            onSuccess: (state) => {
-              standings.push(state)
-              return state
-            },
-            onFailure: (failure) => {
-              if (failure._tag === "RateLimited") {
-                standings.push({ scope: failure.scope, remaining: 0, resetMillis: failure.retryAfterMillis })
-              }
-              return failure
-            }
-          })
+        consume: (subject) => {
+          const consumed = limiter.consume(subject)
+          // An answer already evaluated stays so (`Immediate`).
+          return Exit.isExit(consumed)
+            ? Exit.mapBoth(consumed as Exit.Exit<RateLimiter.RateLimitState, Failure>, noted)
+            : Effect.mapBoth(consumed, noted)
+        }
       },
       policy,
       standing

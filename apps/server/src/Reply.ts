@@ -17,6 +17,7 @@ import type { FileDataError } from "@filedata/core"
 import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Metric from "effect/Metric"
 import * as Runtime from "effect/Runtime"
 import * as Compression from "./Compression.js"
@@ -163,25 +164,25 @@ const byteLength = (piece: Piece): number => (typeof piece === "string" ? Buffer
 const identityWriter = (response: ServerResponse, frame: Frame) => {
   // Made once, when a reply first has to wait: a reply of one piece never does.
   let drained: Effect.Effect<void, ClientGone> | undefined
-  return (piece: Piece, last: boolean): Effect.Effect<void, ClientGone> =>
-    Effect.suspend(() => {
-      if (response.destroyed) return Effect.fail(new ClientGone())
-      if (!response.headersSent) {
-        const fields = headers(frame, "application/json")
-        if (last) fields["content-length"] = byteLength(piece)
-        response.writeHead(200, fields)
-      }
-      if (last) {
-        response.end(piece)
-        return Effect.void
-      }
-      if (response.write(piece)) return Effect.void
-      if (drained === undefined) {
-        drained = drainOf(response)
-        return Effect.zipRight(armSendTimeout(response, frame), drained)
-      }
-      return drained
-    })
+  // Written when called, so a piece the socket takes at once is an `Exit` (`Immediate`).
+  return (piece: Piece, last: boolean): Effect.Effect<void, ClientGone> => {
+    if (response.destroyed) return Exit.fail(new ClientGone())
+    if (!response.headersSent) {
+      const fields = headers(frame, "application/json")
+      if (last) fields["content-length"] = byteLength(piece)
+      response.writeHead(200, fields)
+    }
+    if (last) {
+      response.end(piece)
+      return Exit.void
+    }
+    if (response.write(piece)) return Exit.void
+    if (drained === undefined) {
+      drained = drainOf(response)
+      return Effect.zipRight(armSendTimeout(response, frame), drained)
+    }
+    return drained
+  }
 }
 
 // One piece, long enough to be worth it: compressed in one call, sent with Content-Length.
@@ -208,35 +209,35 @@ const ignore = (): void => {}
 const compressedWriter = (response: ServerResponse, frame: Frame, coding: Compression.Compressed) => {
   let compressor: Writable | undefined
   let drained: Effect.Effect<void, ClientGone> | undefined
-  return (piece: Piece, last: boolean): Effect.Effect<void, ClientGone> =>
-    Effect.suspend(() => {
-      if (response.destroyed) return Effect.fail(new ClientGone())
-      if (compressor === undefined) {
-        if (last) {
-          const body = typeof piece === "string" ? Buffer.from(piece) : piece
-          if (body.length >= Compression.minimumBytes) return sendWhole(response, frame, coding, body)
-          const fields = headers(frame, "application/json")
-          fields["content-length"] = body.length
-          response.writeHead(200, fields)
-          response.end(body)
-          return Effect.void
-        }
-        response.writeHead(200, compressedHeaders(frame, coding))
-        const stream = Compression.stream(coding)
-        // Either side ending early destroys the other: a client gone frees the compressor at once.
-        pipeline(stream, response, ignore)
-        compressor = stream
-        drained = drainOf(stream)
-        const started = armSendTimeout(response, frame)
-        return stream.write(piece) ? started : Effect.zipRight(started, drained)
-      }
-      if (compressor.destroyed) return Effect.fail(new ClientGone())
+  // Written when called, as `identityWriter`.
+  return (piece: Piece, last: boolean): Effect.Effect<void, ClientGone> => {
+    if (response.destroyed) return Exit.fail(new ClientGone())
+    if (compressor === undefined) {
       if (last) {
-        compressor.end(piece)
-        return finishOf(response)
+        const body = typeof piece === "string" ? Buffer.from(piece) : piece
+        if (body.length >= Compression.minimumBytes) return sendWhole(response, frame, coding, body)
+        const fields = headers(frame, "application/json")
+        fields["content-length"] = body.length
+        response.writeHead(200, fields)
+        response.end(body)
+        return Exit.void
       }
-      return compressor.write(piece) ? Effect.void : (drained as Effect.Effect<void, ClientGone>)
-    })
+      response.writeHead(200, compressedHeaders(frame, coding))
+      const stream = Compression.stream(coding)
+      // Either side ending early destroys the other: a client gone frees the compressor at once.
+      pipeline(stream, response, ignore)
+      compressor = stream
+      drained = drainOf(stream)
+      const started = armSendTimeout(response, frame)
+      return stream.write(piece) ? started : Effect.zipRight(started, drained)
+    }
+    if (compressor.destroyed) return Exit.fail(new ClientGone())
+    if (last) {
+      compressor.end(piece)
+      return finishOf(response)
+    }
+    return compressor.write(piece) ? Exit.void : (drained as Effect.Effect<void, ClientGone>)
+  }
 }
 
 /**
@@ -306,6 +307,25 @@ export type BodyWriter<A> = (
   write: (piece: Piece, last: boolean) => Effect.Effect<void, ClientGone>
 ) => Effect.Effect<void, ClientGone | FileDataError.StorageUnavailable>
 
+// The problem of a failure, or the 500 of anything unexpected; an interruption alone writes nothing.
+const settled = (
+  response: ServerResponse,
+  frame: Frame,
+  written: Effect.Effect<void, ClientGone | FileDataError.GetFileDataError>
+): Effect.Effect<void> =>
+  written.pipe(
+    Effect.catchAll((failure) =>
+      failure._tag === "ClientGone"
+        ? Effect.void
+        : Effect.suspend(() => {
+            const problem = Problem.fromFailure(failure)
+            writeProblem(response, frame, problem)
+            return Instrumentation.problem(problem.code)
+          })
+    ),
+    Effect.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.void : unexpected(response, frame, cause)))
+  )
+
 /**
  * Writes an operation's outcome as its reply: its answer through `writeTo` and {@link writer} (in the frame's
  * coding, one `end` with `Content-Length` when it is one piece, else streamed with back-pressure, stopped when
@@ -320,20 +340,23 @@ export const send = <A>(
   frame: Frame,
   outcome: Effect.Effect<A, FileDataError.GetFileDataError>,
   writeTo: BodyWriter<A>
-): Effect.Effect<void> =>
-  outcome.pipe(
-    Effect.flatMap((answer) => writeTo(answer, writer(response, frame))),
-    Effect.catchAll((failure) =>
-      failure._tag === "ClientGone"
-        ? Effect.void
-        : Effect.suspend(() => {
-            const problem = Problem.fromFailure(failure)
-            writeProblem(response, frame, problem)
-            return Instrumentation.problem(problem.code)
-          })
-    ),
-    Effect.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.void : unexpected(response, frame, cause)))
+): Effect.Effect<void> => {
+  // An answer already evaluated is written now; a reply written at once is an `Exit` (`Immediate`).
+  if (Exit.isExit(outcome) && Exit.isSuccess(outcome)) {
+    let written: Effect.Effect<void, ClientGone | FileDataError.StorageUnavailable>
+    try {
+      written = writeTo(outcome.value as A, writer(response, frame))
+    } catch (defect) {
+      written = Exit.die(defect)
+    }
+    return Exit.isExit(written) && Exit.isSuccess(written) ? Exit.void : settled(response, frame, written)
+  }
+  return settled(
+    response,
+    frame,
+    Effect.flatMap(outcome, (answer) => writeTo(answer, writer(response, frame)))
   )
+}
 
 /**
  * What the platform gets back from a handler that wrote its reply with {@link send}: the status, for the

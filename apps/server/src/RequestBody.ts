@@ -9,6 +9,7 @@ import type { IncomingMessage } from "node:http"
 import { FileDataError } from "@filedata/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as DuplicateMembers from "./DuplicateMembers.js"
 
 /**
@@ -21,6 +22,7 @@ const refuse = (reason: FileDataError.InvalidRequest["reason"], detail: string) 
   FileDataError.invalidRequest(reason, [new FileDataError.Issue({ pointer: "", detail })])
 
 const tooLarge = refuse("PayloadTooLarge", `must be at most ${MAX_BYTES} bytes`)
+const refusedTooLarge = () => Exit.fail(tooLarge)
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false })
 
@@ -85,8 +87,8 @@ export const parse = (bytes: Uint8Array): Either.Either<unknown, FileDataError.I
 }
 
 /**
- * Reads the body under the contract's limits on plain Node events and hands `done` its parse, still to be
- * run: the caller decides when parsing happens (after the per-address limit, in the use case). Returns a
+ * Reads the body under the contract's limits on plain Node events and hands `done` its parse as a function,
+ * called when the use case needs it (after the per-address limit), whose answer is already evaluated. Returns a
  * function that stops reading. The platform's own body cap destroys the socket, leaving the client without
  * an answer; reading the Node stream here lets an oversized body get its 422 on either server.
  *
@@ -95,15 +97,15 @@ export const parse = (bytes: Uint8Array): Either.Either<unknown, FileDataError.I
  */
 export const read = (
   message: IncomingMessage,
-  done: (body: Effect.Effect<unknown, FileDataError.InvalidRequest>) => void
+  done: (body: () => Effect.Effect<unknown, FileDataError.InvalidRequest>) => void
 ): (() => void) => {
   const refused = checkContentType(message.headers["content-type"])
   if (refused !== undefined) {
-    done(Effect.fail(refused))
+    done(() => Exit.fail(refused))
     return () => {}
   }
   if (Number(message.headers["content-length"]) > MAX_BYTES) {
-    done(Effect.fail(tooLarge))
+    done(refusedTooLarge)
     return () => {}
   }
   const chunks: Array<Buffer> = []
@@ -117,7 +119,7 @@ export const read = (
     size += chunk.length
     if (size > MAX_BYTES) {
       stop()
-      done(Effect.fail(tooLarge))
+      done(refusedTooLarge)
     } else {
       chunks.push(chunk)
     }
@@ -125,11 +127,11 @@ export const read = (
   const onEnd = () => {
     stop()
     const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)
-    done(Effect.suspend(() => parse(bytes)))
+    done(() => Either.match(parse(bytes), { onLeft: Exit.fail, onRight: Exit.succeed }))
   }
   const onError = () => {
     stop()
-    done(Effect.fail(refuse("MalformedJson", "could not be read completely")))
+    done(() => Exit.fail(refuse("MalformedJson", "could not be read completely")))
   }
   message.on("data", onData)
   message.on("end", onEnd)
@@ -146,7 +148,7 @@ export const read = (
 export const readJson = (message: IncomingMessage): Effect.Effect<unknown, FileDataError.InvalidRequest> =>
   Effect.flatten(
     Effect.async<Effect.Effect<unknown, FileDataError.InvalidRequest>>((resume) => {
-      const stop = read(message, (body) => resume(Effect.succeed(body)))
+      const stop = read(message, (body) => resume(Effect.succeed(Effect.suspend(body))))
       return Effect.sync(stop)
     })
   )

@@ -63,8 +63,10 @@ const logLines = (stdout: string): ReadonlyArray<LogLine> =>
     .filter((line) => line !== "")
     .map((line) => JSON.parse(line) as LogLine)
 
-const requestLine = (stdout: string, requestId: string) =>
-  logLines(stdout).find((line) => line.message === "request" && line.annotations.requestId === requestId)?.annotations
+const requestEntry = (stdout: string, requestId: string) =>
+  logLines(stdout).find((line) => line.message === "request" && line.annotations.requestId === requestId)
+
+const requestLine = (stdout: string, requestId: string) => requestEntry(stdout, requestId)?.annotations
 
 afterEach(killLeftovers)
 
@@ -474,7 +476,8 @@ describe("traces (built server, real process, local OTLP/HTTP receiver)", () => 
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
       OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
       OTEL_SERVICE_NAME: "filedata-under-test",
-      OTEL_RESOURCE_ATTRIBUTES: "deployment.environment.name=test,team=forms%20and%20files"
+      OTEL_RESOURCE_ATTRIBUTES: "deployment.environment.name=test,team=forms%20and%20files",
+      LOG_LEVEL: "info"
     })
     const traceId = "4bf92f3577b34da6a3ce929d0e0e4736"
     const callerSpan = "00f067aa0ba902b7"
@@ -482,8 +485,10 @@ describe("traces (built server, real process, local OTLP/HTTP receiver)", () => 
     expect((await read(running.base, "contact", ALICE_KEY, headers)).status).toBe(200)
     expect((await read(running.base, "contact", WRONG_KEY, { "x-request-id": "traced-denied" })).status).toBe(403)
     expect((await fetch(`${running.base}/health`, { headers: { "x-request-id": "traced-health" } })).status).toBe(200)
-    await stop(running)
+    const { stdout } = await stop(running)
     otlp.close()
+    // Traced, a request runs on Effect's runtime (the immediate path would open no span): its line is a fiber's.
+    expect(requestEntry(stdout, "traced-read")).toMatchObject({ fiberId: expect.stringMatching(/^#\d+$/) })
 
     expect(otlp.received.length).toBeGreaterThan(0)
     for (const { path, contentType } of otlp.received) {
@@ -609,6 +614,9 @@ describe("the request log line (built server, real process)", () => {
 
     const hot = { method: "POST", path: "/api/v1/file-data", clientAddress: "127.0.0.1" }
     expect(requestLine(stdout, "log-ok")).toMatchObject({ ...hot, status: 200, fileId: "contact", userId: "alice" })
+    // Answered at once, its line written by hand (no fiber); a problem's reply is a fiber's, on the runtime.
+    expect(requestEntry(stdout, "log-ok")).toMatchObject({ fiberId: "", spans: {}, logLevel: "INFO" })
+    expect(requestEntry(stdout, "log-wrong-key")).toMatchObject({ fiberId: expect.stringMatching(/^#\d+$/) })
     expect(requestLine(stdout, "log-ok")).not.toHaveProperty("code")
     expect(requestLine(stdout, "log-wrong-key")).toMatchObject({
       ...hot,

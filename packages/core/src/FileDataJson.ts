@@ -3,11 +3,12 @@
  *
  * @since 0.1.0
  */
-import * as Effect from "effect/Effect"
+import type * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type { StoredFile } from "./FileData.js"
 import type { StorageUnavailable } from "./FileDataError.js"
 import type { FileDataReply } from "./FileDataReply.js"
+import * as Immediate from "./Immediate.js"
 import * as Pieces from "./internal/pieces.js"
 
 /**
@@ -54,7 +55,7 @@ const step = (
   reply: FileDataReply,
   position: Position
 ): Effect.Effect<readonly [pieces: Array<string | Uint8Array>, next: Position | undefined], StorageUnavailable> =>
-  Effect.map(reply.submissionPage(position.after), (page) => {
+  Immediate.map(reply.submissionPage(position.after), (page) => {
     const before = (position.first ? head(reply.file) : "") + (position.empty || page.count === 0 ? "" : ",")
     return [
       Pieces.aroundJoined(before, page.joined, page.hasMore ? "" : tail, position.first && !page.hasMore),

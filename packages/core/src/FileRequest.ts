@@ -26,8 +26,9 @@ import {
   pointer
 } from "./FileDataError.js"
 import * as FileRepository from "./FileRepository.js"
+import * as Immediate from "./Immediate.js"
 import * as RateLimiter from "./RateLimiter.js"
-import * as RequestLog from "./RequestLog.js"
+import type * as RequestLog from "./RequestLog.js"
 import * as TextRules from "./TextRules.js"
 
 /**
@@ -38,8 +39,13 @@ import * as TextRules from "./TextRules.js"
  */
 export interface Input {
   readonly clientAddress: string
-  /** The parsed JSON body, or the transport's reason it has none. */
-  readonly body: Effect.Effect<unknown, InvalidRequest>
+  /**
+   * The parsed JSON body, or the transport's reason it has none; given as a function, it is called only once
+   * the address was counted.
+   */
+  readonly body: Effect.Effect<unknown, InvalidRequest> | (() => Effect.Effect<unknown, InvalidRequest>)
+  /** The request's log fields, when a line is written for it: the use case adds `fileId` and `userId`. */
+  readonly fields?: RequestLog.Fields | undefined
 }
 
 /**
@@ -239,21 +245,22 @@ export const handle: <R extends Credentials, A>(
   parse: (body: unknown) => Effect.Effect<R, InvalidRequest>,
   answer: (files: FileRepository.FileRepository, request: R, file: FileRepository.FoundFile) => A
 ) => Effect.Effect<A, GetFileDataError> =
-  // One generator function for every call, not one per call: docs/performance.md#generator-functions-made-once
-  Effect.fnUntraced(function* <R extends Credentials, A>(
+  // Stepped at once while the ports answer at once (`Immediate`); one generator function for every call.
+  Immediate.fn(function* <R extends Credentials, A>(
     { files, limiter }: Ports,
     input: Input,
     parse: (body: unknown) => Effect.Effect<R, InvalidRequest>,
     answer: (files: FileRepository.FileRepository, request: R, file: FileRepository.FoundFile) => A
   ) {
     yield* limiter.consume({ scope: "clientAddress", address: input.clientAddress })
-    const request = yield* Effect.flatMap(input.body, parse)
-    yield* RequestLog.annotate("fileId", request.fileId)
+    const request = yield* parse(yield* typeof input.body === "function" ? input.body() : input.body)
+    const { fields } = input
+    if (fields !== undefined) fields.fileId = request.fileId
     yield* limiter.consume({ scope: "apiKey", apiKey: request.apiKey })
 
     const { owner, file } = yield* files.findAccess(request.apiKey, request.fileId)
     if (Option.isNone(owner)) return yield* new AccessDenied()
-    yield* RequestLog.annotate("userId", owner.value)
+    if (fields !== undefined) fields.userId = owner.value
     if (Option.isNone(file)) return yield* new FileNotFound()
     if (file.value.ownerId !== owner.value) return yield* new AccessDenied()
     return answer(files, request, file.value)

@@ -3,9 +3,10 @@
  * user once it knows them, the transport adds the problem it answers with and, last, the request's own fields,
  * and writes one line per request at `info`. Never a key, never a body.
  *
- * The fields are a record of the request's own, held by the request's fiber, rather than the fiber's log
- * annotations: setting an annotation copies the fiber's table of fiber refs each time, which cost a request at
- * `info` about an eighth of its CPU (docs/performance.md#request-fields).
+ * The fields are a record of the request's own, which the transport hands the use case (`FileRequest.Input`'s
+ * `fields`) and its fiber holds (`use`), rather than the fiber's log annotations: setting an annotation copies the
+ * fiber's table of fiber refs each time, which cost a request at `info` about an eighth of its CPU
+ * (docs/performance.md#request-fields); and the use case fills it with no fiber at all on the immediate path.
  *
  * @since 0.1.0
  */
@@ -42,6 +43,15 @@ export const currentFields: FiberRef.FiberRef<Fields | undefined> = globalValue(
  * @category logging
  */
 export const begin: Effect.Effect<void> = Effect.suspend(() => FiberRef.set(currentFields, {}))
+
+/**
+ * Makes `fields` the current fiber's record for the request it serves, as {@link begin} does with a new one:
+ * for a transport that also hands the record to the use case (`FileRequest.Input`'s `fields`).
+ *
+ * @since 0.2.0
+ * @category logging
+ */
+export const use = (fields: Fields): Effect.Effect<void> => FiberRef.set(currentFields, fields)
 
 /**
  * Adds `key: value` to the current request's fields; nothing when no line is written for it (no `begin`).

@@ -74,7 +74,7 @@ export const admit = <R extends { readonly apiKey: ApiKey }>(
 ): Effect.Effect<R, GetFileDataError> =>
   Effect.gen(function* () {
     yield* limiter.consume({ scope: "clientAddress", address: input.clientAddress })
-    const request = yield* Effect.flatMap(input.body, parse)
+    const request = yield* parse(yield* typeof input.body === "function" ? input.body() : input.body)
     yield* limiter.consume({ scope: "apiKey", apiKey: request.apiKey })
     return request
   })

@@ -49,6 +49,10 @@ export * as GetSubmissions from "./GetSubmissions.js"
 /**
  * @since 0.2.0
  */
+export * as Immediate from "./Immediate.js"
+/**
+ * @since 0.2.0
+ */
 export * as ListWebhooks from "./ListWebhooks.js"
 /**
  * @since 0.2.0

@@ -35,9 +35,9 @@ const operations: ReadonlyArray<readonly [string, Operation]> = [
 ]
 
 /**
- * The fields of the request's line, as a transport writes it after the operation in the same fiber; each call as
- * a request's fiber of its own would, from `RequestLog.begin`. The annotations of the line besides, which the
- * operation leaves alone.
+ * The fields of the request's line, as a transport writes it after the operation in the same fiber, having handed
+ * the operation the fiber's record (`RequestLog.use`). The annotations of the line besides, which the operation
+ * leaves alone.
  */
 const lineAfter = (operation: Operation, body: unknown) =>
   Effect.gen(function* () {
@@ -45,8 +45,9 @@ const lineAfter = (operation: Operation, body: unknown) =>
     const logger = Logger.make(({ message, annotations }) =>
       lines.push({ message, annotations: Object.fromEntries(annotations) })
     )
-    yield* RequestLog.begin
-    yield* Effect.exit(provided(operation(input(body, []))))
+    const fields: RequestLog.Fields = {}
+    yield* RequestLog.use(fields)
+    yield* Effect.exit(provided(operation({ ...input(body, []), fields })))
     yield* RequestLog.write("request", { status: 200 }).pipe(
       Effect.provide(Logger.replace(Logger.defaultLogger, logger))
     )
@@ -85,21 +86,22 @@ describe("what the request's log line learns", () => {
     )
   }
 
-  it.effect("nothing for a fiber that began no line, nor for the line of another request's fiber", () =>
+  it.effect("nothing for a request handed no record, and each request's own record for its line", () =>
     Effect.gen(function* () {
       const [, operation] = operations[0] as (typeof operations)[number]
-      const run = provided(operation(input({ fileId: "contact", apiKey: "alice-key" }, [])))
-      expect(yield* Effect.zipRight(Effect.exit(run), FiberRef.get(RequestLog.currentFields))).toBeUndefined()
+      const run = (fields?: RequestLog.Fields) =>
+        provided(operation({ ...input({ fileId: "contact", apiKey: "alice-key" }, []), fields }))
+      expect(yield* Effect.zipRight(Effect.exit(run()), FiberRef.get(RequestLog.currentFields))).toBeUndefined()
       // Two requests' fibers at once: each line has its own request's fields.
       const bob = Effect.gen(function* () {
-        yield* RequestLog.begin
-        yield* Effect.exit(provided(operation(input({ fileId: "other", apiKey: "carol-key" }, []))))
-        return yield* FiberRef.get(RequestLog.currentFields)
+        const fields: RequestLog.Fields = {}
+        yield* Effect.exit(provided(operation({ ...input({ fileId: "other", apiKey: "carol-key" }, []), fields })))
+        return fields
       })
       const alice = Effect.gen(function* () {
-        yield* RequestLog.begin
-        yield* Effect.exit(run)
-        return yield* FiberRef.get(RequestLog.currentFields)
+        const fields: RequestLog.Fields = {}
+        yield* Effect.exit(run(fields))
+        return fields
       })
       const [first, second] = yield* Effect.all([alice, bob], { concurrency: 2 })
       expect(first).toEqual({ fileId: "contact", userId: "alice" })

@@ -17,6 +17,7 @@
 import { createHash } from "node:crypto"
 import { FileDataError, RateLimiter } from "@filedata/core"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 
@@ -54,15 +55,15 @@ const makeCounter = (scope: FileDataError.RateLimitScope, { limit, windowMillis 
     if (window === undefined || now - window.start >= windowMillis) {
       window = { start: now, count: 1 }
       current.set(key, window)
-      return Effect.succeed(state(window, now))
+      return Exit.succeed(state(window, now))
     }
     if (window.count >= limit) {
-      return Effect.fail(
+      return Exit.fail(
         new FileDataError.RateLimited({ scope, limit, retryAfterMillis: window.start + windowMillis - now })
       )
     }
     window.count++
-    return Effect.succeed(state(window, now))
+    return Exit.succeed(state(window, now))
   }
 
   // The window is put where a fresh one would go, so the generations still drop it after two rotations,
@@ -121,8 +122,8 @@ export const make = (policy: RateLimiter.RateLimitPolicy): Effect.Effect<MemoryR
     }
     return {
       policy,
-      consume: (subject) =>
-        Effect.suspend(() => counters[subject.scope].consume(keyOf(subject), clock.unsafeCurrentTimeMillis())),
+      // Counted when called, its answer already evaluated, so a request needs no fiber for it (`Immediate`).
+      consume: (subject) => counters[subject.scope].consume(keyOf(subject), clock.unsafeCurrentTimeMillis()),
       counting: Effect.succeed("memory"),
       exhaust: (subject, retryAfterMillis) =>
         Effect.sync(() =>

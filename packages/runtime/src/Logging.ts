@@ -11,10 +11,12 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
 import * as HashMap from "effect/HashMap"
+import type * as HashSet from "effect/HashSet"
 import * as Layer from "effect/Layer"
 import * as List from "effect/List"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
+import type * as Scope from "effect/Scope"
 
 /**
  * How long log lines may wait before they are written: lines of the same window go out in one write.
@@ -68,15 +70,39 @@ export const plainLine = (options: Logger.Logger.Options<unknown>): string | und
   const now = date.getTime()
   const spanFields: Record<string, number> = {}
   for (const span of spans) spanFields[span.label] = now - span.startTime
-  return JSON.stringify({
+  return format(message, options.logLevel.label, now, fields, spanFields, FiberId.threadName(options.fiberId))
+}
+
+const format = (
+  message: Plain,
+  level: string,
+  now: number,
+  fields: Readonly<Record<string, Plain>>,
+  spans: Readonly<Record<string, number>>,
+  fiberId: string
+): string =>
+  JSON.stringify({
     message,
-    logLevel: options.logLevel.label,
+    logLevel: level,
     timestamp: FileData.timestampFromEpochMillis(now),
     annotations: fields,
-    spans: spanFields,
-    fiberId: FiberId.threadName(options.fiberId)
+    spans,
+    fiberId
   })
-}
+
+const noSpans = {}
+const noFiber = FiberId.threadName(FiberId.none)
+
+/**
+ * The line {@link jsonLines} writes for `Effect.logInfo(message, fields)` at `now` from no fiber (`FiberId.none`),
+ * with no annotations or spans: for a request answered without a fiber (`FileDataRoute`).
+ *
+ * @since 0.2.0
+ * @category formatting
+ */
+export const infoLine = (message: string, fields: Readonly<Record<string, Plain>>, now: number): string =>
+  // Copied as `plainLine` copies them, so that even a `__proto__` key is written alike.
+  format(message, "INFO", now, Object.assign({}, fields), noSpans, noFiber)
 
 /**
  * The service's line for any log call, as `Logger.jsonLogger` writes it: {@link plainLine}, else
@@ -121,7 +147,61 @@ export const announce = (
 // is one per request, and measured on the small bench profile it cost more than the request itself. The same
 // lines (Effect's `jsonLogger`) are written here once per window instead, and whatever is left when the
 // layer closes is written then, so a graceful stop loses nothing; a killed process loses at most one window.
-const batchedJson = Logger.batched(jsonLines, batchWindow, (lines) => Console.log(lines.join("\n")))
+const makeBatch = () => {
+  let lines: Array<string> = []
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const flush = () => {
+    timer = undefined
+    const text = lines.join("\n")
+    lines = []
+    process.stdout.write(`${text}\n`)
+  }
+  return {
+    push: (line: string): void => {
+      lines.push(line)
+      timer ??= setTimeout(flush, Duration.toMillis(batchWindow))
+    },
+    close: (): void => {
+      if (timer === undefined) return
+      clearTimeout(timer)
+      flush()
+    }
+  }
+}
+
+const batches = new WeakMap<Logger.Logger<unknown, unknown>, (line: string) => void>()
+
+// The batch is the service's own so that a line written without a fiber joins the same stream in order.
+const batchedJson: Effect.Effect<Logger.Logger<unknown, void>, never, Scope.Scope> = Effect.map(
+  Effect.acquireRelease(Effect.sync(makeBatch), (batch) => Effect.sync(batch.close)),
+  (batch) => {
+    const logger = Logger.make<unknown, void>((options) => batch.push(jsonLines.log(options)))
+    batches.set(logger, batch.push)
+    return logger
+  }
+)
+
+/**
+ * The batched writer of {@link layer}'s logger when it is the only logger in `loggers` (the fiber's
+ * `FiberRef.currentLoggers`) besides Effect's `Logger.tracerLogger` (which writes only into spans), so a line
+ * from {@link infoLine} goes where that logger's lines go; `undefined` when any other logger is installed,
+ * whose lines only Effect's `Logger` can give it.
+ *
+ * @since 0.2.0
+ * @category writing
+ */
+export const ownWriter = (
+  loggers: HashSet.HashSet<Logger.Logger<unknown, unknown>>
+): ((line: string) => void) | undefined => {
+  let writer: ((line: string) => void) | undefined
+  for (const logger of loggers) {
+    if (logger === Logger.tracerLogger) continue
+    const own = batches.get(logger)
+    if (own === undefined || writer !== undefined) return undefined
+    writer = own
+  }
+  return writer
+}
 
 // When whatever reads stdout goes away (a log shipper restarting, `| head`), the next write fails with EPIPE,
 // emitted as an `error` event nobody listens to: the process would crash over a log line. The lines are

@@ -5,8 +5,10 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as FiberId from "effect/FiberId"
+import * as FiberRef from "effect/FiberRef"
 import * as FiberRefs from "effect/FiberRefs"
 import * as HashMap from "effect/HashMap"
+import * as Layer from "effect/Layer"
 import * as List from "effect/List"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
@@ -130,6 +132,55 @@ describe("Logging.plainLine", () => {
         spans: {}
       })
       expect(Object.keys(line)).toEqual(["message", "logLevel", "timestamp", "annotations", "spans", "fiberId"])
+    })
+  )
+})
+
+describe("Logging.infoLine", () => {
+  it.prop(
+    "writes, byte for byte, what the service's logger writes for Effect.logInfo(message, fields) from no fiber",
+    {
+      message: FastCheck.string({ unit: "binary" }),
+      fields: FastCheck.dictionary(FastCheck.string(), plain, { maxKeys: 10 }),
+      millis: FastCheck.integer({ min: 0, max: 253_402_300_799_999 })
+    },
+    ({ message, fields, millis }) => {
+      const line = options({ message: [message, fields], fiberId: FiberId.none, date: new Date(millis) })
+      expect(Logging.infoLine(message, fields, millis)).toBe(Logging.jsonLines.log(line))
+    },
+    { fastCheck: { numRuns: 500 } }
+  )
+
+  it.effect("is the line of RequestLog.write, but for the fiber's id", () =>
+    Effect.gen(function* () {
+      const made: Array<Logger.Logger.Options<unknown>> = []
+      const fields: RequestLog.Fields = { fileId: "contact", userId: "alice" }
+      yield* RequestLog.use(fields)
+      yield* RequestLog.write("request", { method: "POST", status: 200, durationMs: 3 }).pipe(
+        Effect.provide(
+          Logger.replace(
+            Logger.defaultLogger,
+            Logger.make((line) => made.push(line))
+          )
+        )
+      )
+      const logged = made[0] as Logger.Logger.Options<unknown>
+      expect(Logging.infoLine("request", fields, logged.date.getTime())).toBe(
+        Logging.jsonLines.log({ ...logged, fiberId: FiberId.none })
+      )
+    })
+  )
+})
+
+describe("Logging.ownWriter", () => {
+  it.effect("is the service's batch when its logger is the only one, and nothing beside any other logger", () =>
+    Effect.gen(function* () {
+      const loggers = FiberRef.get(FiberRef.currentLoggers)
+      const own = Logging.layer(LogLevel.Info)
+      expect(Logging.ownWriter(yield* Effect.provide(loggers, own))).toBeDefined()
+      const another = Logger.add(Logger.make(() => {}))
+      expect(Logging.ownWriter(yield* Effect.provide(loggers, Layer.merge(own, another)))).toBeUndefined()
+      expect(Logging.ownWriter(yield* loggers)).toBeUndefined()
     })
   )
 })

@@ -2,6 +2,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import * as Immediate from "../Immediate.js"
 import type { SubmissionEntry } from "../SubmissionEntry.js"
 
 /**
@@ -115,8 +116,8 @@ export const writeAll: <P, A, E, E2, R>(
   step: (position: P) => Effect.Effect<readonly [pieces: Array<A | undefined>, next: P | undefined], E>,
   write: (piece: A, last: boolean) => Effect.Effect<void, E2, R>
 ) => Effect.Effect<void, E | E2, R> =
-  // Made once, not per reply: docs/performance.md#generator-functions-made-once
-  Effect.fnUntraced(function* <P, A, E, E2, R>(
+  // Stepped at once while reads and writes answer at once (`Immediate`); made once, not per reply.
+  Immediate.fn(function* <P, A, E, E2, R>(
     start: P,
     step: (position: P) => Effect.Effect<readonly [pieces: Array<A | undefined>, next: P | undefined], E>,
     write: (piece: A, last: boolean) => Effect.Effect<void, E2, R>

@@ -2,6 +2,7 @@ import type { FileDataError } from "@filedata/core"
 import { StorageFailure } from "@filedata/sql"
 import type Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as FollowedFile from "./followedFile.js"
@@ -14,9 +15,12 @@ import * as ReadSnapshot from "./readSnapshot.js"
  * @internal
  */
 export interface ReadConnection<S> {
-  /** Runs `read` on the statements of a connection checked against the path in the last millisecond. */
+  /**
+   * Runs `read` now, on the statements of a connection checked against the path in the last millisecond: its
+   * answer is an `Exit` when it has one at once (`Immediate`).
+   */
   readonly read: <A>(read: (statements: S) => A) => Effect.Effect<A, FileDataError.StorageUnavailable>
-  /** The same after checking the path now. */
+  /** The same after checking the path now, run when the effect is. */
   readonly readChecked: <A>(read: (statements: S) => A) => Effect.Effect<A, FileDataError.StorageUnavailable>
   /** Ends the current read snapshot now, so the next read sees every commit made so far. */
   readonly endSnapshot: () => void
@@ -70,28 +74,28 @@ export const make = <S>(options: {
 
     const readOn =
       (connection: () => FollowedFile.Connection<S> | Error) =>
-      <A>(read: (statements: S) => A): Effect.Effect<A, FileDataError.StorageUnavailable> =>
-        Effect.suspend(() => {
-          const wasOpen = file.isOpen()
-          const opened = connection()
-          if (opened instanceof Error) return refused(opened, wasOpen)
-          let value: A
-          try {
-            snapshot.join(opened)
-            value = read(opened.statements)
-          } catch (cause) {
-            const error = FollowedFile.toError(cause)
-            file.readFailed(opened, error)
-            return refused(error, wasOpen)
-          }
-          return wasOpen
-            ? Effect.succeed(value)
-            : Effect.as(Effect.logInfo("The database is readable again").pipe(Effect.annotateLogs({ filename })), value)
-        })
+      <A>(read: (statements: S) => A): Effect.Effect<A, FileDataError.StorageUnavailable> => {
+        const wasOpen = file.isOpen()
+        const opened = connection()
+        if (opened instanceof Error) return refused(opened, wasOpen)
+        let value: A
+        try {
+          snapshot.join(opened)
+          value = read(opened.statements)
+        } catch (cause) {
+          const error = FollowedFile.toError(cause)
+          file.readFailed(opened, error)
+          return refused(error, wasOpen)
+        }
+        return wasOpen
+          ? Exit.succeed(value)
+          : Effect.as(Effect.logInfo("The database is readable again").pipe(Effect.annotateLogs({ filename })), value)
+      }
+    const readChecked = readOn(file.checkNow)
 
     return {
       read: readOn(file.current),
-      readChecked: readOn(file.checkNow),
+      readChecked: (read) => Effect.suspend(() => readChecked(read)),
       endSnapshot: snapshot.end,
       aroundWrite: snapshot.aroundWrite
     }
