@@ -18,7 +18,7 @@ import { lookup as dnsLookup } from "node:dns/promises"
 import * as http from "node:http"
 import * as https from "node:https"
 import { isIP } from "node:net"
-import { rootCertificates } from "node:tls"
+import { createSecureContext, rootCertificates } from "node:tls"
 import { WebhookSender } from "@filedata/core"
 import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
@@ -124,9 +124,10 @@ export const make = (options: Options): Effect.Effect<WebhookSender.WebhookSende
       Effect.sync(() => ({
         https: new https.Agent({
           ...agentOptions,
+          // One context for every connection: given `ca` alone, each connection would parse the root store again.
           ...(options.trustedCertificates === undefined
             ? {}
-            : { ca: [...rootCertificates, ...options.trustedCertificates] })
+            : { secureContext: createSecureContext({ ca: [...rootCertificates, ...options.trustedCertificates] }) })
         }),
         http: new http.Agent(agentOptions)
       })),

@@ -1,0 +1,103 @@
+// `node bench/webhooks.mjs`: what one `HttpWebhookSender` sustains on loopback. A receiver process answers 204 at
+// once (`/fast`) or never (`/hang`), over http and over https (a self-signed certificate made for the run); the
+// sender process runs delivery loops, each with one attempt in flight at a time, for --duration seconds per
+// scenario. Reports deliveries/s and attempt latency (p50/p99) to the fast receiver alone, then beside loops
+// stuck on the hanging one: fewer than the sender's socket bound (256), then more.
+// Options: --duration 5  --loops 100 (fast loops)  --hanging 10,400
+import { execFileSync, spawn, spawnSync } from "node:child_process"
+import { mkdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { createInterface } from "node:readline"
+import * as esbuild from "esbuild"
+import { root } from "./lib/processes.mjs"
+
+const option = (name, fallback) => {
+  const index = process.argv.indexOf(`--${name}`)
+  return index === -1 ? fallback : process.argv[index + 1]
+}
+const durationMillis = Number(option("duration", "5")) * 1000
+const loops = Number(option("loops", "100"))
+const hanging = option("hanging", "10,400").split(",").map(Number)
+
+const work = join(root, ".bench", "webhooks")
+mkdirSync(work, { recursive: true })
+const [key, cert] = [join(work, "key.pem"), join(work, "cert.pem")]
+execFileSync(
+  "openssl",
+  [
+    ...["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key],
+    ...["-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
+  ],
+  { stdio: "ignore" }
+)
+
+const sender = join(work, "sender.mjs")
+await esbuild.build({
+  absWorkingDir: root,
+  entryPoints: [join(root, "bench/lib/webhook-sender.mjs")],
+  outfile: sender,
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  logLevel: "error",
+  nodePaths: [join(root, "packages/webhooks-node/node_modules")],
+  plugins: [
+    {
+      name: "workspace",
+      setup(build) {
+        build.onResolve({ filter: /^@filedata\/([\w-]+)$/ }, (args) => ({
+          path: join(root, "packages", args.path.slice("@filedata/".length), "src", "index.ts")
+        }))
+      }
+    }
+  ]
+})
+
+const receiver = spawn(process.execPath, [join(root, "bench/lib/webhook-receiver.mjs"), key, cert], {
+  stdio: ["ignore", "pipe", "inherit"]
+})
+const ports = JSON.parse(
+  await createInterface({ input: receiver.stdout })
+    [Symbol.asyncIterator]()
+    .next()
+    .then((l) => l.value)
+)
+const certText = readFileSync(cert, "utf8")
+
+const run = (targets) => {
+  const result = spawnSync(
+    process.execPath,
+    [sender, JSON.stringify({ targets, durationMillis, timeoutMillis: 15_000, cert: certText })],
+    { encoding: "utf8" }
+  )
+  if (result.status !== 0) throw new Error(result.stderr)
+  return JSON.parse(result.stdout)
+}
+
+const rows = []
+const row = (name, figures) => {
+  rows.push({
+    scenario: name,
+    "deliveries/s": figures.perSecond,
+    "p50 ms": figures.p50,
+    "p99 ms": figures.p99,
+    failed: figures.notAnswered
+  })
+}
+try {
+  for (const scheme of ["http", "https"]) {
+    row(`${scheme}: 1 loop`, run([{ url: `${scheme}://127.0.0.1:${ports[scheme]}/fast`, loops: 1 }])[0])
+    row(`${scheme}: ${loops} loops`, run([{ url: `${scheme}://127.0.0.1:${ports[scheme]}/fast`, loops }])[0])
+  }
+  for (const stuck of hanging) {
+    const [fast] = run([
+      { url: `https://127.0.0.1:${ports.https}/fast`, loops },
+      { url: `https://127.0.0.1:${ports.https}/hang`, loops: stuck }
+    ])
+    row(`https: ${loops} loops beside ${stuck} hanging`, fast)
+  }
+} finally {
+  receiver.kill()
+}
+console.table(rows)
