@@ -1,9 +1,9 @@
 // `node bench/webhooks.mjs`: what one `HttpWebhookSender` sustains on loopback. A receiver process answers 204 at
 // once (`/fast`) or never (`/hang`), over http and over https (a self-signed certificate made for the run); the
 // sender process runs delivery loops, each with one attempt in flight at a time, for --duration seconds per
-// scenario. Reports deliveries/s and attempt latency (p50/p99) to the fast receiver alone, then beside loops
-// stuck on the hanging one: fewer than the sender's socket bound (256), then more.
-// Options: --duration 5  --loops 100 (fast loops)  --hanging 10,400
+// scenario and round. Reports deliveries/s and attempt latency (p50/p99) to the fast receiver alone, then beside
+// loops stuck on the hanging one: fewer than the sender's socket bound (256), then more.
+// Options: --duration 5  --rounds 3  --loops 100 (fast loops)  --hanging 10,300
 import { execFileSync, spawn, spawnSync } from "node:child_process"
 import { mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -17,7 +17,8 @@ const option = (name, fallback) => {
 }
 const durationMillis = Number(option("duration", "5")) * 1000
 const loops = Number(option("loops", "100"))
-const hanging = option("hanging", "10,400").split(",").map(Number)
+const rounds = Number(option("rounds", "3"))
+const hanging = option("hanging", "10,300").split(",").map(Number)
 
 const work = join(root, ".bench", "webhooks")
 mkdirSync(work, { recursive: true })
@@ -75,29 +76,42 @@ const run = (targets) => {
   return JSON.parse(result.stdout)
 }
 
-const rows = []
-const row = (name, figures) => {
-  rows.push({
-    scenario: name,
-    "deliveries/s": figures.perSecond,
-    "p50 ms": figures.p50,
-    "p99 ms": figures.p99,
-    failed: figures.notAnswered
-  })
-}
-try {
-  for (const scheme of ["http", "https"]) {
-    row(`${scheme}: 1 loop`, run([{ url: `${scheme}://127.0.0.1:${ports[scheme]}/fast`, loops: 1 }])[0])
-    row(`${scheme}: ${loops} loops`, run([{ url: `${scheme}://127.0.0.1:${ports[scheme]}/fast`, loops }])[0])
-  }
-  for (const stuck of hanging) {
-    const [fast] = run([
-      { url: `https://127.0.0.1:${ports.https}/fast`, loops },
+// Every scenario once per round, the order reversed every other round so machine drift hits all alike; each
+// row is the round with the median deliveries/s.
+const fast = (scheme) => `${scheme}://127.0.0.1:${ports[scheme]}/fast`
+const scenarios = [
+  ...["http", "https"].flatMap((scheme) => [
+    { name: `${scheme}: 1 loop`, targets: [{ url: fast(scheme), loops: 1 }] },
+    { name: `${scheme}: ${loops} loops`, targets: [{ url: fast(scheme), loops }] }
+  ]),
+  ...hanging.map((stuck) => ({
+    name: `https: ${loops} loops beside ${stuck} hanging`,
+    targets: [
+      { url: fast("https"), loops },
       { url: `https://127.0.0.1:${ports.https}/hang`, loops: stuck }
-    ])
-    row(`https: ${loops} loops beside ${stuck} hanging`, fast)
+    ]
+  }))
+]
+for (const scenario of scenarios) scenario.runs = []
+try {
+  for (let round = 0; round < rounds; round++) {
+    for (const scenario of round % 2 === 0 ? scenarios : [...scenarios].reverse()) {
+      scenario.runs.push(run(scenario.targets)[0])
+    }
   }
 } finally {
   receiver.kill()
 }
-console.table(rows)
+console.table(
+  scenarios.map(({ name, runs }) => {
+    const median = [...runs].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(runs.length / 2)]
+    return {
+      scenario: name,
+      "deliveries/s": median.perSecond,
+      "each round": runs.map((figures) => figures.perSecond).join(" "),
+      "p50 ms": median.p50,
+      "p99 ms": median.p99,
+      failed: median.notAnswered
+    }
+  })
+)
