@@ -11,6 +11,10 @@ export * as Append from "./Append.js"
  */
 export * as CreateWebhook from "./CreateWebhook.js"
 /**
+ * @since 0.2.0
+ */
+export * as DeliverWebhooks from "./DeliverWebhooks.js"
+/**
  * @since 0.1.0
  */
 export * as FileData from "./FileData.js"
