@@ -118,20 +118,24 @@ const streamFile = <Entry extends Fixture.FixtureEntry | Append.AppendEntry, A, 
         Stream.mapError(unreadable(absolute)),
         Stream.tap((chunk) => meter.read(chunk.length))
       )
-    return yield* Progress.track(
-      Number(info.size),
-      (meter) =>
-        write(
-          read(bytes(meter)).pipe(
-            Stream.tap((entry: Fixture.FixtureEntry | Append.AppendEntry) =>
-              entry._tag === "Submissions" ? meter.submissions(entry.submissions.length) : Effect.void
-            ),
-            Stream.catchTag("FixtureMalformed", (error) =>
-              Stream.fail(new CliError.MalformedJson({ file: absolute, detail: error.message }))
+    // A signal interrupts the write, whose transaction rolls back before this line, which is then true.
+    return yield* Effect.onInterrupt(
+      Progress.track(
+        Number(info.size),
+        (meter) =>
+          write(
+            read(bytes(meter)).pipe(
+              Stream.tap((entry: Fixture.FixtureEntry | Append.AppendEntry) =>
+                entry._tag === "Submissions" ? meter.submissions(entry.submissions.length) : Effect.void
+              ),
+              Stream.catchTag("FixtureMalformed", (error) =>
+                Stream.fail(new CliError.MalformedJson({ file: absolute, detail: error.message }))
+              )
             )
-          )
-        ),
-      verb
+          ),
+        verb
+      ),
+      () => Console.error("interrupted: nothing was written")
     )
   })
 

@@ -2,10 +2,11 @@
 // codes (0 success, 1 a failed command, 2 a wrong command line), its output without escape codes where no
 // terminal reads it or NO_COLOR is set, and its --log-level with LOG_LEVEL's names.
 
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Conditions, Fixtures, Processes } from "@filedata/testing"
 import { runBuilt, runOnTerminal } from "./utils.js"
 
 const ESCAPE = "\u001b"
@@ -68,6 +69,38 @@ describe("the CLI as a real process", () => {
         "$.files[1].userId: is not a user of this fixture or of the database\n"
     })
     expect((await runBuilt(["user", "list"], env())).stdout).not.toContain("ivan")
+  }, 60_000)
+
+  it("says an import stopped by Ctrl-C (SIGINT) wrote nothing, and exits 130", async () => {
+    const fixture = join(dir, "bulk.json")
+    writeFileSync(
+      fixture,
+      JSON.stringify({
+        users: [{ id: "bulk", apiKeys: ["bulk-key-interrupted"] }],
+        files: [Fixtures.bulkFile(100_000, 2)]
+      })
+    )
+    const child = Processes.startBuilt("cli", ["import", fixture], env())
+    const exited = Processes.finish(child)
+    // Halfway: the CLI has the file open, which it has only while it reads it (Linux's /proc shows it).
+    const reading = () => {
+      try {
+        return readdirSync(`/proc/${child.pid}/fd`).some((fd) => {
+          try {
+            return readlinkSync(`/proc/${child.pid}/fd/${fd}`) === fixture
+          } catch {
+            return false
+          }
+        })
+      } catch {
+        return false
+      }
+    }
+    await Conditions.until(() => (reading() ? true : undefined), { what: "the import reading", limitMillis: 30_000 })
+    child.kill("SIGINT")
+    const exit = await exited
+    expect(exit).toEqual({ code: 130, stdout: "", stderr: "interrupted: nothing was written\n" })
+    expect((await runBuilt(["user", "list"], env())).stdout).not.toContain("bulk")
   }, 60_000)
 
   it("takes the same log level names on the command line as in LOG_LEVEL", async () => {

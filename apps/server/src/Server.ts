@@ -44,6 +44,8 @@ export interface Options {
   readonly host: string
   readonly trustProxy: boolean
   readonly http: HttpLimits
+  /** The signal that stopped the process, if one did, for the log line the drain begins with. */
+  readonly stopSignal?: (() => string | undefined) | undefined
 }
 
 /**
@@ -95,20 +97,69 @@ const missesHost = (request: IncomingMessage): boolean =>
 // keep-alive timeout and hold the exit that long.
 const IDLE_SWEEP_MILLIS = 50
 
+// The replies in flight, and during a drain how each ended: so that a stop leaves two lines in the log, one when
+// it begins and one when it ends, and a drain is not taken for a crash. A counter and one shared listener per
+// request ("close" is emitted once), nothing allocated.
+const repliesTracker = () => {
+  const replies = { inFlight: 0, draining: false, finished: 0, cut: 0 }
+  function ended(this: ServerResponse): void {
+    replies.inFlight--
+    // During the drain: a reply sent whole, or cut (at the drain's bound, or by a client that went away).
+    if (replies.draining) {
+      if (this.writableFinished) replies.finished++
+      else replies.cut++
+    }
+  }
+  const track = (_request: IncomingMessage, response: ServerResponse): void => {
+    replies.inFlight++
+    response.on("close", ended)
+  }
+  return { replies, track }
+}
+
+const replyCount = (count: number) => `${count} ${count === 1 ? "reply" : "replies"}`
+
 const listen = (server: Server, options: Options) =>
-  Effect.acquireRelease(
-    Effect.mapError(Listener.listen(server, options), (cause) => new HttpServerError.ServeError({ cause })),
-    () =>
-      Effect.async<void>((resume) => {
-        const idle = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MILLIS).unref()
-        const cut = setTimeout(() => server.closeAllConnections(), options.http.drainTimeoutMillis).unref()
-        server.close(() => {
-          clearInterval(idle)
-          clearTimeout(cut)
-          resume(Effect.void)
-        })
+  Effect.gen(function* () {
+    const { replies, track } = repliesTracker()
+    for (const event of ["request", "checkContinue", "checkExpectation"]) server.prependListener(event, track)
+    return yield* Effect.acquireRelease(
+      Effect.mapError(Listener.listen(server, options), (cause) => new HttpServerError.ServeError({ cause })),
+      () => drain(server, options, replies)
+    )
+  })
+
+const drain = (server: Server, options: Options, replies: ReturnType<typeof repliesTracker>["replies"]) =>
+  Effect.gen(function* () {
+    const signal = options.stopSignal?.()
+    const bound = options.http.drainTimeoutMillis
+    const started = performance.now()
+    yield* Logging.announce(
+      `stopping${signal === undefined ? "" : ` on ${signal}`}: ${replyCount(replies.inFlight)} in flight, ` +
+        `cut after ${bound} ms (HTTP_DRAIN_TIMEOUT_MS)`,
+      { ...(signal === undefined ? {} : { signal }), repliesInFlight: replies.inFlight, drainTimeoutMs: bound }
+    )
+    replies.draining = true
+    yield* Effect.async<void>((resume) => {
+      const idle = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MILLIS).unref()
+      const cut = setTimeout(() => server.closeAllConnections(), bound).unref()
+      server.close(() => {
+        clearInterval(idle)
+        clearTimeout(cut)
+        resume(Effect.void)
       })
-  )
+    })
+    const durationMs = Math.round(performance.now() - started)
+    // Every connection is closed now, but a reply's "close" follows its socket's a turn later: after that turn, a
+    // reply still counted in flight was cut with its connection.
+    yield* Effect.async<void>((resume) => void setImmediate(() => resume(Effect.void)))
+    const cut = replies.cut + replies.inFlight
+    yield* Logging.announce(`stopped: ${replyCount(replies.finished)} finished, ${cut} cut, in ${durationMs} ms`, {
+      repliesFinished: replies.finished,
+      repliesCut: cut,
+      durationMs
+    })
+  })
 
 // What the platform's handler uses (HttpRouter's default services). `NodeHttpServer.layerContext` adds a command
 // executor, a terminal and workers, whose modules every start would load

@@ -29,7 +29,7 @@ const describe = (error: unknown, config?: ServiceConfig.ServiceConfig): string 
 const main = Effect.gen(function* () {
   const config = yield* Effect.tapError(ServiceConfig.config, (error) => Console.error(describe(error)))
   return yield* Layer.launch(
-    Server.layer(config).pipe(
+    Server.layer({ ...config, stopSignal: () => stopSignal }).pipe(
       Layer.provide(Telemetry.instrumentedPorts),
       Layer.provide([Storage.layer(config.storage), RateLimiting.layer(config.rateLimiting)]),
       Layer.provide(Telemetry.layer(config.telemetry)),
@@ -43,7 +43,11 @@ const main = Effect.gen(function* () {
 // The first SIGTERM or SIGINT starts the drain (runMain). One that follows it must not end the process with
 // replies in flight, which Node's default action would: a process manager that signals every process of the
 // group, or `pnpm start` passing on the signal it got, sends a second one (docs/operations.md#stopping).
-const drainAlready = () => {}
+// The first one is named in the log line the drain begins with.
+let stopSignal: string | undefined
+const drainAlready = (signal: NodeJS.Signals) => {
+  stopSignal ??= signal
+}
 process.on("SIGTERM", drainAlready)
 process.on("SIGINT", drainAlready)
 

@@ -331,6 +331,20 @@ describe("large replies (real processes)", () => {
     expect(exit.code, exit.stderr).toBe(0)
     expectWhole(await finishing.done)
     expect(cut.complete).toBe(false)
+    // The stop is in the log, whatever LOG_LEVEL says: when it began, with what in flight, and how it ended.
+    const lines = exit.stdout
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as { message: string; annotations: Record<string, unknown> })
+    const stopping = lines.find((line) => line.message.startsWith("stopping"))
+    expect(stopping?.message).toBe(
+      `stopping on SIGTERM: 2 replies in flight, cut after ${DRAIN_MILLIS} ms (HTTP_DRAIN_TIMEOUT_MS)`
+    )
+    expect(stopping?.annotations).toEqual({ signal: "SIGTERM", repliesInFlight: 2, drainTimeoutMs: DRAIN_MILLIS })
+    const stopped = lines.find((line) => line.message.startsWith("stopped"))
+    expect(stopped?.message).toMatch(/^stopped: 1 reply finished, 1 cut, in \d+ ms$/)
+    expect(stopped?.annotations).toMatchObject({ repliesFinished: 1, repliesCut: 1 })
+    expect(Number(stopped?.annotations.durationMs)).toBeGreaterThanOrEqual(DRAIN_MILLIS - 50)
     expect(() => JSON.parse(cut.text)).toThrow()
     expect(exitedAt - signalled).toBeGreaterThan(DRAIN_MILLIS - 1_000)
     expect(exitedAt - signalled).toBeLessThan(DRAIN_MILLIS + 4_000)
