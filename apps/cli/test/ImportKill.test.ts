@@ -5,7 +5,7 @@
 import { existsSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "@effect/vitest"
-import { Fixtures, Processes, SqliteFiles, TempDirectory } from "@filedata/testing"
+import { Conditions, Fixtures, Processes, SqliteFiles, TempDirectory } from "@filedata/testing"
 
 const { finish, killLeftovers, listening, post, startBuilt } = Processes
 const { snapshot } = SqliteFiles
@@ -27,8 +27,6 @@ const big = {
 // The import is writing once its uncommitted pages spill into the WAL beyond this size.
 const WRITING_WAL_BYTES = 1024 * 1024
 
-const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis))
-
 afterEach(killLeftovers)
 
 describe("an import killed with SIGKILL halfway (real processes)", () => {
@@ -47,10 +45,13 @@ describe("an import killed with SIGKILL halfway (real processes)", () => {
     const importer = startBuilt("cli", ["import", write("big.json", big)], env)
     const killed = finish(importer)
     let walBytes = 0
-    while (importer.exitCode === null && walBytes < WRITING_WAL_BYTES) {
-      await sleep(5)
-      walBytes = existsSync(`${filename}-wal`) ? statSync(`${filename}-wal`).size : 0
-    }
+    await Conditions.until(
+      () => {
+        walBytes = existsSync(`${filename}-wal`) ? statSync(`${filename}-wal`).size : 0
+        return importer.exitCode !== null || walBytes >= WRITING_WAL_BYTES || undefined
+      },
+      { what: "the import writing", limitMillis: 60_000, intervalMillis: 5 }
+    )
     expect(importer.exitCode, "the import finished before it could be killed while writing").toBeNull()
     importer.kill("SIGKILL")
     const result = await killed

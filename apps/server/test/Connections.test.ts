@@ -9,7 +9,7 @@ import { connect, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "@effect/vitest"
-import { Processes } from "@filedata/testing"
+import { Conditions, Processes } from "@filedata/testing"
 import * as Connections from "../src/Connections.js"
 
 const { finish, killLeftovers, listening, startBuilt } = Processes
@@ -108,29 +108,15 @@ const health = (port: number, localAddress: string) =>
     req.end()
   })
 
-/** Waits until `condition` holds, polling; fails after `limitMillis` with `what`. */
-const until = async (condition: () => boolean, what: string, limitMillis = 10_000) => {
-  const deadline = performance.now() + limitMillis
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`gave up waiting: ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
-
-const untilAsync = async (condition: () => Promise<boolean>, what: string, limitMillis = 10_000) => {
-  const deadline = performance.now() + limitMillis
-  while (!(await condition())) {
-    if (performance.now() > deadline) throw new Error(`gave up waiting: ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
-
 describe("idle connections from one address (real processes)", () => {
   it("2,000 idle connections from one address hold 100 (the default cap); a client from another address gets its 200", async () => {
     // Only the first-request timeout lengthened, so that the idle connections stay for the whole test.
     const server = await serve({ HTTP_FIRST_REQUEST_TIMEOUT_MS: "600000" })
     const idle = await openIdle(server.port, 2_000)
-    await until(() => idle.filter((socket) => socket.isClosed).length >= 1_900, "the server closes 1,900 of them")
+    await Conditions.until(() => idle.filter((socket) => socket.isClosed).length >= 1_900 || undefined, {
+      what: "the server closes 1,900 of them",
+      limitMillis: 10_000
+    })
     // The server closed the ones past the cap at once, without a byte; the first 100 it holds.
     const open = idle.filter((socket) => !socket.isClosed)
     expect(open).toHaveLength(100)
@@ -143,7 +129,10 @@ describe("idle connections from one address (real processes)", () => {
 
     // Once it lets them go, it is served again (as soon as the server has seen them close).
     for (const socket of open) socket.socket.destroy()
-    await untilAsync(async () => (await health(server.port, "127.0.0.1")) === 200, "127.0.0.1 is served again")
+    await Conditions.until(async () => (await health(server.port, "127.0.0.1")) === 200 || undefined, {
+      what: "127.0.0.1 is served again",
+      limitMillis: 10_000
+    })
     await stop(server)
   }, 60_000)
 

@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { createServer } from "node:net"
 import { afterEach, describe, expect, it } from "@effect/vitest"
-import { Processes } from "@filedata/testing"
+import { Conditions, Processes } from "@filedata/testing"
 
 const { killLeftovers } = Processes
 
@@ -44,17 +44,8 @@ const health = async (base: string) => {
   return { status: reply.status, body: (await reply.json()) as unknown }
 }
 
-/** Polls `check` until it holds (no fixed sleep stands in for a condition); gives up after about 10 s. */
-const eventually = async (check: () => Promise<void> | void) => {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await check()
-    } catch (error) {
-      if (attempt >= 200) throw error
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-  }
-}
+/** Polls `check` until it holds; gives up after 10 s. */
+const eventually = (check: () => Promise<void> | void) => Conditions.passes(check, { limitMillis: 10_000 })
 
 /** The JSON log lines the server wrote at `level` whose message starts with `prefix`. */
 const logLines = (stdout: string, level: string, prefix: string) =>

@@ -7,7 +7,7 @@ import { type Socket, connect as tcpConnect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeAll, describe, expect, it, layer } from "@effect/vitest"
-import { Processes } from "@filedata/testing"
+import { Conditions, Processes } from "@filedata/testing"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import * as Instrumentation from "../src/Instrumentation.js"
@@ -80,8 +80,6 @@ const served = (port: number) =>
     socket.on("close", () => resolve(text.split("\r\n", 1)[0] ?? ""))
   })
 
-const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis))
-
 afterEach(killLeftovers)
 
 describe("stalled readers (real processes)", () => {
@@ -127,17 +125,23 @@ describe("stalled readers (real processes)", () => {
     expect(await served(port)).toBe("HTTP/1.1 200 OK")
     expect(abandonedIds()).toEqual([])
 
-    const deadline = performance.now() + 20_000
-    while (abandonedIds().length < codings.length && performance.now() < deadline) await sleep(50)
+    await Conditions.until(() => abandonedIds().length >= codings.length || undefined, {
+      what: () => `replies abandoned: ${abandonedIds().join(", ")}`,
+      limitMillis: 20_000
+    })
     const abandonedAt = performance.now()
     expect(abandonedIds().sort()).toEqual(codings.map((coding) => `stalled-${coding}`).sort())
     // Never before the send timeout.
     for (const { client } of stalled) expect(abandonedAt - client.sentAt).toBeGreaterThanOrEqual(SEND_TIMEOUT)
 
-    // Their slots are free again: as many clients as the cap allows are served at once.
-    await sleep(100)
-    expect(await Promise.all(Array.from({ length: CONNECTIONS }, () => served(port)))).toEqual(
-      Array.from({ length: CONNECTIONS }, () => "HTTP/1.1 200 OK")
+    // Their slots are free again, once the server has closed them: as many clients as the cap allows are
+    // served at once.
+    await Conditions.passes(
+      async () =>
+        expect(await Promise.all(Array.from({ length: CONNECTIONS }, () => served(port)))).toEqual(
+          Array.from({ length: CONNECTIONS }, () => "HTTP/1.1 200 OK")
+        ),
+      { limitMillis: 5_000 }
     )
 
     // What each stalled client was sent, read now: a reply begun and cut, never the end of a chunked body.
@@ -166,11 +170,14 @@ layer(inProcess, { excludeTestServices: true })("stalled readers (in process)", 
       const before = (yield* Metric.value(Instrumentation.repliesAbandoned)).count
       const port = Number(new URL(yield* TestServer.url("/")).port)
       const client = yield* Effect.promise(() => stall(port, { "Accept-Encoding": "gzip" }))
-      let after = before
-      for (let i = 0; i < 200 && after === before; i++) {
-        yield* Effect.sleep("50 millis")
-        after = (yield* Metric.value(Instrumentation.repliesAbandoned)).count
-      }
+      const after = yield* Conditions.eventually(
+        Effect.filterOrFail(
+          Effect.map(Metric.value(Instrumentation.repliesAbandoned), ({ count }) => count),
+          (count) => count > before,
+          () => "no reply abandoned yet"
+        ),
+        { limitMillis: 10_000 }
+      )
       expect(after).toBe(before + 1)
       const received = yield* Effect.promise(() => client.readToEnd())
       expect(received.subarray(-5).toString("latin1")).not.toBe("0\r\n\r\n")

@@ -47,8 +47,7 @@ const redisClient = (url: string) =>
   )
 
 // Waits until `check` stops throwing (log lines are written by the limiter's own fiber, a moment later).
-const eventually = (check: () => void) =>
-  Effect.try(check).pipe(Effect.retry({ schedule: Schedule.spaced("10 millis"), times: 300 }))
+const eventually = (check: () => void) => Conditions.eventually(Effect.try(check), { limitMillis: 3_000 })
 
 const messages = (lines: ReadonlyArray<Logs.Line>, level: string) =>
   lines.filter((line) => line.level === level).map((line) => String(line.message))

@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
-import { FileDataError } from "@filedata/core"
+import { FileData, FileDataError, RateLimiter } from "@filedata/core"
 import { RateLimiting, StartupFailure, Storage } from "@filedata/runtime"
 import * as ConfigProvider from "effect/ConfigProvider"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -96,9 +97,14 @@ describe("RateLimiting.layer at start", () => {
   )
 
   it.effect("layerConfig without REDIS_URL counts in memory and needs nothing", () =>
-    Effect.scoped(Layer.build(RateLimiting.layerConfig)).pipe(
-      Effect.withConfigProvider(ConfigProvider.fromMap(new Map())),
-      Effect.asVoid
-    )
+    Effect.gen(function* () {
+      const limiter = Context.get(yield* Layer.build(RateLimiting.layerConfig), RateLimiter.RateLimiter)
+      expect(limiter.counting === undefined ? undefined : yield* limiter.counting).toBe("memory")
+      const subject = { scope: "apiKey", apiKey: Redacted.make(FileData.ApiKeyText.make("k")) } as const
+      expect((yield* limiter.consume(subject)).remaining).toBe(1)
+      expect((yield* limiter.consume(subject)).remaining).toBe(0)
+      const refused = yield* Effect.flip(limiter.consume(subject))
+      expect(refused).toBeInstanceOf(FileDataError.RateLimited)
+    }).pipe(Effect.scoped, Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["RATE_LIMIT_MAX", "2"]]))))
   )
 })

@@ -4,6 +4,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import { FileRepository, OperatorStore } from "@filedata/core"
 import { SqliteFileRepository, SqliteStorage } from "@filedata/sqlite"
+import { Conditions } from "@filedata/testing"
 import Database from "better-sqlite3"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -26,8 +27,6 @@ const readSubmissions = (id: string) =>
   ).pipe(Effect.map(Chunk.toReadonlyArray))
 
 const nextTurn = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
-// Real time, past the millisecond a snapshot may be shared for (the connection's timer is a Node timer).
-const later = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 5)))
 
 // SHA-256 of the UTF-8 text, computed independently of the adapter.
 const SHA256 = {
@@ -284,7 +283,7 @@ describe("SqliteFileRepository", () => {
       })
   )
 
-  it.scoped("the reads of one turn share a snapshot, which ends within a millisecond or so", () =>
+  it.scopedLive("the reads of one turn share a snapshot, which ends within a millisecond or so", () =>
     Effect.gen(function* () {
       const filename = yield* tempDatabase
       yield* Effect.gen(function* () {
@@ -311,17 +310,25 @@ describe("SqliteFileRepository", () => {
         expect(yield* access("key-one")).toEqual([Option.some("u1"), Option.some("File f1")])
         expect(yield* access("key-two")).toEqual([Option.some("u1"), Option.some("File f1")])
 
-        // A turn that starts once the snapshot is a millisecond old reads the commit.
-        yield* later
-        expect(yield* access("key-one")).toEqual([Option.none(), Option.none()])
+        // A later turn, once the snapshot is a millisecond old, reads the commit (each try is a turn of its own).
+        yield* Conditions.eventually(
+          Effect.flatMap(access("key-one"), (found) =>
+            Effect.try(() => expect(found).toEqual([Option.none(), Option.none()]))
+          ),
+          { limitMillis: 1_000 }
+        )
         expect(yield* access("key-two")).toEqual([Option.some("u1"), Option.some("renamed")])
 
         // A snapshot nobody renews is ended by its timer: an idle server holds none, so a checkpoint can take
         // the whole WAL.
         yield* nextTurn
         expect(other.pragma("wal_checkpoint(TRUNCATE)")).not.toEqual([{ busy: 0, log: 0, checkpointed: 0 }])
-        yield* later
-        expect(other.pragma("wal_checkpoint(TRUNCATE)")).toEqual([{ busy: 0, log: 0, checkpointed: 0 }])
+        yield* Conditions.eventually(
+          Effect.try(() =>
+            expect(other.pragma("wal_checkpoint(TRUNCATE)")).toEqual([{ busy: 0, log: 0, checkpointed: 0 }])
+          ),
+          { limitMillis: 1_000 }
+        )
 
         // What the storage layer calls around its own writes ends the snapshot at once, within the turn.
         const reader = yield* SqliteFileRepository.make({ filename, pageSize: 10 })

@@ -44,3 +44,25 @@ export const eventually = <A, E, R>(
   options: { readonly limitMillis: number; readonly intervalMillis?: number }
 ): Effect.Effect<A, E, R> =>
   Effect.retry(effect, Schedule.spaced(options.intervalMillis ?? 10).pipe(Schedule.upTo(options.limitMillis)))
+
+/**
+ * Calls `check`, an assertion, until it returns without throwing, and gives what it returned; after
+ * `limitMillis` it throws the last failure, so the test reports what was seen.
+ *
+ * @since 0.2.0
+ * @category polling
+ */
+export const passes = async <A>(
+  check: () => A | Promise<A>,
+  options: { readonly limitMillis: number; readonly intervalMillis?: number }
+): Promise<A> => {
+  const deadline = performance.now() + options.limitMillis
+  for (;;) {
+    try {
+      return await check()
+    } catch (failure) {
+      if (performance.now() > deadline) throw failure
+    }
+    await pause(options.intervalMillis ?? 10)
+  }
+}
