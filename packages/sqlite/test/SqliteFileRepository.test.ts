@@ -312,8 +312,10 @@ describe("SqliteFileRepository", () => {
 
         // A later turn, once the snapshot is a millisecond old, reads the commit (each try is a turn of its own).
         yield* Conditions.eventually(
-          Effect.flatMap(access("key-one"), (found) =>
-            Effect.try(() => expect(found).toEqual([Option.none(), Option.none()]))
+          // Suspended: the adapter reads when its effect is made, and each try must read again.
+          Effect.flatMap(
+            Effect.suspend(() => access("key-one")),
+            (found) => Effect.try(() => expect(found).toEqual([Option.none(), Option.none()]))
           ),
           { limitMillis: 1_000 }
         )
