@@ -163,7 +163,12 @@ export const make = (options: Options): Effect.Effect<WebhookSender.WebhookSende
           if (lookupOptions.all === true) return callback(null, [...addresses])
           callback(null, first.address, first.family)
         },
-        (error: NodeJS.ErrnoException) => callback(error, "")
+        // A resolver's failure is the host not resolving, whatever the resolver called it.
+        (error: NodeJS.ErrnoException) =>
+          callback(
+            typeof error?.code === "string" ? error : Object.assign(new Error("no address"), { code: "ENOTFOUND" }),
+            ""
+          )
       )
     }
 
@@ -253,7 +258,7 @@ export const make = (options: Options): Effect.Effect<WebhookSender.WebhookSende
               status,
               retryAfterMillis:
                 status === 429 || status === 503
-                  ? RetryAfter.parse(headerText(response.headers["retry-after"]), Date.now())
+                  ? RetryAfter.parse(headerText(response.headers["retry-after"]), now + elapsed())
                   : Option.none(),
               durationMillis: elapsed()
             })

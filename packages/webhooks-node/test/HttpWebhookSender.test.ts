@@ -225,6 +225,11 @@ describe("HttpWebhookSender: failures", () => {
       const unresolved = notAnswered(yield* sender.send(attempt("http://nowhere.test/hook?token=s3cret")))
       expect(unresolved).toMatchObject({ failure: "dns", detail: "the host does not resolve (ENOTFOUND)" })
       for (const outcome of [refused, unresolved]) expect(JSON.stringify(outcome)).not.toContain("s3cret")
+      const failing = yield* privateSender({ resolve: () => Promise.reject(new Error("resolver down")) })
+      expect(notAnswered(yield* failing.send(attempt("http://nowhere.test/hook")))).toMatchObject({
+        failure: "dns",
+        detail: "the host does not resolve (ENOTFOUND)"
+      })
     })
   )
 
