@@ -64,7 +64,7 @@ export interface Exchange {
  */
 export const starter = (
   options: Options,
-  ports: FileRequest.Ports
+  ports: Operations.Ports
 ): ((operation: Operations.Operation, arrival: Arrival, response: ServerResponse) => Exchange) => {
   const meter = RateLimitHeaders.meters(ports.limiter)
   const sendTimeoutMillis = options.http?.sendTimeoutMillis ?? ServiceConfig.defaultSendTimeoutMillis
@@ -80,7 +80,7 @@ export const starter = (
       frame,
       answer: (body, fields) =>
         operation.answer(
-          { files: ports.files, limiter: frame.meter.limiter },
+          { files: ports.files, limiter: frame.meter.limiter, signals: ports.signals, waiting: ports.waiting },
           { clientAddress, body, fields },
           response,
           frame

@@ -8,7 +8,7 @@
  */
 
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { FileRepository, RateLimiter, RequestLog } from "@filedata/core"
+import { FileRepository, RateLimiter, RequestLog, SubmissionSignals, WaitingRequests } from "@filedata/core"
 import { Logging, Telemetry } from "@filedata/runtime"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -78,6 +78,18 @@ export const runNowOrAsync = <R>(
 }
 
 /**
+ * What the route takes from the context: the core's ports, and the process's waiting requests.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Requirements =
+  | FileRepository.FileRepository
+  | RateLimiter.RateLimiter
+  | SubmissionSignals.SubmissionSignals
+  | WaitingRequests.WaitingRequests
+
+/**
  * Builds the route's request listener on the current runtime, which must hold the core's ports; it answers
  * the requests {@link matches} accepts.
  *
@@ -86,13 +98,9 @@ export const runNowOrAsync = <R>(
  */
 export const make = (
   options: Exchange.Options
-): Effect.Effect<
-  (request: IncomingMessage, response: ServerResponse) => void,
-  never,
-  FileRepository.FileRepository | RateLimiter.RateLimiter
-> =>
+): Effect.Effect<(request: IncomingMessage, response: ServerResponse) => void, never, Requirements> =>
   Effect.gen(function* () {
-    const runtime = yield* Effect.runtime<FileRepository.FileRepository | RateLimiter.RateLimiter>()
+    const runtime = yield* Effect.runtime<Requirements>()
     // Run synchronously: with in-process adapters (SQLite, the memory limiter) a request needs no wait once
     // its body is in, so it is answered in the same tick, with no scheduling. An adapter that does wait
     // (PostgreSQL, Redis, a slow reader's `drain`) turns the run asynchronous and it finishes on its own.
@@ -108,7 +116,9 @@ export const make = (
     // The ports are taken once: providing a metered limiter to every request would copy the context each time.
     const start = Exchange.starter(options, {
       files: Context.get(runtime.context, FileRepository.FileRepository),
-      limiter: Context.get(runtime.context, RateLimiter.RateLimiter)
+      limiter: Context.get(runtime.context, RateLimiter.RateLimiter),
+      signals: Context.get(runtime.context, SubmissionSignals.SubmissionSignals),
+      waiting: Context.get(runtime.context, WaitingRequests.WaitingRequests)
     })
     const logsRequests = LogLevel.lessThanEqual(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Info)
     // Without a fiber only when nothing would see the difference: no spans to open, and the request line (if

@@ -10,7 +10,7 @@ import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { FileDataApi } from "@filedata/client"
-import { FileRepository, RateLimiter, RequestLog } from "@filedata/core"
+import { FileRepository, RateLimiter, RequestLog, SubmissionSignals, WaitingRequests } from "@filedata/core"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import type * as Layer from "effect/Layer"
@@ -44,34 +44,43 @@ export const files = (
 ): Layer.Layer<
   HttpApiGroup.ApiGroup<"filedata", "files">,
   never,
-  FileRepository.FileRepository | RateLimiter.RateLimiter
+  FileRepository.FileRepository | RateLimiter.RateLimiter | SubmissionSignals.SubmissionSignals
 > =>
   HttpApiBuilder.group(FileDataApi.FileDataApi, "files", (handlers) =>
-    Effect.map(Effect.all({ files: FileRepository.FileRepository, limiter: RateLimiter.RateLimiter }), (ports) => {
-      const start = Exchange.starter(options, ports)
-      const serve =
-        (operation: Operations.Operation) =>
-        ({ request }: { readonly request: HttpServerRequest.HttpServerRequest }) =>
-          // The request's log fields, which the middleware began, are the use case's to fill as well.
-          Effect.flatMap(
-            Effect.zip(Middleware.CurrentRequestId, FiberRef.get(RequestLog.currentFields)),
-            ([requestId, fields]) => {
-              const response = NodeHttpServerRequest.toServerResponse(request)
-              const { answer } = start(
-                operation,
-                { headers: request.headers, remoteAddress: Option.getOrUndefined(request.remoteAddress), requestId },
-                response
-              )
-              return Effect.map(
-                answer(RequestBody.readJson(NodeHttpServerRequest.toIncomingMessage(request)), fields),
-                () => Reply.written(response)
-              )
-            }
-          )
-      return handlers
-        .handleRaw("getFileData", serve(Operations.getFileData))
-        .handleRaw("getSubmissions", serve(Operations.getSubmissions))
-    })
+    Effect.map(
+      Effect.all({
+        files: FileRepository.FileRepository,
+        limiter: RateLimiter.RateLimiter,
+        signals: SubmissionSignals.SubmissionSignals,
+        // The server's registry, when the API runs in it; mounted alone, waits are unbounded.
+        waiting: Effect.map(Effect.serviceOption(WaitingRequests.WaitingRequests), Option.getOrUndefined)
+      }),
+      (ports) => {
+        const start = Exchange.starter(options, ports)
+        const serve =
+          (operation: Operations.Operation) =>
+          ({ request }: { readonly request: HttpServerRequest.HttpServerRequest }) =>
+            // The request's log fields, which the middleware began, are the use case's to fill as well.
+            Effect.flatMap(
+              Effect.zip(Middleware.CurrentRequestId, FiberRef.get(RequestLog.currentFields)),
+              ([requestId, fields]) => {
+                const response = NodeHttpServerRequest.toServerResponse(request)
+                const { answer } = start(
+                  operation,
+                  { headers: request.headers, remoteAddress: Option.getOrUndefined(request.remoteAddress), requestId },
+                  response
+                )
+                return Effect.map(
+                  answer(RequestBody.readJson(NodeHttpServerRequest.toIncomingMessage(request)), fields),
+                  () => Reply.written(response)
+                )
+              }
+            )
+        return handlers
+          .handleRaw("getFileData", serve(Operations.getFileData))
+          .handleRaw("getSubmissions", serve(Operations.getSubmissions))
+      }
+    )
   )
 
 /**

@@ -18,8 +18,17 @@ import {
   GetSubmissions,
   SubmissionsJson
 } from "@filedata/core"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import * as Reply from "./Reply.js"
+
+/**
+ * The ports every operation runs on: those of `GetSubmissions`, which needs the most (the signals its waits wake
+ * on, and the process's waiting requests).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Ports = GetSubmissions.Ports
 
 /**
  * One operation: where it is served, and how one request is answered.
@@ -32,7 +41,7 @@ export interface Operation {
   readonly path: string
   /** Runs the use case for one request on `ports` and writes its reply, success or problem, on `response`. */
   readonly answer: (
-    ports: FileRequest.Ports,
+    ports: Ports,
     input: FileRequest.Input,
     response: ServerResponse,
     frame: Reply.Frame
@@ -41,12 +50,30 @@ export interface Operation {
 
 const make = <A>(
   path: string,
-  runWith: (ports: FileRequest.Ports, input: FileRequest.Input) => Effect.Effect<A, FileDataError.GetFileDataError>,
+  runWith: (
+    ports: Ports,
+    input: FileRequest.Input,
+    response: ServerResponse
+  ) => Effect.Effect<A, FileDataError.GetFileDataError>,
   writeTo: Reply.BodyWriter<A>
 ): Operation => ({
   path,
-  answer: (ports, input, response, frame) => Reply.send(response, frame, runWith(ports, input), writeTo)
+  answer: (ports, input, response, frame) => Reply.send(response, frame, runWith(ports, input, response), writeTo)
 })
+
+// Completes when the connection of a reply not yet written closes: a client that gave up waiting.
+const gone = (response: ServerResponse): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    if (response.destroyed) {
+      resume(Effect.void)
+      return
+    }
+    const closed = () => resume(Effect.void)
+    response.once("close", closed)
+    return Effect.sync(() => {
+      response.off("close", closed)
+    })
+  })
 
 /**
  * `POST /api/v1/file-data`: the file's metadata, counters and every submission.
@@ -64,7 +91,7 @@ export const getFileData: Operation = make(FileDataApi.fileDataPath, GetFileData
  */
 export const getSubmissions: Operation = make(
   FileDataApi.submissionsPath,
-  GetSubmissions.runWith,
+  (ports, input, response) => GetSubmissions.runWith(ports, { ...input, gone: gone(response) }),
   SubmissionsJson.writeTo
 )
 

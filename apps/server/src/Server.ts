@@ -18,7 +18,13 @@ import * as NodeHttpPlatform from "@effect/platform-node/NodeHttpPlatform"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodePath from "@effect/platform-node/NodePath"
 import { FileDataApi } from "@filedata/client"
-import { type FileRepository, type RateLimiter, RequestLog } from "@filedata/core"
+import {
+  type FileRepository,
+  type RateLimiter,
+  RequestLog,
+  type SubmissionSignals,
+  WaitingRequests
+} from "@filedata/core"
 import { Listener, Logging, type ServiceConfig } from "@filedata/runtime"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -46,6 +52,8 @@ export interface Options {
   readonly http: HttpLimits
   /** The signal that stopped the process, if one did, for the log line the drain begins with. */
   readonly stopSignal?: (() => string | undefined) | undefined
+  /** How many requests one key and one address may have waiting at once; `WaitingRequests.defaultLimits` without it. */
+  readonly longPoll?: WaitingRequests.Limits | undefined
 }
 
 /**
@@ -78,7 +86,7 @@ export const routesLayer = (
 ): Layer.Layer<
   import("@effect/platform/HttpApi").Api | HttpApiBuilder.Router | HttpApiBuilder.Middleware,
   never,
-  FileRepository.FileRepository | RateLimiter.RateLimiter
+  FileRepository.FileRepository | RateLimiter.RateLimiter | SubmissionSignals.SubmissionSignals
 > =>
   Layer.mergeAll(Documentation.layer, HttpApiBuilder.middleware(Middleware.make(options))).pipe(
     Layer.provideMerge(
@@ -174,7 +182,11 @@ const platformServices = Layer.mergeAll(NodeHttpPlatform.layer, Etag.layerWeak, 
  */
 export const layer = (
   options: Options
-): Layer.Layer<Address, HttpServerError.ServeError, FileRepository.FileRepository | RateLimiter.RateLimiter> =>
+): Layer.Layer<
+  Address,
+  HttpServerError.ServeError,
+  FileRepository.FileRepository | RateLimiter.RateLimiter | SubmissionSignals.SubmissionSignals
+> =>
   Layer.scoped(
     Address,
     Effect.gen(function* () {
@@ -274,10 +286,19 @@ export const layer = (
         })
       )
       yield* listen(server, options)
+      // Runs before the listener's release, which waits for replies in flight: waiting requests are answered at
+      // once with what they have (the empty page), and the drain goes on as for any reply.
+      const waiting = yield* WaitingRequests.WaitingRequests
+      yield* Effect.addFinalizer(() => waiting.stop)
       const address = server.address() as AddressInfo
       // A JSON line like every other, written whatever LOG_LEVEL says; the URL is followed by a space, so the
       // contract's line can be found with `listening on (http://\S+)`.
       yield* Logging.announce(`listening on http://${options.host}:${address.port} (pid ${process.pid})`)
       return { hostname: address.address, port: address.port }
     })
-  ).pipe(Layer.provide(routesLayer(options)), Layer.provide(platformServices))
+  ).pipe(
+    Layer.provide(routesLayer(options)),
+    Layer.provide(platformServices),
+    // One registry for both paths, so the bounds count every waiting request of the process.
+    Layer.provide(Layer.effect(WaitingRequests.WaitingRequests, WaitingRequests.make(options.longPoll)))
+  )

@@ -48,6 +48,14 @@ export type GetFileDataRequest = typeof GetFileDataRequest.Type
 export const maxSubmissionsLimit = GetSubmissions.maxLimit
 
 /**
+ * The longest `wait` of an incremental read, in seconds.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const maxSubmissionsWait = GetSubmissions.maxWait
+
+/**
  * The body of `POST /api/v1/file-data/submissions`: `fileId` and `apiKey` as for `getFileData`, and the
  * optional bounds of the read; refused exactly as the server refuses it (the core's
  * `GetSubmissions.RequestJson`), a cursor of another file and an `until` before `since` included.

@@ -23,7 +23,8 @@ import {
   Issue,
   invalidRequest,
   issueLimit,
-  pointer
+  pointer,
+  type StorageUnavailable
 } from "./FileDataError.js"
 import * as FileRepository from "./FileRepository.js"
 import * as Immediate from "./Immediate.js"
@@ -265,6 +266,26 @@ export const handle: <R extends Credentials, A>(
     if (file.value.ownerId !== owner.value) return yield* new AccessDenied()
     return answer(files, request, file.value)
   })
+
+/**
+ * Rules 4 to 6 applied to a fresh `findAccess`, with no quota counted again: for a request that read its file
+ * once already and reads it again (a wait that woke up), so a key revoked meanwhile reads no more.
+ *
+ * @since 0.2.0
+ * @category use cases
+ */
+export const reopen = (
+  files: FileRepository.FileRepository,
+  request: Credentials
+): Effect.Effect<FileRepository.FoundFile, AccessDenied | FileNotFound | StorageUnavailable> =>
+  Effect.flatMap(
+    files.findAccess(request.apiKey, request.fileId),
+    ({ file, owner }): Effect.Effect<FileRepository.FoundFile, AccessDenied | FileNotFound> => {
+      if (Option.isNone(owner)) return Effect.fail(new AccessDenied())
+      if (Option.isNone(file)) return Effect.fail(new FileNotFound())
+      return file.value.ownerId === owner.value ? Effect.succeed(file.value) : Effect.fail(new AccessDenied())
+    }
+  )
 
 /**
  * An operation's two entry points: on ports the caller holds, or on the ports of the context.

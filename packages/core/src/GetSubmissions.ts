@@ -10,21 +10,32 @@
  * taken with the file, so a reply read over several pages shows one moment of the file and `hasMore` says
  * whether more matched at that moment.
  *
+ * With `wait` (seconds), a request whose reply would hold no submission waits, holding no connection, until
+ * `SubmissionSignals` says its file may have changed (then it reads again, and answers if anything matched), its
+ * wait ends (the empty page, `next` unchanged), the transport says its client went away, or the process stops
+ * (`WaitingRequests`: the empty page at once). It is counted once against the rate limits, and against
+ * `WaitingRequests`' bounds while it waits.
+ *
  * Reading changes no counter.
  *
  * @since 0.1.0
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { FileId, InstantFromIso } from "./FileData.js"
 import { type GetSubmissionsError, type InvalidRequest, Issue, pointer } from "./FileDataError.js"
 import type * as FileRepository from "./FileRepository.js"
 import * as FileRequest from "./FileRequest.js"
+import * as Immediate from "./Immediate.js"
 import type * as RateLimiter from "./RateLimiter.js"
 import * as SubmissionCursor from "./SubmissionCursor.js"
-import type { SubmissionsReply } from "./SubmissionsReply.js"
+import * as SubmissionSignals from "./SubmissionSignals.js"
+import { pageLimit, type SubmissionsReply } from "./SubmissionsReply.js"
 import * as TextRules from "./TextRules.js"
+import * as WaitingRequests from "./WaitingRequests.js"
 
 /**
  * How many submissions a reply holds when the request gives no `limit`.
@@ -42,6 +53,14 @@ export const defaultLimit = 1000
  */
 export const maxLimit = 10_000
 
+/**
+ * The longest `wait` a request may give, in seconds.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const maxWait = 30
+
 const INSTANT = "must be an ISO 8601 date-time with a zone, e.g. 2024-01-01T00:00:00.000Z"
 const CURSOR = "must be the next of an earlier reply for this file"
 
@@ -50,7 +69,8 @@ const details = {
   since: INSTANT,
   until: INSTANT,
   after: CURSOR,
-  limit: `must be an integer from 1 to ${maxLimit}`
+  limit: `must be an integer from 1 to ${maxLimit}`,
+  wait: `must be an integer from 0 to ${maxWait}`
 }
 
 // An instant as a request gives it: on the wire a date-time text, read into epoch milliseconds.
@@ -106,6 +126,13 @@ export const GetSubmissionsRequest = Schema.Struct({
       description: `At most this many submissions, 1 to ${maxLimit}; default ${defaultLimit}`
     }),
     { exact: true, default: () => defaultLimit }
+  ),
+  wait: Schema.optionalWith(
+    Schema.Number.pipe(Schema.int(), Schema.between(0, maxWait)).annotations({
+      title: "Wait",
+      description: `Seconds, 0 to ${maxWait}, to hold the request when no submission matches yet, until one is appended (answered at once with it) or the time is up (the empty page, next unchanged); default 0`
+    }),
+    { exact: true, default: () => 0 }
   )
 }).annotations({
   identifier: "GetSubmissionsRequest",
@@ -130,6 +157,8 @@ export interface SubmissionsQuery extends FileRequest.Credentials {
   readonly until: number | undefined
   readonly after: string | undefined
   readonly limit: number
+  /** Seconds the request may wait for a matching submission. */
+  readonly wait: number
 }
 
 /**
@@ -138,15 +167,22 @@ export interface SubmissionsQuery extends FileRequest.Credentials {
  * @since 0.1.0
  * @category models
  */
-export type GetSubmissionsInput = FileRequest.Input
+export interface GetSubmissionsInput extends FileRequest.Input {
+  /** Completes when the client went away: a wait ends there. */
+  readonly gone?: Effect.Effect<void> | undefined
+}
 
 /**
- * The ports the operation runs on.
+ * The ports the operation runs on: those every operation on a file takes, the signals a wait wakes on, and the
+ * process's waiting requests (without them, waits are unbounded and end only by themselves).
  *
  * @since 0.1.0
  * @category models
  */
-export type Ports = FileRequest.Ports
+export interface Ports extends FileRequest.Ports {
+  readonly signals: SubmissionSignals.SubmissionSignals
+  readonly waiting?: WaitingRequests.WaitingRequests | undefined
+}
 
 const decodeRequest = FileRequest.decoder(GetSubmissionsRequest, details)
 const decodeInstant = Schema.decodeUnknownOption(InstantFromIso)
@@ -190,7 +226,8 @@ export const parseRequest = (body: unknown): Effect.Effect<SubmissionsQuery, Inv
     since: request.since,
     until: request.until,
     after: Option.getOrUndefined(position),
-    limit: request.limit
+    limit: request.limit,
+    wait: request.wait
   })
 }
 
@@ -204,25 +241,77 @@ export const parseRequest = (body: unknown): Effect.Effect<SubmissionsQuery, Inv
  */
 export const RequestJson = FileRequest.wire(GetSubmissionsRequest, parseRequest)
 
-// Every page is read up to the file's read point.
+// Every page is read up to the file's read point; `first`, when given, is the reply's first page, read already.
 const answer = (
   files: FileRepository.FileRepository,
   request: SubmissionsQuery,
-  file: FileRepository.FoundFile
+  file: FileRepository.FoundFile,
+  first?: FileRepository.SubmissionPage
 ): SubmissionsReply => ({
   file,
   limit: request.limit,
   submissionPage: (after, limit) =>
-    files.readSubmissions(file.id, {
-      after: after ?? request.after,
-      since: request.since,
-      until: request.until,
-      limit,
-      upTo: file.readPoint
-    })
+    first !== undefined && after === undefined
+      ? Effect.succeed(first)
+      : files.readSubmissions(file.id, {
+          after: after ?? request.after,
+          since: request.since,
+          until: request.until,
+          limit,
+          upTo: file.readPoint
+        })
 })
 
-const operation = FileRequest.operation(parseRequest, answer)
+type Woke = "changed" | "ended"
+
+// The wait of one request: read the first page; while it is empty and time is left, wait for the file to change
+// (or the wait to end), then read the file again through the same rules.
+const waited = (
+  ports: Ports,
+  input: GetSubmissionsInput,
+  request: SubmissionsQuery,
+  found: FileRepository.FoundFile
+): Effect.Effect<SubmissionsReply, GetSubmissionsError> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const { files, signals, waiting } = ports
+      const deadline = (yield* Clock.currentTimeMillis) + request.wait * 1000
+      const ends: Array<Effect.Effect<Woke>> = []
+      if (waiting !== undefined) ends.push(Effect.as(waiting.stopped, "ended"))
+      if (input.gone !== undefined) ends.push(Effect.as(input.gone, "ended"))
+      let file = found
+      let held = false
+      for (;;) {
+        const first = yield* files.readSubmissions(file.id, {
+          after: request.after,
+          since: request.since,
+          until: request.until,
+          limit: Math.min(request.limit, pageLimit),
+          upTo: file.readPoint
+        })
+        const reply = answer(files, request, file, first)
+        const left = deadline - (yield* Clock.currentTimeMillis)
+        if (first.entries.length > 0 || left <= 0) return reply
+        if (!held) {
+          if (waiting !== undefined) yield* waiting.hold(request.apiKey, input.clientAddress)
+          held = true
+        }
+        const woke = yield* Effect.raceAll<Effect.Effect<Woke>>([
+          Effect.as(signals.changed(file.id, file.readPoint), "changed"),
+          Effect.as(Effect.sleep(left), "ended"),
+          ...ends
+        ])
+        if (woke === "ended") return reply
+        file = yield* FileRequest.reopen(files, request)
+      }
+    })
+  )
+
+const operation = FileRequest.operation(parseRequest, (files, request: SubmissionsQuery, file) => ({
+  request,
+  file,
+  reply: answer(files, request, file)
+}))
 
 /**
  * Runs the operation for one request on the given ports: for transports that hold their ports already
@@ -231,10 +320,14 @@ const operation = FileRequest.operation(parseRequest, answer)
  * @since 0.1.0
  * @category use cases
  */
-export const runWith: (
+export const runWith = (
   ports: Ports,
   input: GetSubmissionsInput
-) => Effect.Effect<SubmissionsReply, GetSubmissionsError> = operation.runWith
+): Effect.Effect<SubmissionsReply, GetSubmissionsError> =>
+  // A request that does not wait stays evaluated at once when its ports answered at once.
+  Immediate.flatMap(operation.runWith(ports, input), ({ file, reply, request }) =>
+    request.wait === 0 ? Exit.succeed(reply) : waited(ports, input, request, file)
+  )
 
 /**
  * Runs the operation for one request on the ports of the context.
@@ -242,7 +335,18 @@ export const runWith: (
  * @since 0.1.0
  * @category use cases
  */
-export const run: (
+export const run = (
   input: GetSubmissionsInput
-) => Effect.Effect<SubmissionsReply, GetSubmissionsError, FileRepository.FileRepository | RateLimiter.RateLimiter> =
-  operation.run
+): Effect.Effect<
+  SubmissionsReply,
+  GetSubmissionsError,
+  FileRepository.FileRepository | RateLimiter.RateLimiter | SubmissionSignals.SubmissionSignals
+> =>
+  Effect.flatMap(
+    Effect.all({
+      ports: FileRequest.ports,
+      signals: SubmissionSignals.SubmissionSignals,
+      waiting: Effect.serviceOption(WaitingRequests.WaitingRequests)
+    }),
+    ({ ports, signals, waiting }) => runWith({ ...ports, signals, waiting: Option.getOrUndefined(waiting) }, input)
+  )

@@ -72,3 +72,18 @@ export const fn =
  */
 export const map = <A, E, R, B>(self: Effect.Effect<A, E, R>, f: (a: A) => B): Effect.Effect<B, E, R> =>
   Exit.isExit(self) ? Exit.map(self as Exit.Exit<A, E>, f) : Effect.map(self, f)
+
+/**
+ * `Effect.flatMap` that keeps an already evaluated effect evaluated when `f` gives one.
+ *
+ * @since 0.2.0
+ * @category sequencing
+ */
+export const flatMap = <A, E, R, B, E2, R2>(
+  self: Effect.Effect<A, E, R>,
+  f: (a: A) => Effect.Effect<B, E2, R2>
+): Effect.Effect<B, E | E2, R | R2> => {
+  if (!Exit.isExit(self)) return Effect.flatMap(self, f)
+  const exit = self as Exit.Exit<A, E>
+  return Exit.isSuccess(exit) ? f(exit.value) : (exit as Exit.Exit<never, E>)
+}

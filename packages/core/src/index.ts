@@ -87,6 +87,10 @@ export * as SubmissionCursor from "./SubmissionCursor.js"
  */
 export * as SubmissionEntry from "./SubmissionEntry.js"
 /**
+ * @since 0.2.0
+ */
+export * as SubmissionSignals from "./SubmissionSignals.js"
+/**
  * @since 0.1.0
  */
 export * as SubmissionsJson from "./SubmissionsJson.js"
@@ -98,6 +102,7 @@ export * as SubmissionsReply from "./SubmissionsReply.js"
  * @since 0.1.0
  */
 export * as TextRules from "./TextRules.js"
+export * as WaitingRequests from "./WaitingRequests.js"
 /**
  * @since 0.2.0
  */

@@ -21,7 +21,8 @@ const run = (
   request: GetSubmissions.GetSubmissionsInput,
   repository: TestFileRepository.TestFileRepository,
   limiter: TestRateLimiter.TestRateLimiter = TestRateLimiter.make()
-) => GetSubmissions.run(request).pipe(Effect.provide(Layer.merge(repository.layer, limiter.layer)))
+) =>
+  GetSubmissions.run(request).pipe(Effect.provide(Layer.mergeAll(repository.layer, limiter.layer, repository.signals)))
 
 /** The reply of a request as the contract writes it, parsed. */
 const ask = (body: Record<string, unknown>, repository: TestFileRepository.TestFileRepository) =>

@@ -10,6 +10,7 @@ import * as GetFileData from "../src/GetFileData.js"
 import * as GetSubmissions from "../src/GetSubmissions.js"
 import type * as RateLimiter from "../src/RateLimiter.js"
 import * as RequestLog from "../src/RequestLog.js"
+import type * as SubmissionSignals from "../src/SubmissionSignals.js"
 import { input } from "./utils/Requests.js"
 import * as TestFileRepository from "./utils/TestFileRepository.js"
 import * as TestRateLimiter from "./utils/TestRateLimiter.js"
@@ -22,12 +23,14 @@ const spec: TestFileRepository.RepositorySpec = {
   files: [{ id: "contact", ownerId: "alice", submissions: [] }]
 }
 
-const provided = <A, E>(effect: Effect.Effect<A, E, FileRepository.FileRepository | RateLimiter.RateLimiter>) =>
-  Effect.provide(effect, Layer.merge(TestFileRepository.make(spec).layer, TestRateLimiter.make().layer))
+type Ports = FileRepository.FileRepository | RateLimiter.RateLimiter | SubmissionSignals.SubmissionSignals
 
-type Operation = (
-  input: FileRequest.Input
-) => Effect.Effect<unknown, unknown, FileRepository.FileRepository | RateLimiter.RateLimiter>
+const provided = <A, E>(effect: Effect.Effect<A, E, Ports>) => {
+  const repository = TestFileRepository.make(spec)
+  return Effect.provide(effect, Layer.mergeAll(repository.layer, TestRateLimiter.make().layer, repository.signals))
+}
+
+type Operation = (input: FileRequest.Input) => Effect.Effect<unknown, unknown, Ports>
 
 const operations: ReadonlyArray<readonly [string, Operation]> = [
   ["GetFileData", GetFileData.run],

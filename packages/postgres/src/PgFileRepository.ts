@@ -6,7 +6,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { FileDataError } from "@filedata/core"
-import { FileData, FileRepository, SubmissionEntry } from "@filedata/core"
+import { FileData, FileRepository, SubmissionEntry, type SubmissionSignals } from "@filedata/core"
 import { KeyHash, StorageFailure, SubmissionPosition } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -60,6 +60,19 @@ const toFoundFile = (row: FileRow): FileRepository.FoundFile => ({
 })
 
 /**
+ * The repository, and what the signals of waiting requests read.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface PgFileRepository extends FileRepository.FileRepository {
+  /** The files with submissions committed past a read point's seq, and the highest seq among them. */
+  readonly changesAfter: (
+    position: number
+  ) => Effect.Effect<SubmissionSignals.Changes, FileDataError.StorageUnavailable>
+}
+
+/**
  * Builds the repository reading submissions in pages of `pageSize` rows.
  *
  * @since 0.1.0
@@ -67,7 +80,7 @@ const toFoundFile = (row: FileRow): FileRepository.FoundFile => ({
  */
 export const makeWith = (options: {
   readonly pageSize: number
-}): Effect.Effect<FileRepository.FileRepository, never, SqlClient.SqlClient> =>
+}): Effect.Effect<PgFileRepository, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const { pageSize } = options
     if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
@@ -105,7 +118,7 @@ export const makeWith = (options: {
         ORDER BY created_date, seq
         LIMIT ${limit + 1}`
 
-    return {
+    const repository: PgFileRepository = {
       // The key's row first, so an unknown or revoked key never reaches `files`; no row when the key matches no
       // active key, the file's columns null when no file has the id. The read point in the same statement, so
       // from the same snapshot, as the file's row (PgMigrations).
@@ -151,8 +164,20 @@ export const makeWith = (options: {
           }
         })
       },
-      ping: Effect.asVoid(read(sql`SELECT 1`))
+      ping: Effect.asVoid(read(sql`SELECT 1`)),
+      // The files with rows past a seq, by a range of the primary key: one seek when nothing is new.
+      changesAfter: (position: number) =>
+        Effect.map(
+          read(sql<{ readonly file_id: string; readonly top: string }>`SELECT file_id, max(seq) AS top
+            FROM submissions WHERE seq > ${position}::int8 GROUP BY file_id`),
+          (rows): SubmissionSignals.Changes => {
+            let top: number | undefined
+            for (const row of rows) top = Math.max(top ?? 0, Number(row.top))
+            return { files: rows.map((row) => row.file_id as FileData.FileId), top }
+          }
+        )
     }
+    return repository
   })
 
 /**

@@ -162,6 +162,31 @@ const webhooks = Effect.gen(function* () {
   yield* sql`CREATE INDEX webhook_attempts_webhook ON webhook_attempts (webhook_id, seq)`
 })
 
+// Waiting requests of every instance hear of an append when it commits: a notification sent in the inserting
+// transaction (so only if it commits, and after it did), from a trigger, so every writer sends it. Its payload
+// is fixed (PostgreSQL folds equal notifications of one transaction into one); the listener looks at storage
+// for what changed, and its bounded poll covers a notification lost with a connection.
+const submissionNotify = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.unsafe(`CREATE FUNCTION notify_submissions_appended() RETURNS trigger
+    LANGUAGE plpgsql AS $$
+    BEGIN
+      PERFORM pg_notify('${submissionsChannel}', 'appended');
+      RETURN NULL;
+    END
+    $$`)
+  yield* sql`CREATE TRIGGER submissions_notify AFTER INSERT ON submissions
+    FOR EACH STATEMENT EXECUTE FUNCTION notify_submissions_appended()`
+})
+
+/**
+ * The channel on which every committed insert of submissions is announced (migration 8).
+ *
+ * @since 0.2.0
+ * @category migrations
+ */
+export const submissionsChannel = "filedata_submissions"
+
 /**
  * Every migration, by `<id>_<name>`; entries are only ever appended.
  *
@@ -173,7 +198,8 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "2_submission_entries": submissionEntries,
   "3_api_key_prefixes": apiKeyPrefixes,
   "4_submission_read_point": submissionReadPoint,
-  "7_webhooks": webhooks
+  "7_webhooks": webhooks,
+  "8_submission_notify": submissionNotify
 })
 
 // Any fixed number works; only this adapter's migrations take it.

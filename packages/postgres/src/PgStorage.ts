@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { type FileDataError, FileRepository, OperatorStore, WebhookStore } from "@filedata/core"
+import { type FileDataError, FileRepository, OperatorStore, SubmissionSignals, WebhookStore } from "@filedata/core"
 import { SqlWebhookStore, StorageFailure } from "@filedata/sql"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -13,6 +13,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
 import * as PgFileRepository from "./PgFileRepository.js"
 import * as PgMigrations from "./PgMigrations.js"
 import * as PgOperatorStore from "./PgOperatorStore.js"
@@ -32,6 +34,11 @@ export interface PgStorageOptions {
   readonly statementTimeoutMillis?: number | undefined
   /** Submissions read per page; defaults to {@link PgFileRepository.defaultPageSize}. */
   readonly pageSize?: number | undefined
+  /**
+   * How often the files of waiting requests are looked at when no notification came; defaults to
+   * `SubmissionSignals.defaultIntervalMillis`.
+   */
+  readonly signalIntervalMillis?: number | undefined
 }
 
 /**
@@ -88,6 +95,9 @@ const client = (options: PgStorageOptions) =>
     )
   )
 
+// After the listening connection fails, how long until it is opened again; the poll covers the gap.
+const listenRetry = Duration.seconds(1)
+
 /**
  * The `FileRepository`, `OperatorStore` and `WebhookStore` of one PostgreSQL database, migrated when the layer
  * is built.
@@ -98,10 +108,13 @@ const client = (options: PgStorageOptions) =>
 export const layer = (
   options: PgStorageOptions
 ): Layer.Layer<
-  FileRepository.FileRepository | OperatorStore.OperatorStore | WebhookStore.WebhookStore,
+  | FileRepository.FileRepository
+  | OperatorStore.OperatorStore
+  | SubmissionSignals.SubmissionSignals
+  | WebhookStore.WebhookStore,
   FileDataError.StorageUnavailable
 > =>
-  Layer.effectContext(
+  Layer.scopedContext(
     Effect.gen(function* () {
       yield* PgMigrations.run
       const files = yield* PgFileRepository.makeWith({
@@ -109,9 +122,24 @@ export const layer = (
       })
       const operator = yield* PgOperatorStore.make
       const webhooks = yield* SqlWebhookStore.make(PgOperatorStore.dialect)
+      const signals = yield* SubmissionSignals.polled({
+        changesAfter: files.changesAfter,
+        position: Number,
+        intervalMillis: options.signalIntervalMillis ?? SubmissionSignals.defaultIntervalMillis
+      })
+      // Every commit that inserts submissions, by any instance or the CLI, is announced (PgMigrations): it makes
+      // the poll look at once. The listening connection is opened again after a failure, and the poll goes on.
+      const client = yield* PgClient.PgClient
+      yield* Effect.forkScoped(
+        Stream.runForEach(client.listen(PgMigrations.submissionsChannel), () => signals.poke).pipe(
+          Effect.retry(Schedule.spaced(listenRetry)),
+          Effect.ignore
+        )
+      )
       return Context.make(FileRepository.FileRepository, files).pipe(
         Context.add(OperatorStore.OperatorStore, operator),
-        Context.add(WebhookStore.WebhookStore, webhooks)
+        Context.add(WebhookStore.WebhookStore, webhooks),
+        Context.add(SubmissionSignals.SubmissionSignals, { changed: signals.changed })
       )
     })
   ).pipe(

@@ -161,7 +161,8 @@ describe.skipIf(testDatabaseUrl === undefined)("PgMigrations on PostgreSQL (TEST
         { migration_id: 2, name: "submission_entries" },
         { migration_id: 3, name: "api_key_prefixes" },
         { migration_id: 4, name: "submission_read_point" },
-        { migration_id: 7, name: "webhooks" }
+        { migration_id: 7, name: "webhooks" },
+        { migration_id: 8, name: "submission_notify" }
       ])
     })
   )

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import type { RateLimiter } from "@filedata/core"
+import { type RateLimiter, SubmissionSignals, WaitingRequests } from "@filedata/core"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import * as Either from "effect/Either"
@@ -44,6 +44,8 @@ export interface DatabasePool {
 export interface StorageOptions {
   readonly database: DatabaseLocation
   readonly pool?: DatabasePool | undefined
+  /** How often waiting requests' files are looked at (`LONG_POLL_INTERVAL_MS`); the adapter's default without it. */
+  readonly signalIntervalMillis?: number | undefined
 }
 
 /**
@@ -135,6 +137,8 @@ export interface ServiceConfig {
   readonly storage: StorageOptions
   readonly rateLimiting: RateLimitingOptions
   readonly telemetry: TelemetryOptions
+  /** How many requests may wait for submissions at once, per key and per address (`LONG_POLL_MAX_PER_*`). */
+  readonly longPoll: WaitingRequests.Limits
 }
 
 /**
@@ -348,7 +352,21 @@ export const storage: Config.Config<StorageOptions> = Config.all({
   pool: Config.all({
     max: wholeNumber("DATABASE_POOL_MAX", 10, 1, 1000),
     statementTimeoutMillis: wholeNumber("DATABASE_STATEMENT_TIMEOUT_MS", 5_000, 0, 2_147_483_647)
-  })
+  }),
+  // At most a second, so an append by any process answers a waiting request within the contract's 1 s.
+  signalIntervalMillis: wholeNumber("LONG_POLL_INTERVAL_MS", SubmissionSignals.defaultIntervalMillis, 10, 1000)
+})
+
+/**
+ * `LONG_POLL_MAX_PER_KEY` and `LONG_POLL_MAX_PER_ADDRESS`: how many requests one key and one client address may
+ * have waiting at once.
+ *
+ * @since 0.2.0
+ * @category config
+ */
+export const longPoll: Config.Config<WaitingRequests.Limits> = Config.all({
+  perKey: wholeNumber("LONG_POLL_MAX_PER_KEY", WaitingRequests.defaultLimits.perKey, 1, 1_000_000),
+  perAddress: wholeNumber("LONG_POLL_MAX_PER_ADDRESS", WaitingRequests.defaultLimits.perAddress, 1, 1_000_000)
 })
 
 /**
@@ -498,7 +516,8 @@ export const config: Config.Config<ServiceConfig> = Config.all({
   http,
   storage,
   rateLimiting,
-  telemetry
+  telemetry,
+  longPoll
 }).pipe(
   // The metrics stay off the public port: whoever reaches the service must not read its metrics.
   Config.mapOrFail((config) =>

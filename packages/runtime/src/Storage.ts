@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import type { FileRepository, OperatorStore } from "@filedata/core"
+import type { FileRepository, OperatorStore, SubmissionSignals } from "@filedata/core"
 import { SqliteStorage } from "@filedata/sqlite"
 import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
@@ -12,10 +12,10 @@ import { loadedLayer } from "./internal/loadedLayer.js"
 import * as ServiceConfig from "./ServiceConfig.js"
 import { DependencyUnavailable } from "./StartupFailure.js"
 
-const adapter = ({ database, pool }: ServiceConfig.StorageOptions) => {
+const adapter = ({ database, pool, signalIntervalMillis }: ServiceConfig.StorageOptions) => {
   switch (database._tag) {
     case "Sqlite":
-      return SqliteStorage.layer({ filename: database.filename })
+      return SqliteStorage.layer({ filename: database.filename, signalIntervalMillis })
     case "Postgres":
       return loadedLayer(
         () => import("@filedata/postgres"),
@@ -23,7 +23,8 @@ const adapter = ({ database, pool }: ServiceConfig.StorageOptions) => {
           PgStorage.layer({
             url: database.url,
             poolMax: pool?.max,
-            statementTimeoutMillis: pool?.statementTimeoutMillis
+            statementTimeoutMillis: pool?.statementTimeoutMillis,
+            signalIntervalMillis
           })
       )
   }
@@ -39,7 +40,10 @@ const adapter = ({ database, pool }: ServiceConfig.StorageOptions) => {
  */
 export const layer = (
   options: ServiceConfig.StorageOptions
-): Layer.Layer<FileRepository.FileRepository | OperatorStore.OperatorStore, DependencyUnavailable> =>
+): Layer.Layer<
+  FileRepository.FileRepository | OperatorStore.OperatorStore | SubmissionSignals.SubmissionSignals,
+  DependencyUnavailable
+> =>
   Layer.mapError(
     adapter(options),
     (cause) =>
@@ -58,6 +62,6 @@ export const layer = (
  * @category layers
  */
 export const layerConfig: Layer.Layer<
-  FileRepository.FileRepository | OperatorStore.OperatorStore,
+  FileRepository.FileRepository | OperatorStore.OperatorStore | SubmissionSignals.SubmissionSignals,
   DependencyUnavailable | ConfigError.ConfigError
 > = Layer.unwrapEffect(Effect.map(ServiceConfig.storage, layer))

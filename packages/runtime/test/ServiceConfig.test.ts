@@ -33,7 +33,8 @@ describe("ServiceConfig, valid", () => {
         },
         storage: {
           database: { _tag: "Sqlite", filename: "./data/filedata.db" },
-          pool: { max: 10, statementTimeoutMillis: 5_000 }
+          pool: { max: 10, statementTimeoutMillis: 5_000 },
+          signalIntervalMillis: 250
         },
         rateLimiting: {
           policy: {
@@ -47,7 +48,8 @@ describe("ServiceConfig, valid", () => {
           metrics: Option.none(),
           traces: Option.none(),
           resource: { serviceName: "filedata", attributes: {} }
-        }
+        },
+        longPoll: { perKey: 20, perAddress: 100 }
       })
     })
   )
@@ -266,6 +268,9 @@ const invalid: ReadonlyArray<readonly [variable: string, values: ReadonlyArray<s
   ["RATE_LIMIT_WINDOW_MS", ["0", "2147483648", "1m"]],
   ["REDIS_URL", ["http://x", "redis:/cache", "127.0.0.1:6379", "redis://[::1", "unix:///tmp/redis.sock"]],
   ["RATE_LIMIT_FAILURE_MODE", ["", "shut", "fail-open"]],
+  ["LONG_POLL_MAX_PER_KEY", ["0", "1000001", "few"]],
+  ["LONG_POLL_MAX_PER_ADDRESS", ["0", "1000001", "1.5"]],
+  ["LONG_POLL_INTERVAL_MS", ["9", "1001", "250ms"]],
   ["METRICS_PORT", ["-1", "65536", "x", "1e3", "9464.0"]],
   ["METRICS_HOST", ["", "  "]],
   ["OTEL_EXPORTER_OTLP_ENDPOINT", ["collector:4318", "grpc://collector:4317", "http://[::1", "//collector"]],

@@ -24,7 +24,7 @@
  *
  * @since 0.1.0
  */
-import { FileData, type FileDataError, FileRepository, SubmissionEntry } from "@filedata/core"
+import { FileData, type FileDataError, FileRepository, SubmissionEntry, type SubmissionSignals } from "@filedata/core"
 import { KeyHash, SubmissionPosition } from "@filedata/sql"
 import type Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
@@ -189,7 +189,14 @@ const prepare = (db: Database.Database, pageSize: number, joins: boolean) => ({
     .raw(),
   // Reads a table, so it takes the same lock and needs the same schema as a request; `SELECT 1` would
   // answer without touching the file.
-  ping: db.prepare("SELECT 1 FROM files LIMIT 1").pluck()
+  ping: db.prepare("SELECT 1 FROM files LIMIT 1").pluck(),
+  // What waiting requests wake on: the files with rows past a seq, by a range of the rowid tree, so a poll
+  // with nothing new is one seek and one with new rows reads only those.
+  changes: db
+    .prepare<[after: number], [fileId: string, top: number]>(
+      "SELECT file_id, max(seq) FROM submissions WHERE seq > ? GROUP BY file_id"
+    )
+    .raw()
 })
 
 type Statements = ReturnType<typeof prepare>
@@ -314,6 +321,10 @@ export interface SqliteFileRepository extends FileRepository.FileRepository {
    * rollback-journal mode the reader's lock would hold it up) and after it (so the next read sees it).
    */
   readonly aroundWrite: <A, E, R>(write: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /** The files with submissions committed past a read point's seq, and the highest seq among them. */
+  readonly changesAfter: (
+    position: number
+  ) => Effect.Effect<SubmissionSignals.Changes, FileDataError.StorageUnavailable>
 }
 
 /**
@@ -389,6 +400,16 @@ export const make = (options: {
       // Health checks look at the path now, however recently a request did.
       ping: Effect.asVoid(connection.readChecked((statements) => statements.ping.get())),
       endSnapshot: connection.endSnapshot,
-      aroundWrite: connection.aroundWrite
+      aroundWrite: connection.aroundWrite,
+      changesAfter: (position) =>
+        read((statements) => {
+          const files: Array<FileData.FileId> = []
+          let top: number | undefined
+          for (const [fileId, seq] of statements.changes.all(position)) {
+            files.push(fileId as FileData.FileId)
+            if (top === undefined || seq > top) top = seq
+          }
+          return { files, top }
+        })
     }
   })

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
-import { type FileDataError, FileRepository, OperatorStore, WebhookStore } from "@filedata/core"
+import { type FileDataError, FileRepository, OperatorStore, SubmissionSignals, WebhookStore } from "@filedata/core"
 import { SqlWebhookStore, StorageFailure } from "@filedata/sql"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -31,6 +31,11 @@ export interface SqliteStorageOptions {
   readonly filename: string
   /** Submissions read per page; defaults to {@link SqliteFileRepository.defaultPageSize}. */
   readonly pageSize?: number | undefined
+  /**
+   * How often the files of waiting requests are looked at, for appends by other processes; defaults to
+   * `SubmissionSignals.defaultIntervalMillis`.
+   */
+  readonly signalIntervalMillis?: number | undefined
 }
 
 const MEMORY = ":memory:"
@@ -83,7 +88,10 @@ const configure = Effect.gen(function* () {
 export const layer = (
   options: SqliteStorageOptions
 ): Layer.Layer<
-  FileRepository.FileRepository | OperatorStore.OperatorStore | WebhookStore.WebhookStore,
+  | FileRepository.FileRepository
+  | OperatorStore.OperatorStore
+  | SubmissionSignals.SubmissionSignals
+  | WebhookStore.WebhookStore,
   FileDataError.StorageUnavailable
 > => {
   return Layer.scopedContext(
@@ -95,12 +103,18 @@ export const layer = (
         pageSize: options.pageSize ?? SqliteFileRepository.defaultPageSize
       })
       const operator = yield* SqliteOperatorStore.make
+      // Another process's appends are found by the poll; this process's wake their waiters at once.
+      const signals = yield* SubmissionSignals.polled({
+        changesAfter: files.changesAfter,
+        position: Number,
+        intervalMillis: options.signalIntervalMillis ?? SubmissionSignals.defaultIntervalMillis
+      })
       // Writes run on the client's connection in this same thread, each around the reader's snapshot.
       const { aroundWrite } = files
       const store: OperatorStore.OperatorStore = {
         ...operator,
         importFixture: (fixture) => aroundWrite(operator.importFixture(fixture)),
-        appendSubmissions: (source) => aroundWrite(operator.appendSubmissions(source)),
+        appendSubmissions: (source) => Effect.tap(aroundWrite(operator.appendSubmissions(source)), () => signals.poke),
         createKey: (userId, apiKey) => aroundWrite(operator.createKey(userId, apiKey)),
         revokeKey: (keyId) => aroundWrite(operator.revokeKey(keyId)),
         createUser: (userId) => aroundWrite(operator.createUser(userId))
@@ -108,7 +122,8 @@ export const layer = (
       const webhooks = yield* SqlWebhookStore.make(SqliteOperatorStore.dialect, { aroundWrite })
       return Context.make(FileRepository.FileRepository, files).pipe(
         Context.add(OperatorStore.OperatorStore, store),
-        Context.add(WebhookStore.WebhookStore, webhooks)
+        Context.add(WebhookStore.WebhookStore, webhooks),
+        Context.add(SubmissionSignals.SubmissionSignals, { changed: signals.changed })
       )
     })
   ).pipe(

@@ -10,6 +10,7 @@ import * as Redacted from "effect/Redacted"
 import type { FileId, StoredFile, StoredSubmission, Timestamp, UserId } from "../../src/FileData.js"
 import * as FileRepository from "../../src/FileRepository.js"
 import * as SubmissionEntry from "../../src/SubmissionEntry.js"
+import * as SubmissionSignals from "../../src/SubmissionSignals.js"
 import type { Journal } from "./Journal.js"
 
 export interface UserSpec {
@@ -50,6 +51,10 @@ export interface TestFileRepository {
   readonly submissions: (id: string) => ReadonlyArray<StoredSubmission>
   /** Adds submissions to a file and counts them, as a writer's commit would. */
   readonly append: (id: string, submissions: ReadonlyArray<SubmissionSpec>) => void
+  /** The files with submissions past a read point, as the SQL adapters' poll reads them. */
+  readonly changesAfter: (position: number) => Effect.Effect<SubmissionSignals.Changes>
+  /** `SubmissionSignals.polled` on {@link TestFileRepository.changesAfter}, polling every 250 ms of the clock. */
+  readonly signals: Layer.Layer<SubmissionSignals.SubmissionSignals>
 }
 
 interface Row {
@@ -168,9 +173,23 @@ export const make = (spec: RepositorySpec, journal: Journal = []): TestFileRepos
     })
   }
 
+  const changesAfter = (position: number) =>
+    Effect.sync(() => {
+      const fresh = rows.filter((row) => row.seq > position)
+      return {
+        files: [...new Set(fresh.map((row) => row.file as FileId))],
+        top: fresh.length === 0 ? undefined : rows.length
+      }
+    })
+
   return {
     repository,
     layer: Layer.succeed(FileRepository.FileRepository, repository),
+    changesAfter,
+    signals: Layer.scoped(
+      SubmissionSignals.SubmissionSignals,
+      SubmissionSignals.polled({ changesAfter, position: Number, intervalMillis: 250 })
+    ),
     file: (id) => files.get(id),
     submissions: (id) => ordered(id).map((row) => row.submission),
     append: (id, submissions) => {

@@ -1,0 +1,155 @@
+/**
+ * The port that tells a waiting request (`GetSubmissions` with `wait`) that its file may have changed: storage
+ * adapters provide it, since only storage sees every append, whichever process made it. {@link polled} is the
+ * implementation both SQL adapters share: one bounded poll of the read point for every waiting request at once,
+ * which an adapter's own signals (an append through this process, a database notification) only bring forward,
+ * so a lost signal delays an answer by one interval and never loses it.
+ *
+ * @since 0.2.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
+import type { FileId } from "./FileData.js"
+import type { StorageUnavailable } from "./FileDataError.js"
+import type { ReadPoint } from "./FileRepository.js"
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface SubmissionSignals {
+  /**
+   * Completes once a submission of `fileId` committed after `readPoint` (a read point `findAccess` gave) may
+   * exist: at once when the adapter cannot rule it out, else when it sees one, within its poll interval of
+   * the commit. It may complete when none exists (the caller reads again and waits again); it never completes
+   * late. Waiting holds no connection; interrupting it forgets the waiter.
+   */
+  readonly changed: (fileId: FileId, readPoint: ReadPoint) => Effect.Effect<void>
+}
+
+/**
+ * @since 0.2.0
+ * @category tags
+ */
+export const SubmissionSignals: Context.Tag<SubmissionSignals, SubmissionSignals> =
+  Context.GenericTag<SubmissionSignals>("@filedata/core/SubmissionSignals")
+
+/**
+ * What one look at storage found: the files with a submission committed past the position asked, and the
+ * highest position seen (`undefined`: nothing was committed past it).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Changes {
+  readonly files: ReadonlyArray<FileId>
+  readonly top: number | undefined
+}
+
+/**
+ * Signals from a bounded poll, and a way to look at once.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Polled extends SubmissionSignals {
+  /** Looks at storage now rather than at the next tick: after an append through this process, or a notification. */
+  readonly poke: Effect.Effect<void>
+  /** How many `changed` wait now. */
+  readonly waiting: () => number
+}
+
+/**
+ * The poll interval when none is configured (`LONG_POLL_INTERVAL_MS`).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const defaultIntervalMillis = 250
+
+interface Waiter {
+  readonly wake: () => void
+}
+
+/**
+ * Signals from one query per tick for every waiting request: `changesAfter(position)` reads which files got
+ * submissions past a position (read points as numbers: `position`), and only the waiters of those files wake,
+ * so a wake-up for one file costs nothing to the others. No waiter, no query. Lives as long as the scope.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const polled = (options: {
+  readonly changesAfter: (position: number) => Effect.Effect<Changes, StorageUnavailable>
+  readonly position: (readPoint: ReadPoint) => number
+  readonly intervalMillis: number
+}): Effect.Effect<Polled, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const byFile = new Map<FileId, Map<Waiter, number>>()
+    let count = 0
+    // Every commit at or below it was looked at while each waiter now registered was already waiting, or
+    // concerned none of them; a waiter whose read point is below it may have missed its commit, so it wakes at once.
+    let examined = 0
+    const pokes = yield* Queue.sliding<void>(1)
+    // The first waiter after an idle spell: the poll sleeps on nothing while nobody waits.
+    const arrivals = yield* Queue.sliding<void>(1)
+
+    const remove = (fileId: FileId, waiter: Waiter) => {
+      const waiters = byFile.get(fileId)
+      if (waiters?.delete(waiter) !== true) return
+      count--
+      if (waiters.size === 0) byFile.delete(fileId)
+    }
+    const wake = (fileId: FileId) => {
+      const waiters = byFile.get(fileId)
+      if (waiters === undefined) return
+      byFile.delete(fileId)
+      count -= waiters.size
+      for (const waiter of waiters.keys()) waiter.wake()
+    }
+
+    const tick = Effect.suspend(() => {
+      if (count === 0) return Effect.void
+      // Commits below every waiter's read point concern none of them: after an idle spell the poll starts there.
+      let lowest = Number.POSITIVE_INFINITY
+      for (const waiters of byFile.values())
+        for (const position of waiters.values()) lowest = Math.min(lowest, position)
+      const from = Math.max(examined, lowest)
+      examined = from
+      return Effect.match(options.changesAfter(from), {
+        // Storage did not answer: the next tick asks again, and the waits end by their own deadline meanwhile.
+        onFailure: () => undefined,
+        onSuccess: ({ files, top }) => {
+          if (top !== undefined && top > examined) examined = top
+          for (const fileId of files) wake(fileId)
+        }
+      })
+    })
+
+    const next = Effect.zipRight(Effect.raceFirst(Effect.sleep(options.intervalMillis), Queue.take(pokes)), tick)
+    yield* Effect.forkScoped(Effect.forever(Effect.suspend(() => (count === 0 ? Queue.take(arrivals) : next))))
+
+    return {
+      changed: (fileId, readPoint) =>
+        Effect.async<void>((resume) => {
+          const position = options.position(readPoint)
+          if (!(position >= examined)) {
+            resume(Effect.void)
+            return
+          }
+          const waiter: Waiter = { wake: () => resume(Effect.void) }
+          let waiters = byFile.get(fileId)
+          if (waiters === undefined) {
+            waiters = new Map()
+            byFile.set(fileId, waiters)
+          }
+          waiters.set(waiter, position)
+          if (count++ === 0) Queue.unsafeOffer(arrivals, undefined)
+          return Effect.sync(() => remove(fileId, waiter))
+        }),
+      poke: Effect.asVoid(Queue.offer(pokes, undefined)),
+      waiting: () => count
+    }
+  })

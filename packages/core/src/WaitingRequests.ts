@@ -1,0 +1,114 @@
+/**
+ * The requests of one process that wait for submissions (`GetSubmissions` with `wait`): how many one API key
+ * and one client address may hold at once, and the stop that answers all of them at once when the process
+ * shuts down. Bounds are per process, like the connections they hold.
+ *
+ * @since 0.2.0
+ */
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
+import type { ApiKey } from "./FileData.js"
+import { RateLimited } from "./FileDataError.js"
+
+/**
+ * How many requests may wait at once: per API key, and per client address whatever the key.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Limits {
+  readonly perKey: number
+  readonly perAddress: number
+}
+
+/**
+ * The defaults of `LONG_POLL_MAX_PER_KEY` and `LONG_POLL_MAX_PER_ADDRESS`.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const defaultLimits: Limits = { perKey: 20, perAddress: 100 }
+
+/**
+ * A refused request may come back after this long: by then most waits of its key or address have ended or
+ * answered.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const retryAfterMillis = 1000
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface WaitingRequests {
+  readonly limits: Limits
+  /**
+   * Counts a request that is about to wait against its key and its address until the scope closes; fails with
+   * `RateLimited` (scope `apiKey` or `clientAddress`) when either holds its limit already.
+   */
+  readonly hold: (apiKey: ApiKey, clientAddress: string) => Effect.Effect<void, RateLimited, Scope.Scope>
+  /** Completes once {@link WaitingRequests.stop} ran: a wait ends at once with what it has. */
+  readonly stopped: Effect.Effect<void>
+  /** Ends every wait, and every wait to come, at once. */
+  readonly stop: Effect.Effect<void>
+  /** How many requests wait now. */
+  readonly size: () => number
+}
+
+/**
+ * @since 0.2.0
+ * @category tags
+ */
+export const WaitingRequests: Context.Tag<WaitingRequests, WaitingRequests> = Context.GenericTag<WaitingRequests>(
+  "@filedata/core/WaitingRequests"
+)
+
+const increment = (counts: Map<string, number>, key: string, by: number) => {
+  const next = (counts.get(key) ?? 0) + by
+  if (next === 0) counts.delete(key)
+  else counts.set(key, next)
+}
+
+/**
+ * A fresh registry with `limits`.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make = (limits: Limits = defaultLimits): Effect.Effect<WaitingRequests> =>
+  Effect.map(Deferred.make<void>(), (stopping) => {
+    const byKey = new Map<string, number>()
+    const byAddress = new Map<string, number>()
+    let size = 0
+    return {
+      limits,
+      hold: (apiKey, clientAddress) =>
+        Effect.suspend(() => {
+          const key = Redacted.value(apiKey)
+          if ((byKey.get(key) ?? 0) >= limits.perKey) {
+            return Effect.fail(new RateLimited({ scope: "apiKey", limit: limits.perKey, retryAfterMillis }))
+          }
+          if ((byAddress.get(clientAddress) ?? 0) >= limits.perAddress) {
+            return Effect.fail(new RateLimited({ scope: "clientAddress", limit: limits.perAddress, retryAfterMillis }))
+          }
+          increment(byKey, key, 1)
+          increment(byAddress, clientAddress, 1)
+          size++
+          return Effect.addFinalizer(() =>
+            Effect.sync(() => {
+              increment(byKey, key, -1)
+              increment(byAddress, clientAddress, -1)
+              size--
+            })
+          )
+        }),
+      stopped: Deferred.await(stopping),
+      stop: Effect.asVoid(Deferred.succeed(stopping, undefined)),
+      size: () => size
+    }
+  })
