@@ -120,6 +120,10 @@ const page = (title: string): string => `<!DOCTYPE html>
   <meta name="viewport" content="width=device-width, initial-scale=1" />
   <title>${title.replace(/[<>&"]/g, "")} API</title>
   <link rel="stylesheet" href=".${assetsPath}/swagger-ui.css" />
+  <style>
+    /* Swagger UI gives a description's Markdown tables no cell padding: header cells ran together ("statuswhen"). */
+    .swagger-ui .renderedMarkdown table th, .swagger-ui .renderedMarkdown table td { padding: 4px 16px 4px 0; text-align: left; vertical-align: baseline; }
+  </style>
 </head>
 <body>
   <div id="swagger-ui"></div>

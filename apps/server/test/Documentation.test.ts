@@ -84,6 +84,11 @@ layer(TestServer.layer({ fixture: { users: [], files: [] } }))("the documentatio
       expect(html).toContain(`src=".${bundlePath}"`)
       expect(html).toContain(`href=".${cssPath}"`)
       expect(html).toContain('url: "./openapi.json"')
+      // The description's problem table gets cell padding, which Swagger UI's own style sheet leaves out: without
+      // it the header read "statuswhen" (seen in headless Chromium).
+      expect(html).toMatch(
+        /\.swagger-ui \.renderedMarkdown table th, \.swagger-ui \.renderedMarkdown table td \{ padding: 4px 16px/
+      )
 
       const document = yield* get("/openapi.json", { "accept-encoding": "br" })
       expect(document.headers["cache-control"]).toBe("no-store")
