@@ -34,6 +34,23 @@ const problemFields = <const Code extends ProblemCode>(codes: readonly [Code, ..
   code: Schema.Literal(...codes).annotations({ description: "Stable and machine-readable: branch on this" })
 })
 
+// A refusal's typed failure: the class of its problem document's fields, its message the document's `detail`.
+const ProblemError =
+  <Self>() =>
+  <Tag extends string, Fields extends Schema.Struct.Fields & { readonly detail: typeof Schema.String }>(
+    tag: Tag,
+    fields: Fields
+  ): Schema.TaggedErrorClass<Self, Tag, { readonly _tag: Schema.tag<Tag> } & Fields> => {
+    const Base = Schema.TaggedError<Self>()(tag, fields) as unknown as new (
+      ...args: ReadonlyArray<unknown>
+    ) => { readonly detail: string }
+    return class extends Base {
+      get message(): string {
+        return this.detail
+      }
+    } as never
+  }
+
 /**
  * One reason a request was refused, located by a JSON Pointer (RFC 6901) into the request body; `""` is the
  * whole body.
@@ -68,7 +85,7 @@ export const issueLimit = FileDataError.issueLimit
  * @since 0.1.0
  * @category errors
  */
-export class ValidationFailed extends Schema.TaggedError<ValidationFailed>()("ValidationFailed", {
+export class ValidationFailed extends ProblemError<ValidationFailed>()("ValidationFailed", {
   ...problemFields(["validation_failed", "unsupported_media_type", "payload_too_large"]),
   errors: Schema.Array(ValidationIssue)
     .pipe(Schema.maxItems(issueLimit))
@@ -83,14 +100,7 @@ export class ValidationFailed extends Schema.TaggedError<ValidationFailed>()("Va
     }),
     { exact: true }
   )
-}) {
-  /**
-   * @since 0.1.0
-   */
-  override get message(): string {
-    return this.detail
-  }
-}
+}) {}
 
 /**
  * Seconds to wait before the quota admits the caller again.
@@ -109,17 +119,10 @@ export const RetryAfterSeconds = Schema.Number.pipe(Schema.int(), Schema.greater
  * @since 0.1.0
  * @category errors
  */
-export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
+export class RateLimited extends ProblemError<RateLimited>()("RateLimited", {
   ...problemFields(["rate_limited"]),
   retryAfter: RetryAfterSeconds
-}) {
-  /**
-   * @since 0.1.0
-   */
-  override get message(): string {
-    return this.detail
-  }
-}
+}) {}
 
 /**
  * 403: the key matches no active key, or its user does not own the file (the two are not told apart).
@@ -127,14 +130,7 @@ export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited"
  * @since 0.1.0
  * @category errors
  */
-export class AccessDenied extends Schema.TaggedError<AccessDenied>()("AccessDenied", problemFields(["access_denied"])) {
-  /**
-   * @since 0.1.0
-   */
-  override get message(): string {
-    return this.detail
-  }
-}
+export class AccessDenied extends ProblemError<AccessDenied>()("AccessDenied", problemFields(["access_denied"])) {}
 
 /**
  * 404: the key is valid but no file has this id.
@@ -142,17 +138,7 @@ export class AccessDenied extends Schema.TaggedError<AccessDenied>()("AccessDeni
  * @since 0.1.0
  * @category errors
  */
-export class FileNotFound extends Schema.TaggedError<FileNotFound>()(
-  "FileNotFound",
-  problemFields(["file_not_found"])
-) {
-  /**
-   * @since 0.1.0
-   */
-  override get message(): string {
-    return this.detail
-  }
-}
+export class FileNotFound extends ProblemError<FileNotFound>()("FileNotFound", problemFields(["file_not_found"])) {}
 
 /**
  * 503: storage, or a rate limiter configured to fail closed, does not answer; retry later.
@@ -160,17 +146,10 @@ export class FileNotFound extends Schema.TaggedError<FileNotFound>()(
  * @since 0.1.0
  * @category errors
  */
-export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()(
+export class ServiceUnavailable extends ProblemError<ServiceUnavailable>()(
   "ServiceUnavailable",
   problemFields(["storage_unavailable", "rate_limiter_unavailable"])
-) {
-  /**
-   * @since 0.1.0
-   */
-  override get message(): string {
-    return this.detail
-  }
-}
+) {}
 
 /**
  * 500: the service failed unexpectedly; its log has the cause, the reply never does.
@@ -178,17 +157,7 @@ export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()
  * @since 0.1.0
  * @category errors
  */
-export class InternalError extends Schema.TaggedError<InternalError>()(
-  "InternalError",
-  problemFields(["internal_error"])
-) {
-  /**
-   * @since 0.1.0
-   */
-  override get message(): string {
-    return this.detail
-  }
-}
+export class InternalError extends ProblemError<InternalError>()("InternalError", problemFields(["internal_error"])) {}
 
 /**
  * Every refusal of the file-data operations.
