@@ -47,11 +47,11 @@ export const submissionsPath = "/api/v1/file-data/submissions"
  * @since 0.1.0
  * @category problems
  */
-export const ValidationProblem = problem(
-  ApiError.ValidationFailed,
-  "RFC 9457 problem details: the request is not what the operation accepts",
-  { code: "validation_failed", detail: "/apiKey: is required", errors: [{ pointer: "/apiKey", detail: "is required" }] }
-)
+export const ValidationProblem = problem(ApiError.ValidationFailed, "the request is not what the operation accepts", {
+  code: "validation_failed",
+  detail: "/apiKey: is required",
+  errors: [{ pointer: "/apiKey", detail: "is required" }]
+})
 
 /**
  * 422 `rate_limited` on the wire.
@@ -59,11 +59,11 @@ export const ValidationProblem = problem(
  * @since 0.1.0
  * @category problems
  */
-export const RateLimitedProblem = problem(
-  ApiError.RateLimited,
-  "RFC 9457 problem details: the API key or the client address is over its quota",
-  { code: "rate_limited", detail: "Too many requests for this API key; retry after 51 s", retryAfter: 51 }
-)
+export const RateLimitedProblem = problem(ApiError.RateLimited, "the API key or the client address is over its quota", {
+  code: "rate_limited",
+  detail: "Too many requests for this API key; retry after 51 s",
+  retryAfter: 51
+})
 
 /**
  * 403 `access_denied` on the wire.
@@ -73,7 +73,7 @@ export const RateLimitedProblem = problem(
  */
 export const AccessDeniedProblem = problem(
   ApiError.AccessDenied,
-  "RFC 9457 problem details: the key matches no active key, or its user does not own the file",
+  "the key matches no active key, or its user does not own the file",
   { code: "access_denied", detail: "The API key does not grant access to this file" }
 )
 
@@ -83,11 +83,10 @@ export const AccessDeniedProblem = problem(
  * @since 0.1.0
  * @category problems
  */
-export const FileNotFoundProblem = problem(
-  ApiError.FileNotFound,
-  "RFC 9457 problem details: the key is valid, no file has this id",
-  { code: "file_not_found", detail: "No file has this id" }
-)
+export const FileNotFoundProblem = problem(ApiError.FileNotFound, "the key is valid, no file has this id", {
+  code: "file_not_found",
+  detail: "No file has this id"
+})
 
 /**
  * 503 `storage_unavailable` or `rate_limiter_unavailable` on the wire.
@@ -97,7 +96,7 @@ export const FileNotFoundProblem = problem(
  */
 export const UnavailableProblem = problem(
   ApiError.ServiceUnavailable,
-  "RFC 9457 problem details: storage or the rate limiter does not answer; retry later",
+  "storage or the rate limiter does not answer; retry later",
   { code: "storage_unavailable", detail: "Storage is not available" }
 )
 
@@ -107,11 +106,10 @@ export const UnavailableProblem = problem(
  * @since 0.1.0
  * @category problems
  */
-export const InternalProblem = problem(
-  ApiError.InternalError,
-  "RFC 9457 problem details: an unexpected failure, logged by the server",
-  { code: "internal_error", detail: "The request could not be completed" }
-)
+export const InternalProblem = problem(ApiError.InternalError, "an unexpected failure, logged by the server", {
+  code: "internal_error",
+  detail: "The request could not be completed"
+})
 
 /**
  * Gives an operation on a file what all of them share: the refusals of the order of checks (validation,

@@ -31,7 +31,10 @@ export const problem = <A extends { readonly _tag: string }, I extends { readonl
     code,
     ...extensions
   }
-  const wire = Schema.Struct(fields).annotations({ description, examples: [document as never] })
+  const wire = Schema.Struct(fields).annotations({
+    description: `RFC 9457 problem details: ${description}`,
+    examples: [document as never]
+  })
   return Schema.transform(wire, Schema.typeSchema(error), {
     strict: false,
     decode: (document) => new error(document as P),
