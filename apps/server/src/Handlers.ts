@@ -79,6 +79,7 @@ export const files = (
         return handlers
           .handleRaw("getFileData", serve(Operations.getFileData))
           .handleRaw("getSubmissions", serve(Operations.getSubmissions))
+          .handleRaw("exportSubmissions", serve(Operations.exportSubmissions))
       }
     )
   )

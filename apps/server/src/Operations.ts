@@ -11,11 +11,13 @@
 import type { ServerResponse } from "node:http"
 import { FileDataApi } from "@filedata/client"
 import {
+  ExportSubmissions,
   type FileDataError,
   FileDataJson,
   type FileRequest,
   GetFileData,
   GetSubmissions,
+  SubmissionsExport,
   SubmissionsJson
 } from "@filedata/core"
 import * as Effect from "effect/Effect"
@@ -55,10 +57,12 @@ const make = <A>(
     input: FileRequest.Input,
     response: ServerResponse
   ) => Effect.Effect<A, FileDataError.GetFileDataError>,
-  writeTo: Reply.BodyWriter<A>
+  writeTo: Reply.BodyWriter<A>,
+  kindOf?: (answer: A) => Reply.BodyKind
 ): Operation => ({
   path,
-  answer: (ports, input, response, frame) => Reply.send(response, frame, runWith(ports, input, response), writeTo)
+  answer: (ports, input, response, frame) =>
+    Reply.send(response, frame, runWith(ports, input, response), writeTo, kindOf)
 })
 
 // Completes when the connection of a reply not yet written closes: a client that gave up waiting.
@@ -96,12 +100,29 @@ export const getSubmissions: Operation = make(
 )
 
 /**
+ * `POST /api/v1/file-data/export`: every submission, or a window of them, as CSV or NDJSON, as an attachment
+ * named after the file.
+ *
+ * @since 0.2.0
+ * @category operations
+ */
+export const exportSubmissions: Operation = make(
+  FileDataApi.exportPath,
+  ExportSubmissions.runWith,
+  SubmissionsExport.writeTo,
+  (reply) => ({
+    contentType: SubmissionsExport.contentTypes[reply.format],
+    fields: { "content-disposition": SubmissionsExport.contentDisposition(reply.file.id, reply.format) }
+  })
+)
+
+/**
  * Every operation.
  *
  * @since 0.1.0
  * @category operations
  */
-export const all: ReadonlyArray<Operation> = [getFileData, getSubmissions]
+export const all: ReadonlyArray<Operation> = [getFileData, getSubmissions, exportSubmissions]
 
 /**
  * The operation served at a path, if any.

@@ -145,8 +145,38 @@ const armSendTimeout = (response: ServerResponse, frame: Frame): Effect.Effect<v
     })
   })
 
-const compressedHeaders = (frame: Frame, coding: Compression.Compressed): Record<string, string | number> => {
-  const fields = headers(frame, "application/json")
+/**
+ * What a success body is, for its header fields: its `Content-Type`, and any field of its own (an export's
+ * `Content-Disposition`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface BodyKind {
+  readonly contentType: string
+  readonly fields?: Readonly<Record<string, string>> | undefined
+}
+
+/**
+ * The body of most operations: JSON.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const json: BodyKind = { contentType: "application/json" }
+
+const bodyHeaders = (frame: Frame, kind: BodyKind): Record<string, string | number> => {
+  const fields = headers(frame, kind.contentType)
+  if (kind.fields !== undefined) Object.assign(fields, kind.fields)
+  return fields
+}
+
+const compressedHeaders = (
+  frame: Frame,
+  kind: BodyKind,
+  coding: Compression.Compressed
+): Record<string, string | number> => {
+  const fields = bodyHeaders(frame, kind)
   fields["content-encoding"] = coding
   return fields
 }
@@ -161,14 +191,14 @@ export type Piece = string | Uint8Array
 
 const byteLength = (piece: Piece): number => (typeof piece === "string" ? Buffer.byteLength(piece) : piece.byteLength)
 
-const identityWriter = (response: ServerResponse, frame: Frame) => {
+const identityWriter = (response: ServerResponse, frame: Frame, kind: BodyKind) => {
   // Made once, when a reply first has to wait: a reply of one piece never does.
   let drained: Effect.Effect<void, ClientGone> | undefined
   // Written when called, so a piece the socket takes at once is an `Exit` (`Immediate`).
   return (piece: Piece, last: boolean): Effect.Effect<void, ClientGone> => {
     if (response.destroyed) return Exit.fail(new ClientGone())
     if (!response.headersSent) {
-      const fields = headers(frame, "application/json")
+      const fields = bodyHeaders(frame, kind)
       if (last) fields["content-length"] = byteLength(piece)
       response.writeHead(200, fields)
     }
@@ -189,12 +219,13 @@ const identityWriter = (response: ServerResponse, frame: Frame) => {
 const sendWhole = (
   response: ServerResponse,
   frame: Frame,
+  kind: BodyKind,
   coding: Compression.Compressed,
   body: Uint8Array
 ): Effect.Effect<void, ClientGone> =>
   Effect.flatMap(Compression.whole(coding, body), (compressed) => {
     if (response.destroyed) return Effect.fail(new ClientGone())
-    const fields = compressedHeaders(frame, coding)
+    const fields = compressedHeaders(frame, kind, coding)
     fields["content-length"] = compressed.length
     response.writeHead(200, fields)
     response.end(compressed)
@@ -206,7 +237,7 @@ const ignore = (): void => {}
 
 // Pieces go through a compressing stream piped to the response: the stream waits while the response is
 // full, the writer while the stream is (docs/performance.md#compressed-replies).
-const compressedWriter = (response: ServerResponse, frame: Frame, coding: Compression.Compressed) => {
+const compressedWriter = (response: ServerResponse, frame: Frame, kind: BodyKind, coding: Compression.Compressed) => {
   let compressor: Writable | undefined
   let drained: Effect.Effect<void, ClientGone> | undefined
   // Written when called, as `identityWriter`.
@@ -215,14 +246,14 @@ const compressedWriter = (response: ServerResponse, frame: Frame, coding: Compre
     if (compressor === undefined) {
       if (last) {
         const body = typeof piece === "string" ? Buffer.from(piece) : piece
-        if (body.length >= Compression.minimumBytes) return sendWhole(response, frame, coding, body)
-        const fields = headers(frame, "application/json")
+        if (body.length >= Compression.minimumBytes) return sendWhole(response, frame, kind, coding, body)
+        const fields = bodyHeaders(frame, kind)
         fields["content-length"] = body.length
         response.writeHead(200, fields)
         response.end(body)
         return Exit.void
       }
-      response.writeHead(200, compressedHeaders(frame, coding))
+      response.writeHead(200, compressedHeaders(frame, kind, coding))
       const stream = Compression.stream(coding)
       // Either side ending early destroys the other: a client gone frees the compressor at once.
       pipeline(stream, response, ignore)
@@ -251,9 +282,12 @@ const compressedWriter = (response: ServerResponse, frame: Frame, coding: Compre
  */
 export const writer = (
   response: ServerResponse,
-  frame: Frame
+  frame: Frame,
+  kind: BodyKind = json
 ): ((piece: Piece, last: boolean) => Effect.Effect<void, ClientGone>) =>
-  frame.coding === "identity" ? identityWriter(response, frame) : compressedWriter(response, frame, frame.coding)
+  frame.coding === "identity"
+    ? identityWriter(response, frame, kind)
+    : compressedWriter(response, frame, kind, frame.coding)
 
 /**
  * Writes `problem` as the reply. A reply that has begun has sent its status: it can only be cut; one that
@@ -327,7 +361,8 @@ const settled = (
   )
 
 /**
- * Writes an operation's outcome as its reply: its answer through `writeTo` and {@link writer} (in the frame's
+ * Writes an operation's outcome as its reply: its answer through `writeTo` and {@link writer} (of the kind
+ * `kindOf` says, JSON without it; in the frame's
  * coding, one `end` with `Content-Length` when it is one piece, else streamed with back-pressure, stopped when
  * the client goes away or accepts nothing for the send timeout); or the problem of its failure, uncompressed.
  * An interruption alone writes nothing.
@@ -339,13 +374,15 @@ export const send = <A>(
   response: ServerResponse,
   frame: Frame,
   outcome: Effect.Effect<A, FileDataError.GetFileDataError>,
-  writeTo: BodyWriter<A>
+  writeTo: BodyWriter<A>,
+  kindOf?: ((answer: A) => BodyKind) | undefined
 ): Effect.Effect<void> => {
+  const kind = (answer: A): BodyKind => (kindOf === undefined ? json : kindOf(answer))
   // An answer already evaluated is written now; a reply written at once is an `Exit` (`Immediate`).
   if (Exit.isExit(outcome) && Exit.isSuccess(outcome)) {
     let written: Effect.Effect<void, ClientGone | FileDataError.StorageUnavailable>
     try {
-      written = writeTo(outcome.value as A, writer(response, frame))
+      written = writeTo(outcome.value as A, writer(response, frame, kind(outcome.value as A)))
     } catch (defect) {
       written = Exit.die(defect)
     }
@@ -354,7 +391,7 @@ export const send = <A>(
   return settled(
     response,
     frame,
-    Effect.flatMap(outcome, (answer) => writeTo(answer, writer(response, frame)))
+    Effect.flatMap(outcome, (answer) => writeTo(answer, writer(response, frame, kind(answer))))
   )
 }
 

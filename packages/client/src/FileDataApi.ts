@@ -10,6 +10,7 @@
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import type * as HttpMethod from "@effect/platform/HttpMethod"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as ApiError from "./ApiError.js"
@@ -40,6 +41,14 @@ export const fileDataPath = "/api/v1/file-data"
  * @category constants
  */
 export const submissionsPath = "/api/v1/file-data/submissions"
+
+/**
+ * Where `exportSubmissions` lives.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const exportPath = "/api/v1/file-data/export"
 
 /**
  * 422 `validation_failed`, `unsupported_media_type` or `payload_too_large` on the wire.
@@ -177,6 +186,25 @@ export class FilesGroup extends HttpApiGroup.make("files")
           ].join(" ")
         )
     )
+  )
+  .add(
+    fileDataOperation(
+      HttpApiEndpoint.post("exportSubmissions", exportPath)
+        .setPayload(Models.ExportRequest)
+        .addSuccess(HttpApiSchema.Text({ contentType: "text/csv; charset=utf-8" }))
+        .annotate(OpenApi.Summary, "Export a file's submissions as CSV or NDJSON, streamed")
+        .annotate(
+          OpenApi.Description,
+          [
+            "For spreadsheets and pipelines. The same authorisation, checks, refusals and rate limits as getFileData.",
+            "Every submission with since <= createdDate < until, in ascending createdDate (ties in insertion order), as",
+            "an attachment named after the file id (Content-Disposition). csv: RFC 4180 with CRLF, the header",
+            "createdDate then every content name of the file in the order the file first received them; a cell",
+            "beginning with = + - @ TAB or CR is prefixed with ' against formula injection. ndjson",
+            "(application/x-ndjson): one submission per line, exactly as in the File reply."
+          ].join(" ")
+        )
+    ).annotate(OpenApi.Transform, internalOpenApi.exportOperation)
   ) {}
 
 /**

@@ -7,11 +7,18 @@
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import type * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiClient from "@effect/platform/HttpApiClient"
-import type * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { FileDataApi } from "./FileDataApi.js"
+import type * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import type * as ApiError from "./ApiError.js"
+import * as FileDataApi from "./FileDataApi.js"
+import * as Models from "./Models.js"
 
 /**
  * The client: `client.files.getFileData({ payload })`, `client.files.getSubmissions({ payload })`,
@@ -21,7 +28,7 @@ import { FileDataApi } from "./FileDataApi.js"
  * @category models
  */
 export type Client =
-  typeof FileDataApi extends HttpApi.HttpApi<string, infer Groups, infer E, never>
+  typeof FileDataApi.FileDataApi extends HttpApi.HttpApi<string, infer Groups, infer E, never>
     ? HttpApiClient.Client<Groups, E, never>
     : never
 
@@ -48,7 +55,7 @@ export interface Options {
  * @category constructors
  */
 export const make = (options: Options): Effect.Effect<Client, never, HttpClient.HttpClient> =>
-  HttpApiClient.make(FileDataApi, options)
+  HttpApiClient.make(FileDataApi.FileDataApi, options)
 
 /**
  * The client as a service.
@@ -75,3 +82,75 @@ export const layerWithoutHttpClient = (options: Options): Layer.Layer<FileDataCl
  */
 export const layer = (options: Options): Layer.Layer<FileDataClient> =>
   layerWithoutHttpClient(options).pipe(Layer.provide(FetchHttpClient.layer))
+
+/**
+ * What a streamed export fails with: a refusal of the service, a transport failure, or a reply that is not what
+ * the contract says.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ExportError = ApiError.FileDataFailure | HttpClientError.HttpClientError | ParseResult.ParseError
+
+// The problem schema of a refusal, by its status and code, as the HttpApi client picks it.
+const problemOf = (status: number, code: unknown) => {
+  switch (status) {
+    case 403:
+      return FileDataApi.AccessDeniedProblem
+    case 404:
+      return FileDataApi.FileNotFoundProblem
+    case 422:
+      return code === "rate_limited" ? FileDataApi.RateLimitedProblem : FileDataApi.ValidationProblem
+    case 503:
+      return FileDataApi.UnavailableProblem
+    default:
+      return FileDataApi.InternalProblem
+  }
+}
+
+/**
+ * `POST /api/v1/file-data/export` as a stream of the body's bytes, read as they arrive (the typed client's
+ * `exportSubmissions` reads the whole body as text): pipe it to a file or parse it as it comes. A refusal fails
+ * the stream with its `ApiError`.
+ *
+ * @since 0.2.0
+ * @category exports
+ */
+export const exportBytes = (
+  options: Options,
+  payload: Models.ExportRequest
+): Stream.Stream<Uint8Array, ExportError, HttpClient.HttpClient> =>
+  Stream.unwrap(
+    Effect.gen(function* () {
+      const base = yield* HttpClient.HttpClient
+      const client = options.transformClient === undefined ? base : options.transformClient(base)
+      const request = HttpClientRequest.post(
+        options.baseUrl === undefined ? FileDataApi.exportPath : new URL(FileDataApi.exportPath, options.baseUrl)
+      ).pipe(HttpClientRequest.bodyUnsafeJson(payload))
+      const response = yield* client.execute(request)
+      if (response.status === 200) return response.stream
+      const problem: unknown = yield* response.json
+      const code = typeof problem === "object" && problem !== null ? (problem as { code?: unknown }).code : undefined
+      const failure = yield* Schema.decodeUnknown(
+        problemOf(response.status, code) as Schema.Schema<ApiError.FileDataFailure, unknown>
+      )(problem)
+      return yield* Effect.fail(failure)
+    })
+  )
+
+/**
+ * An NDJSON export decoded: one `Submission` per line, in reply order, read as the body arrives.
+ *
+ * @since 0.2.0
+ * @category exports
+ */
+export const exportRows = (
+  options: Options,
+  payload: Omit<Models.ExportRequest, "format">
+): Stream.Stream<Models.Submission, ExportError, HttpClient.HttpClient> =>
+  exportBytes(options, { ...payload, format: "ndjson" }).pipe(
+    Stream.decodeText(),
+    Stream.splitLines,
+    Stream.filter((line) => line.length > 0),
+    Stream.mapEffect((line) => Schema.decodeUnknown(Schema.parseJson(Models.Submission))(line))
+  )

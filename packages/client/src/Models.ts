@@ -72,6 +72,45 @@ export const GetSubmissionsRequest = GetSubmissions.RequestJson
 export type GetSubmissionsRequest = typeof GetSubmissionsRequest.Type
 
 /**
+ * The formats of an export: `csv` for spreadsheets, `ndjson` for pipelines.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const ExportFormat = Schema.Literal("csv", "ndjson").annotations({
+  title: "ExportFormat",
+  description:
+    "csv: RFC 4180 with CRLF, a header createdDate and every content name of the file; ndjson: one submission per line, as in the File reply"
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type ExportFormat = typeof ExportFormat.Type
+
+/**
+ * The body of `POST /api/v1/file-data/export`: `fileId` and `apiKey` as for `getFileData`, the `format`, and the
+ * optional window of the incremental read. Any other field is refused.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const ExportRequest = Schema.Struct({
+  fileId: GetFileDataRequest.fields.fileId,
+  apiKey: GetFileDataRequest.fields.apiKey,
+  format: ExportFormat,
+  since: GetSubmissionsRequest.fields.since,
+  until: GetSubmissionsRequest.fields.until
+}).annotations({ identifier: "ExportRequest", parseOptions: { onExcessProperty: "error" } })
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type ExportRequest = typeof ExportRequest.Type
+
+/**
  * What a submission holds: form-field name to the submitted value.
  *
  * @since 0.1.0

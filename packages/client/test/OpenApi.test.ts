@@ -44,6 +44,7 @@ describe("the OpenAPI document", () => {
     }
     expect(Object.keys(spec.components.schemas).sort()).toEqual([
       "AccessDenied",
+      "ExportRequest",
       "FileData",
       "FileNotFound",
       "GetFileDataRequest",
@@ -90,6 +91,23 @@ describe("the OpenAPI document", () => {
         $ref: `#/components/schemas/${reply}`
       })
     }
+  })
+
+  it("describes the export: its request, CSV and NDJSON bodies, and the attachment's name", () => {
+    const operation = spec.paths[FileDataApi.exportPath].post
+    expect(Object.keys(operation.responses).sort()).toEqual(["200", "403", "404", "422", "500", "503"])
+    expect(operation.requestBody.content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/ExportRequest"
+    })
+    const ok = operation.responses["200"]
+    expect(Object.keys(ok.content).sort()).toEqual(["application/x-ndjson", "text/csv; charset=utf-8"])
+    expect(Object.keys(ok.headers)).toEqual(expect.arrayContaining(["Content-Disposition", "RateLimit"]))
+    expect(Object.keys(operation.responses["422"].headers)).toContain("Retry-After")
+    const request = spec.components.schemas.ExportRequest
+    expect(request.required).toEqual(["fileId", "apiKey", "format"])
+    expect(request.additionalProperties).toBe(false)
+    expect(request.properties.format).toMatchObject({ enum: ["csv", "ndjson"] })
+    expect(request.properties.since).toMatchObject({ type: "string", format: "date-time" })
   })
 
   it("describes the incremental read's bounds and reply", () => {

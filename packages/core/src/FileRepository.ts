@@ -170,6 +170,23 @@ export interface FileRepository {
     fileId: FileId,
     range: SubmissionRange
   ) => Effect.Effect<JoinedPage, StorageUnavailable>
+  /**
+   * The content names of the file's submissions committed at or before `upTo`, each once, in the order the file
+   * first received them (by insertion, then by position in the content): kept by every import and append in its
+   * own transaction, so an export writes its CSV header without a pass over the submissions.
+   *
+   * @since 0.2.0
+   */
+  readonly readContentNames: (
+    fileId: FileId,
+    upTo: ReadPoint
+  ) => Effect.Effect<ReadonlyArray<string>, StorageUnavailable>
+  /**
+   * The file and a read point, whoever owns it: for operators, who read any file without a key.
+   *
+   * @since 0.2.0
+   */
+  readonly findFile: (fileId: FileId) => Effect.Effect<Option.Option<FoundFile>, StorageUnavailable>
   /** Succeeds when storage answers; used by health checks. */
   readonly ping: Effect.Effect<void, StorageUnavailable>
 }

@@ -15,6 +15,10 @@ export * as CreateWebhook from "./CreateWebhook.js"
  */
 export * as DeliverWebhooks from "./DeliverWebhooks.js"
 /**
+ * @since 0.2.0
+ */
+export * as ExportSubmissions from "./ExportSubmissions.js"
+/**
  * @since 0.1.0
  */
 export * as FileData from "./FileData.js"
@@ -90,6 +94,10 @@ export * as SubmissionEntry from "./SubmissionEntry.js"
  * @since 0.2.0
  */
 export * as SubmissionSignals from "./SubmissionSignals.js"
+/**
+ * @since 0.2.0
+ */
+export * as SubmissionsExport from "./SubmissionsExport.js"
 /**
  * @since 0.1.0
  */

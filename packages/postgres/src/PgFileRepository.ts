@@ -164,6 +164,20 @@ export const makeWith = (options: {
           }
         })
       },
+      // By the primary key (PgMigrations), up to the read point.
+      readContentNames: (fileId, upTo) =>
+        read(sql<{ readonly name: string }>`SELECT name FROM content_names
+          WHERE file_id = ${fileId} AND seq <= ${upTo}::int8 ORDER BY position`).pipe(
+          Effect.map((rows) => rows.map((row) => row.name))
+        ),
+      // The file's row and the read point in one statement, as `findAccess` reads them.
+      findFile: (fileId) =>
+        read(sql<FileRow>`SELECT f.id, f.user_id, f.name, ${epochMillis(sql, "f.creation_date")} AS creation_date,
+          f.public_availability, f.submission_counter, f.visit_counter,
+          (SELECT seq FROM submission_read_point) AS read_point
+          FROM files f WHERE f.id = ${fileId}`).pipe(
+          Effect.map((rows) => (rows[0] === undefined ? Option.none() : Option.some(toFoundFile(rows[0]))))
+        ),
       ping: Effect.asVoid(read(sql`SELECT 1`)),
       // The files with rows past a seq, by a range of the primary key: one seek when nothing is new.
       changesAfter: (position: number) =>

@@ -6,7 +6,7 @@
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SubmissionEntry } from "@filedata/core"
-import { SqlMigrations } from "@filedata/sql"
+import { ContentNames, SqlMigrations } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import { epochMillis } from "./internal/storage.js"
 
@@ -162,6 +162,23 @@ const webhooks = Effect.gen(function* () {
   yield* sql`CREATE INDEX webhook_attempts_webhook ON webhook_attempts (webhook_id, seq)`
 })
 
+// Each file's content names in the order of first appearance (`ContentNames`), for the CSV header of an export,
+// filled here from the stored submissions. Expand only: instances of the previous release neither read nor
+// write it; names their imports bring meanwhile are missing until the file's next import or append brings them
+// (docs/operations.md#migrations-in-a-rolling-deploy). Numbered 6 on both adapters; 7 is the webhooks'.
+const contentNames = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE content_names (
+    file_id text NOT NULL REFERENCES files (id),
+    position int4 NOT NULL,
+    name text NOT NULL,
+    seq int8 NOT NULL,
+    PRIMARY KEY (file_id, position),
+    UNIQUE (file_id, name)
+  )`
+  yield* ContentNames.backfill(sql, (value) => sql`${value}::int8`)
+})
+
 // Waiting requests of every instance hear of an append when it commits: a notification sent in the inserting
 // transaction (so only if it commits, and after it did), from a trigger, so every writer sends it. Its payload
 // is fixed (PostgreSQL folds equal notifications of one transaction into one); the listener looks at storage
@@ -198,6 +215,7 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "2_submission_entries": submissionEntries,
   "3_api_key_prefixes": apiKeyPrefixes,
   "4_submission_read_point": submissionReadPoint,
+  "6_content_names": contentNames,
   "7_webhooks": webhooks,
   "8_submission_notify": submissionNotify
 })

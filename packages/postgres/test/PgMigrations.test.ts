@@ -161,6 +161,7 @@ describe.skipIf(testDatabaseUrl === undefined)("PgMigrations on PostgreSQL (TEST
         { migration_id: 2, name: "submission_entries" },
         { migration_id: 3, name: "api_key_prefixes" },
         { migration_id: 4, name: "submission_read_point" },
+        { migration_id: 6, name: "content_names" },
         { migration_id: 7, name: "webhooks" },
         { migration_id: 8, name: "submission_notify" }
       ])
@@ -271,6 +272,35 @@ describe.skipIf(testDatabaseUrl === undefined)("PgMigrations on PostgreSQL (TEST
           WHERE table_schema = ${schema} AND table_name = 'api_keys' ORDER BY ordinal_position`
       )
       expect(columns.at(-1)).toEqual({ column_name: "key_prefix", is_nullable: "YES" })
+    })
+  )
+
+  it.scoped("migration 6 fills each file's content names in the order of first insertion, beyond one step", () =>
+    Effect.gen(function* () {
+      const schema = yield* tempSchema
+      yield* inSchema(schema, (sql) =>
+        Effect.gen(function* () {
+          const fourth = Effect.map(PgMigrations.loader, (all) => all.filter(([id]) => id <= 4))
+          yield* Migrator.make({})({ loader: fourth })
+          yield* sql`INSERT INTO users (id) VALUES ('u1')`
+          yield* sql`INSERT INTO files (id, user_id, name, creation_date, public_availability, submission_counter, visit_counter)
+            VALUES ('f1', 'u1', 'F', now(), true, 0, 0), ('f2', 'u1', 'G', now(), true, 0, 0), ('f3', 'u1', 'H', now(), true, 0, 0)`
+          // More rows than a step reads; a name first seen late, and created dates against insertion order.
+          yield* sql`INSERT INTO submissions (file_id, created_date, content)
+            SELECT CASE WHEN i % 2 = 0 THEN 'f1' ELSE 'f2' END,
+              timestamptz '2024-01-01 00:00:00+00' - i * interval '1 millisecond',
+              CASE WHEN i = 5002 THEN '{"late":"x","a":"y"}' WHEN i % 2 = 0 THEN '{"a":"1","":"2"}' ELSE '{"a,b":"3"}' END
+            FROM generate_series(0, 5002) AS i ORDER BY i`
+        })
+      )
+      const names = yield* Effect.flatMap(FileRepository.FileRepository, (files) =>
+        Effect.forEach(["f1", "f2", "f3"], (id) =>
+          Effect.flatMap(files.findFile(FileData.FileId.make(id)), (found) =>
+            files.readContentNames(FileData.FileId.make(id), Option.getOrThrow(found).readPoint)
+          )
+        )
+      ).pipe(Effect.provide(PgStorage.layer({ url: urlForSchema(schema), poolMax: 1 })))
+      expect(names).toEqual([["a", "", "late"], ["a,b"], []])
     })
   )
 })

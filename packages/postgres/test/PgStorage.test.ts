@@ -53,6 +53,7 @@ const allMigrations = [
   { migration_id: 2, name: "submission_entries" },
   { migration_id: 3, name: "api_key_prefixes" },
   { migration_id: 4, name: "submission_read_point" },
+  { migration_id: 6, name: "content_names" },
   { migration_id: 7, name: "webhooks" },
   { migration_id: 8, name: "submission_notify" }
 ]

@@ -116,9 +116,15 @@ const rateLimitRefusals = counter(
   "Requests refused by the rate limit, by the quota they were past (apiKey, clientAddress)"
 )
 
-type StorageOperation = "findAccess" | "readSubmissions" | "ping"
+type StorageOperation = "findAccess" | "readSubmissions" | "readContentNames" | "findFile" | "ping"
 
-const operations = labels<StorageOperation>("operation", ["findAccess", "readSubmissions", "ping"])
+const operations = labels<StorageOperation>("operation", [
+  "findAccess",
+  "readSubmissions",
+  "readContentNames",
+  "findFile",
+  "ping"
+])
 const scopes = labels("scope", ["apiKey", "clientAddress"] as const)
 const noLabels: ReadonlyArray<MetricLabel.MetricLabel> = []
 
@@ -152,6 +158,9 @@ const observedRepository = (files: FileRepository.FileRepository, enabled: Enabl
       observe(files.findAccess(apiKey, fileId), "findAccess", { "filedata.file_id": fileId }),
     readSubmissions: (fileId, range) =>
       observe(files.readSubmissions(fileId, range), "readSubmissions", { "filedata.file_id": fileId }),
+    readContentNames: (fileId, upTo) =>
+      observe(files.readContentNames(fileId, upTo), "readContentNames", { "filedata.file_id": fileId }),
+    findFile: (fileId) => observe(files.findFile(fileId), "findFile", { "filedata.file_id": fileId }),
     ping: observe(files.ping, "ping", {})
   }
 }

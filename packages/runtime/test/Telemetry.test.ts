@@ -23,6 +23,8 @@ const failingPorts = Layer.succeedContext(
   Context.make(FileRepository.FileRepository, {
     findAccess: () => Effect.fail(unavailable),
     readSubmissions: () => Effect.fail(unavailable),
+    readContentNames: () => Effect.fail(unavailable),
+    findFile: () => Effect.fail(unavailable),
     ping: Effect.fail(unavailable)
   }).pipe(
     Context.add(RateLimiter.RateLimiter, {

@@ -20,6 +20,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as ContentNames from "./ContentNames.js"
 import * as Outbox from "./internal/outbox.js"
 import { hashKey, hashKeyText } from "./KeyHash.js"
 import type * as SqlDialect from "./SqlDialect.js"
@@ -123,7 +124,15 @@ export const make = (
 
     // Each submission is staged also rendered as the reply writes it, so no read formats it; content is still
     // written for older instances, which read only it during a rolling deploy (docs/operations.md).
-    const stage = (submissions: ReadonlyArray<Fixture.FileSubmission>): Effect.Effect<void, SqlError> =>
+    // The content names they bring are collected on the way, for `ContentNames.record` once they are copied.
+    const stage =
+      (names: ContentNames.Collector) =>
+      (submissions: ReadonlyArray<Fixture.FileSubmission>): Effect.Effect<void, SqlError> => {
+        for (const submission of submissions) names.add(submission.file, submission.contentJson)
+        return stageRows(submissions)
+      }
+
+    const stageRows = (submissions: ReadonlyArray<Fixture.FileSubmission>): Effect.Effect<void, SqlError> =>
       staging.insert(
         submissions.map((submission) => ({
           file: submission.file,
@@ -133,7 +142,11 @@ export const make = (
         }))
       )
 
-    const write = (fixture: Fixture.FixtureOutline, now: number): Effect.Effect<number, SqlError> =>
+    const write = (
+      fixture: Fixture.FixtureOutline,
+      names: ContentNames.Collector,
+      now: number
+    ): Effect.Effect<number, SqlError> =>
       Effect.gen(function* () {
         const apiKeys = fixture.users.flatMap((user) =>
           user.apiKeys.map((key) => ({
@@ -157,18 +170,24 @@ export const make = (
             sql`(${file.id}, ${file.userId}, ${file.name}, ${instant(file.creationDate)},
               ${boolean(file.publicAvailability)}, ${int8(file.SubmissionCounter)}, ${int8(file.VisitCounter)})`
         )
-        yield* copyStaged(fixture.files)
+        yield* copyStaged(fixture.files, names)
         return apiKeys.length
       })
 
     // The staged rows go into `submissions` in document order, each to the file at its position in `$.files`,
     // so seq keeps a createdDate tie in the document's order, after the file's earlier rows.
+    // Their new content names follow in the same transaction.
     const copyStaged = (
-      files: ReadonlyArray<{ readonly id: string; readonly index: number }>
+      files: ReadonlyArray<{ readonly id: string; readonly index: number }>,
+      names: ContentNames.Collector
     ): Effect.Effect<void, SqlError> =>
-      Effect.zipRight(
-        insertAll("import_files", ["file_index", "id"], files, (file) => sql`(${file.index}, ${file.id})`),
-        staging.copy
+      Effect.all(
+        [
+          insertAll("import_files", ["file_index", "id"], files, (file) => sql`(${file.index}, ${file.id})`),
+          staging.copy,
+          ContentNames.record(sql, int8, files, names)
+        ],
+        { discard: true }
       )
 
     // The stored SubmissionCounter of each of these files that exists.
@@ -246,40 +265,47 @@ export const make = (
       ${epochMillis("revoked_at")} AS revoked_at`
 
     return {
+      // Suspended, so each run of the effect collects its own names.
       importFixture: (source) =>
-        staged(Fixture.stageEntries(source, stage), problems, (fixture) =>
-          Effect.map(
-            Effect.flatMap(Clock.currentTimeMillis, (now) => write(fixture, now)),
-            (apiKeys) => ({
-              users: fixture.users.length,
-              apiKeys,
-              files: fixture.files.length,
-              submissions: fixture.submissions
-            })
+        Effect.suspend(() => {
+          const names = ContentNames.collector()
+          return staged(Fixture.stageEntries(source, stage(names)), problems, (fixture) =>
+            Effect.map(
+              Effect.flatMap(Clock.currentTimeMillis, (now) => write(fixture, names, now)),
+              (apiKeys) => ({
+                users: fixture.users.length,
+                apiKeys,
+                files: fixture.files.length,
+                submissions: fixture.submissions
+              })
+            )
           )
-        ),
+        }),
 
       // Readers see a file before or after an append, never half of it (docs/architecture.md#appending): under
       // the write lock no other writer inserts submissions, so the rows copied get seqs above every committed
       // row, and they commit in this one transaction with the counters' update.
       appendSubmissions: (source) =>
-        staged(
-          Append.stageEntries(source, stage),
-          (outline) =>
-            Effect.map(submissionCounters(Append.lookups(outline)), (counters) => Append.problems(outline, counters)),
-          (outline) =>
-            Effect.gen(function* () {
-              // The webhooks' events go in with the submissions, in this transaction (the outbox): none is
-              // ever seen without its submissions, and an append rolled back leaves none.
-              const events = yield* outbox.prepare(
-                outline.files.filter((file) => (outline.appended[file.index] ?? 0) > 0).map((file) => file.id)
-              )
-              yield* copyStaged(outline.files)
-              yield* updateCounters(outline)
-              if (Option.isSome(events)) yield* outbox.write(events.value)
-              return { files: outline.files.length, submissions: outline.submissions }
-            })
-        ),
+        Effect.suspend(() => {
+          const names = ContentNames.collector()
+          return staged(
+            Append.stageEntries(source, stage(names)),
+            (outline) =>
+              Effect.map(submissionCounters(Append.lookups(outline)), (counters) => Append.problems(outline, counters)),
+            (outline) =>
+              Effect.gen(function* () {
+                // The webhooks' events go in with the submissions, in this transaction (the outbox): none is
+                // ever seen without its submissions, and an append rolled back leaves none.
+                const events = yield* outbox.prepare(
+                  outline.files.filter((file) => (outline.appended[file.index] ?? 0) > 0).map((file) => file.id)
+                )
+                yield* copyStaged(outline.files, names)
+                yield* updateCounters(outline)
+                if (Option.isSome(events)) yield* outbox.write(events.value)
+                return { files: outline.files.length, submissions: outline.submissions }
+              })
+          )
+        }),
 
       createKey: (userId, apiKey) =>
         transaction(

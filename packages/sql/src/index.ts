@@ -1,4 +1,8 @@
 /**
+ * @since 0.2.0
+ */
+export * as ContentNames from "./ContentNames.js"
+/**
  * @since 0.1.0
  */
 export * as KeyHash from "./KeyHash.js"

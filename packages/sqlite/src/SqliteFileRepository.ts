@@ -187,6 +187,20 @@ const prepare = (db: Database.Database, pageSize: number, joins: boolean) => ({
           ORDER BY created_date, seq LIMIT 2 OFFSET ?`
     )
     .raw(),
+  // The file's content names up to the read point, in order (SqliteMigrations), by the primary key.
+  contentNames: db
+    .prepare<[fileId: string, upTo: number], string>(
+      "SELECT name FROM content_names WHERE file_id = ? AND seq <= ? ORDER BY position"
+    )
+    .pluck(),
+  // A file by its id alone with the read point, as `access` reads them, for operators.
+  file: db
+    .prepare<[fileId: string], AccessRow>(
+      `SELECT f.user_id, f.user_id, f.name, f.creation_date, f.public_availability,
+          f.submission_counter, f.visit_counter, (SELECT max(seq) FROM submissions)
+          FROM files f WHERE f.id = ?`
+    )
+    .raw(),
   // Reads a table, so it takes the same lock and needs the same schema as a request; `SELECT 1` would
   // answer without touching the file.
   ping: db.prepare("SELECT 1 FROM files LIMIT 1").pluck(),
@@ -396,6 +410,12 @@ export const make = (options: {
             (count === limit && lastDate !== null && endingAt(statements, bounds, lastDate)) ||
             ending(statements, span, range, count, limit)
           return { joined: stored ?? "", count, ...end }
+        }),
+      readContentNames: (fileId, upTo) => read((statements) => statements.contentNames.all(fileId, Number(upTo))),
+      findFile: (fileId) =>
+        read((statements) => {
+          const row = statements.file.get(fileId)
+          return row === undefined ? Option.none() : Option.some(toFoundFile(fileId, row[1] as string, row))
         }),
       // Health checks look at the path now, however recently a request did.
       ping: Effect.asVoid(connection.readChecked((statements) => statements.ping.get())),

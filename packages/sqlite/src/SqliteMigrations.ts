@@ -6,7 +6,7 @@
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SubmissionEntry } from "@filedata/core"
-import { SqlMigrations } from "@filedata/sql"
+import { ContentNames, SqlMigrations } from "@filedata/sql"
 import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import { writeLock } from "./internal/writeLock.js"
@@ -157,6 +157,23 @@ const webhooks = Effect.gen(function* () {
   yield* sql`CREATE INDEX webhook_attempts_webhook ON webhook_attempts (webhook_id, seq)`
 })
 
+// Each file's content names in the order of first appearance (`ContentNames`), for the CSV header of an export,
+// filled here from the stored submissions. Expand only: instances of the previous release neither read nor
+// write it; names their imports bring meanwhile are missing until the file's next import or append brings them
+// (docs/operations.md#migrations-in-a-rolling-deploy). Numbered 6 on both adapters; 7 is the webhooks'.
+const contentNames = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE content_names (
+    file_id TEXT NOT NULL REFERENCES files (id),
+    position INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (file_id, position),
+    UNIQUE (file_id, name)
+  ) STRICT`
+  yield* ContentNames.backfill(sql, (value) => sql`${Number(value)}`)
+})
+
 /**
  * Every migration, by `<id>_<name>`; entries are only ever appended.
  *
@@ -168,6 +185,7 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "2_submission_entries": submissionEntries,
   "3_api_key_prefixes": apiKeyPrefixes,
   "5_submissions_without_entry": submissionsWithoutEntry,
+  "6_content_names": contentNames,
   "7_webhooks": webhooks
 })
 

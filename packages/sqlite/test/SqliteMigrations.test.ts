@@ -178,4 +178,33 @@ describe("SqliteMigrations", () => {
       expect(columns.at(-1)).toEqual({ name: "key_prefix", notnull: 0 })
     })
   )
+
+  it.scoped("migration 6 fills each file's content names in the order of first insertion, beyond one step", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDatabase
+      mkdirSync(dirname(filename), { recursive: true })
+      yield* Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const fifth = Effect.map(SqliteMigrations.loader, (all) => all.filter(([id]) => id <= 5))
+        yield* Migrator.make({})({ loader: fifth })
+        yield* sql`INSERT INTO users (id) VALUES ('u1')`
+        yield* sql`INSERT INTO files (id, user_id, name, creation_date, public_availability, submission_counter, visit_counter)
+          VALUES ('f1', 'u1', 'F', 0, 0, 0, 0), ('f2', 'u1', 'G', 0, 0, 0, 0), ('f3', 'u1', 'H', 0, 0, 0, 0)`
+        // More rows than a step reads; a name first seen late, and created dates against insertion order.
+        for (let i = 0; i < 5_003; i++) {
+          const content = i === 5_002 ? { late: "x", a: "y" } : i % 2 === 0 ? { a: "1", "": "2" } : { "a,b": "3" }
+          yield* sql`INSERT INTO submissions (file_id, created_date, content) VALUES (${i % 2 === 0 ? "f1" : "f2"},
+            ${Date.UTC(2024, 0, 1) - i}, ${JSON.stringify(content)})`
+        }
+      }).pipe(Effect.provide(SqliteClient.layer({ filename })))
+      const names = yield* Effect.flatMap(FileRepository.FileRepository, (files) =>
+        Effect.forEach(["f1", "f2", "f3"], (id) =>
+          Effect.flatMap(files.findFile(fileId(id)), (found) =>
+            files.readContentNames(fileId(id), Option.getOrThrow(found).readPoint)
+          )
+        )
+      ).pipe(Effect.provide(SqliteStorage.layer({ filename })))
+      expect(names).toEqual([["a", "", "late"], ["a,b"], []])
+    })
+  )
 })

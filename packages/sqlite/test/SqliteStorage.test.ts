@@ -43,7 +43,9 @@ describe("SqliteStorage", () => {
         { migration_id: 1, name: "create_tables" },
         { migration_id: 2, name: "submission_entries" },
         { migration_id: 3, name: "api_key_prefixes" },
-        { migration_id: 5, name: "submissions_without_entry" }
+        { migration_id: 5, name: "submissions_without_entry" },
+        { migration_id: 6, name: "content_names" },
+        { migration_id: 7, name: "webhooks" }
       ])
     })
   )

@@ -60,6 +60,29 @@ export const fileDataOperation = (operation: Record<string, unknown>): Record<st
   return operation
 }
 
+/**
+ * The export's extras on top of {@link fileDataOperation}: its NDJSON body beside the CSV one, and the
+ * `Content-Disposition` of its 200.
+ *
+ * @internal
+ */
+export const exportOperation = (operation: Record<string, unknown>): Record<string, unknown> => {
+  fileDataOperation(operation)
+  const ok = (operation as unknown as Operation).responses["200"]
+  if (ok !== undefined) {
+    ok.content = {
+      ...ok.content,
+      "application/x-ndjson": {
+        schema: { type: "string", description: "One submission per line, as in the File reply" }
+      }
+    }
+    addHeaders(ok, {
+      "Content-Disposition": header('attachment; filename="FILE_ID.csv" (or .ndjson), and filename* in UTF-8')
+    })
+  }
+  return operation
+}
+
 const referencedSchemas = (document: unknown, schemas: Record<string, unknown>): Set<string> => {
   const seen = new Set<string>()
   const visit = (node: unknown): void => {

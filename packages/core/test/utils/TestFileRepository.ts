@@ -168,6 +168,24 @@ export const make = (spec: RepositorySpec, journal: Journal = []): TestFileRepos
           hasMore: matching.length > page.length
         }
       }),
+    // Names in the order of first appearance by insertion, from the rows at or below the read point.
+    readContentNames: (fileId, upTo) =>
+      Effect.sync(() => {
+        const names = new Set<string>()
+        for (const row of rows) {
+          if (row.file !== fileId || row.seq > Number(upTo)) continue
+          for (const name of Object.keys(JSON.parse(row.submission.contentJson))) names.add(name)
+        }
+        return [...names]
+      }),
+    findFile: (fileId) =>
+      Effect.sync(() => {
+        journal.push(`findFile ${fileId}`)
+        const file = files.get(fileId)
+        return file === undefined
+          ? Option.none()
+          : Option.some(Object.freeze({ ...file, readPoint: String(rows.length) as FileRepository.ReadPoint }))
+      }),
     ping: Effect.sync(() => {
       journal.push("ping")
     })
