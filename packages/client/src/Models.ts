@@ -5,7 +5,14 @@
  *
  * @since 0.1.0
  */
-import { FileData as Domain, GetFileData, GetSubmissions, RateLimiter, SubmissionsReply } from "@filedata/core"
+import {
+  FileData as Domain,
+  ExportSubmissions,
+  GetFileData,
+  GetSubmissions,
+  RateLimiter,
+  SubmissionsReply
+} from "@filedata/core"
 import * as Schema from "effect/Schema"
 
 /**
@@ -77,11 +84,7 @@ export type GetSubmissionsRequest = typeof GetSubmissionsRequest.Type
  * @since 0.2.0
  * @category schemas
  */
-export const ExportFormat = Schema.Literal("csv", "ndjson").annotations({
-  title: "ExportFormat",
-  description:
-    "csv: RFC 4180 with CRLF, a header createdDate and every content name of the file; ndjson: one submission per line, as in the File reply"
-})
+export const ExportFormat = ExportSubmissions.Format
 
 /**
  * @since 0.2.0
@@ -91,18 +94,13 @@ export type ExportFormat = typeof ExportFormat.Type
 
 /**
  * The body of `POST /api/v1/file-data/export`: `fileId` and `apiKey` as for `getFileData`, the `format`, and the
- * optional window of the incremental read. Any other field is refused.
+ * optional window of the incremental read; refused exactly as the server refuses it (the core's
+ * `ExportSubmissions.RequestJson`).
  *
  * @since 0.2.0
  * @category schemas
  */
-export const ExportRequest = Schema.Struct({
-  fileId: GetFileDataRequest.fields.fileId,
-  apiKey: GetFileDataRequest.fields.apiKey,
-  format: ExportFormat,
-  since: GetSubmissionsRequest.fields.since,
-  until: GetSubmissionsRequest.fields.until
-}).annotations({ identifier: "ExportRequest", parseOptions: { onExcessProperty: "error" } })
+export const ExportRequest = ExportSubmissions.RequestJson
 
 /**
  * @since 0.2.0

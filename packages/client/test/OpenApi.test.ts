@@ -44,6 +44,7 @@ describe("the OpenAPI document", () => {
     }
     expect(Object.keys(spec.components.schemas).sort()).toEqual([
       "AccessDenied",
+      "ExportFormat",
       "ExportRequest",
       "FileData",
       "FileNotFound",
@@ -106,7 +107,8 @@ describe("the OpenAPI document", () => {
     const request = spec.components.schemas.ExportRequest
     expect(request.required).toEqual(["fileId", "apiKey", "format"])
     expect(request.additionalProperties).toBe(false)
-    expect(request.properties.format).toMatchObject({ enum: ["csv", "ndjson"] })
+    expect(request.properties.format).toEqual({ $ref: "#/components/schemas/ExportFormat" })
+    expect(spec.components.schemas.ExportFormat).toMatchObject({ enum: ["csv", "ndjson"] })
     expect(request.properties.since).toMatchObject({ type: "string", format: "date-time" })
   })
 

@@ -15,16 +15,18 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { ApiKey, FileId, InstantFromIso, type StoredFile } from "./FileData.js"
+import { type FileId, InstantFromIso, type StoredFile } from "./FileData.js"
 import {
   FileNotFound,
   type GetFileDataError,
   type InvalidRequest,
   Issue,
+  pointer,
   type StorageUnavailable
 } from "./FileDataError.js"
 import type * as FileRepository from "./FileRepository.js"
 import * as FileRequest from "./FileRequest.js"
+import { GetSubmissionsRequest } from "./GetSubmissions.js"
 import type * as RateLimiter from "./RateLimiter.js"
 
 /**
@@ -61,24 +63,13 @@ const details = {
  * @category schemas
  */
 export const ExportRequest = Schema.Struct({
-  fileId: FileId.annotations({
-    description:
-      "Identifier of the file to export: at most 256 characters (code points), well-formed Unicode without U+0000"
-  }),
-  apiKey: ApiKey.annotations({ description: "The caller's API key: well-formed Unicode without U+0000" }),
-  format: Format,
-  since: Schema.optionalWith(
-    InstantFromIso.annotations({
-      description: "An ISO 8601 date-time with a zone: only submissions with createdDate >= since"
-    }),
-    { exact: true }
+  fileId: FileRequest.fileIdField(
+    "Identifier of the file to export: at most 256 characters (code points), well-formed Unicode without U+0000"
   ),
-  until: Schema.optionalWith(
-    InstantFromIso.annotations({
-      description: "An ISO 8601 date-time with a zone: only submissions with createdDate < until"
-    }),
-    { exact: true }
-  )
+  apiKey: FileRequest.apiKeyField,
+  format: Format,
+  since: GetSubmissionsRequest.fields.since,
+  until: GetSubmissionsRequest.fields.until
 }).annotations({
   identifier: "ExportRequest",
   parseOptions: { onExcessProperty: "error", errors: "all" }
@@ -149,7 +140,7 @@ export const parseRequest = (body: unknown): Effect.Effect<ExportRequestQuery, I
   const since = decodeInstant(member("since"))
   const until = decodeInstant(member("until"))
   if (Option.isSome(since) && Option.isSome(until) && until.value < since.value) {
-    issues.push(new Issue({ pointer: FileRequest.pointer("until"), detail: "must not be before since" }))
+    issues.push(new Issue({ pointer: pointer("until"), detail: "must not be before since" }))
   }
   if (result._tag === "Left" || issues.length > 0) {
     return Effect.fail(FileRequest.invalidPayload(issues, result._tag === "Left" ? result.left.unlisted : 0))
@@ -163,6 +154,15 @@ export const parseRequest = (body: unknown): Effect.Effect<ExportRequestQuery, I
     until: request.until
   })
 }
+
+/**
+ * The request as a client sends it (plain strings): the encoded side of {@link ExportRequest}, refused exactly
+ * when {@link parseRequest} refuses it. The typed client's payload schema.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const RequestJson = FileRequest.wire(ExportRequest, parseRequest)
 
 /**
  * The answer for a file as found, with its read point: every read of the reply stops there.
