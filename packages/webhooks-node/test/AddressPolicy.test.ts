@@ -49,7 +49,45 @@ const wrapped = (address: string) => {
   }
 }
 
+// IPv6 classes that hold no other class, as 128-bit numbers: addresses are drawn inside each.
+const ipv6Ranges: ReadonlyArray<readonly [AddressPolicy.AddressClass, bigint, number]> = [
+  ["link-local", 0xfe80n << 112n, 10],
+  ["unique-local", 0xfc00n << 112n, 7],
+  ["multicast", 0xff00n << 112n, 8],
+  ["documentation", 0x20010db8n << 96n, 32],
+  ["documentation", 0x3fffn << 112n, 20],
+  ["benchmarking", 0x20010002n << 96n, 48],
+  ["reserved", 0x4000n << 112n, 2],
+  ["reserved", 0xfec0n << 112n, 10]
+]
+const ipv6Text = (n: bigint) =>
+  Array.from({ length: 8 }, (_, i) => ((n >> BigInt(112 - 16 * i)) & 0xffffn).toString(16)).join(":")
+const random128 = FastCheck.bigUintN(128)
+const inside = (network: bigint, prefix: number, random: bigint) => {
+  const host = (1n << BigInt(128 - prefix)) - 1n
+  return (network & ~host) | (random & host)
+}
+
 describe("AddressPolicy", () => {
+  it.prop(
+    "every address of an IPv6 class is refused as that class",
+    [FastCheck.constantFrom(...ipv6Ranges), random128],
+    ([[kind, network, prefix], random]) => {
+      expect(classOf(ipv6Text(inside(network, prefix, random)))).toBe(kind)
+    }
+  )
+
+  it.prop("global unicast IPv6 (2000::/3) passes, but for the ranges carved out of it", [random128], ([random]) => {
+    const address = inside(0x2000n << 112n, 3, random)
+    const top32 = address >> 96n
+    const carved =
+      top32 >> 9n === 0x2001n << 7n || // 2001::/23
+      top32 === 0x20010db8n ||
+      address >> 112n === 0x2002n || // 6to4: judged by its IPv4 address
+      address >> 108n === 0x3fff0n // 3fff::/20
+    if (!carved) expect(classOf(ipv6Text(address))).toBe("global")
+  })
+
   it.prop("every address of an IPv4 class is refused as that class", [inRange], ([{ address, kind }]) => {
     expect(classOf(address)).toBe(kind)
   })
