@@ -1,16 +1,8 @@
 /**
- * The IETF rate-limit header fields (draft-ietf-httpapi-ratelimit-headers-09) on every reply of the
- * file-data operation, so clients can pace themselves before they are refused.
- *
- * `RateLimit-Policy` lists both quotas the service enforces and never changes between replies;
- * `RateLimit` says where the caller stands in each quota this request was counted against: the client
- * address always, the API key once the body named one. Both are Structured Field lists, e.g.
- *
- *     RateLimit-Policy: "api-key";q=60;w=60, "client-address";q=600;w=60
- *     RateLimit: "client-address";r=599;t=60, "api-key";r=0;t=42
- *
- * The counts come from the `RateLimiter` port itself: each request runs the use case on a limiter that
- * notes what the real one answered, so the fields report exactly what was enforced.
+ * The IETF rate-limit header fields (draft-ietf-httpapi-ratelimit-headers-09) on every reply of the operations
+ * on a file: `RateLimit-Policy` (both quotas, fixed) and `RateLimit` (where the caller stands in each quota the
+ * request was counted against), taken from what the `RateLimiter` port answered for the request
+ * (docs/api.md#rate-limiting).
  *
  * @since 0.1.0
  */

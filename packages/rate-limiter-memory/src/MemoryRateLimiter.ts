@@ -1,15 +1,8 @@
 /**
- * An in-process `RateLimiter`: a fixed window per subject that opens with the subject's first request.
- *
- * Windows start per subject rather than on a global clock: a subject's window opens with its first
- * request after the previous window closed, and admits `limit` requests. A burst therefore cannot
- * straddle a clock-aligned boundary to get twice the limit through in a moment.
- *
- * Memory: counters live in two generations that rotate every `windowMillis`. A counter is created in the
- * current generation; one rotation later it is in the previous one; a second rotation drops it, by which
- * time its window has certainly closed. So at most the subjects seen in the last two windows are held,
- * each as one small entry, and nothing ever sweeps. Long keys are hashed so an attacker sending 60 KiB
- * keys holds 43 bytes per entry, not 60 KiB.
+ * An in-process `RateLimiter`: a fixed window per subject that opens with the subject's first request (so a
+ * burst cannot straddle a clock-aligned boundary), its counters in two generations that rotate every window,
+ * so at most the subjects of the last two windows are held and nothing sweeps. What that costs:
+ * docs/operations.md#memory-of-the-in-memory-rate-limiter.
  *
  * @since 0.1.0
  */
