@@ -12,9 +12,10 @@
 // It joins the default profiles when both URLs are set.
 
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { request as httpRequest } from "node:http"
 import { createRequire } from "node:module"
+import { cpus, loadavg } from "node:os"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import { createBrotliDecompress, createGunzip } from "node:zlib"
@@ -44,6 +45,9 @@ const levels = option("levels", [...new Set([benchLevel, "info"])].join(","))
   .split(",")
   .filter((level) => level !== "")
 // The codings `pnpm bench` measures filedata's big replies in, beside identity.
+// The figures' table, also written here (docs/performance.md links it); "-" writes it only to stdout.
+const out = option("out", join(root, "bench/results/latest.md"))
+const loadAtStart = loadavg()
 const codings = option("codings", "gzip,br")
   .split(",")
   .filter((coding) => coding !== "")
@@ -51,7 +55,10 @@ const codings = option("codings", "gzip,br")
 const shapes = {
   small: { files: 1000, submissionsPerFile: 20, users: 100, load: true },
   large: { files: 1, submissionsPerFile: 100_000, users: 1 },
-  huge: { files: 1, submissionsPerFile: 1_000_000, users: 1 }
+  huge: { files: 1, submissionsPerFile: 1_000_000, users: 1 },
+  // Entries of about 300 bytes, as forms with a free-text field store them.
+  wide: { files: 1, submissionsPerFile: 100_000, users: 1, contentBytes: 260 },
+  "wide-huge": { files: 1, submissionsPerFile: 1_000_000, users: 1, contentBytes: 260 }
 }
 // Profiles served from PostgreSQL and Redis: the dataset of another profile, whose fixture and SQLite baseline
 // they share.
@@ -461,26 +468,47 @@ if (imports.huge !== undefined) {
 }
 
 const format = (value) => (Number.isNaN(value) ? "-" : Math.abs(value) >= 100 ? value.toFixed(0) : value.toFixed(2))
-console.log(
-  `\nfiledata against the plain baseline (node ${process.version}, ${connections} connections, ${duration} s x ` +
-    `${rounds} rounds, bench level LOG_LEVEL=${benchLevel})\n`
+const lines = []
+const print = (line) => lines.push(line)
+const commit = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).stdout.trim()
+const load1 = (averages) => averages.map((value) => value.toFixed(1)).join(" ")
+print(
+  `filedata against the plain baseline: \`pnpm bench ${process.argv
+    .slice(2)
+    .map((arg) => (arg === "" ? `""` : arg))
+    .join(" ")}\` on ${commit}, ` + `${new Date().toISOString().slice(0, 16)}Z`
 )
-console.log("| profile | metric | filedata | baseline | unit | ratio |")
-console.log("|---|---|---|---|---|---|")
+print("")
+print(
+  `node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? "unknown CPU"}; load average (1, 5, 15 min) ` +
+    `${load1(loadAtStart)} at the start, ${load1(loadavg())} at the end; ${connections} connections, ${duration} s x ` +
+    `${rounds} rounds, interleaved; bench level LOG_LEVEL=${benchLevel}`
+)
+print("")
+print("| profile | metric | filedata | baseline | unit | ratio |")
+print("|---|---|---|---|---|---|")
 for (const r of rows) {
-  console.log(
+  print(
     `| ${r.profile} | ${r.metric} | ${format(r.filedata)} | ${format(r.baseline)} | ${r.unit} | ${format(r.ratio)} |`
   )
 }
 if (codings.length > 0 && profiles.some((profile) => shapes[profile]?.load !== true)) {
-  console.log(
-    `\nRows ${codings.map((coding) => `"${coding}:"`).join(", ")}: filedata's reply in that coding; the baseline ` +
+  print("")
+  print(
+    `Rows ${codings.map((coding) => `"${coding}:"`).join(", ")}: filedata's reply in that coding; the baseline ` +
       "column is the baseline's uncompressed reply. Import rows: the baseline column is bench/baseline-import.mjs."
   )
 }
 if (profiles.includes("small-pg")) {
-  console.log("Note: small-pg is filedata on PostgreSQL + Redis against the same plain SQLite baseline as small.")
+  print("")
+  print("Note: small-pg is filedata on PostgreSQL + Redis against the same plain SQLite baseline as small.")
 }
-console.log("\n| target | measured | bound | met |")
-console.log("|---|---|---|---|")
-for (const t of targets) console.log(`| ${t.name} | ${t.measured} | ${t.bound} | ${t.met ? "yes" : "NO"} |`)
+print("")
+print("| target | measured | bound | met |")
+print("|---|---|---|---|")
+for (const t of targets) print(`| ${t.name} | ${t.measured} | ${t.bound} | ${t.met ? "yes" : "NO"} |`)
+console.log(`\n${lines.join("\n")}`)
+if (out !== "-") {
+  mkdirSync(join(out, ".."), { recursive: true })
+  writeFileSync(out, `${lines.join("\n")}\n`)
+}

@@ -15,7 +15,8 @@ const FIELDS = ["email", "name", "phone", "company", "message", "country", "city
 
 // Users `${prefix}user-U` with the key `${prefix}bench-key-U`; files `${prefix}file-F` owned by user F mod users.
 // The prefix lets one database take several fixtures, since an import refuses ids that already exist.
-export const writeFixture = async (path, { files, submissionsPerFile, users, prefix = "" }) => {
+// With `contentBytes`, each submission's content is padded to about that many bytes by a free-text "message".
+export const writeFixture = async (path, { files, submissionsPerFile, users, prefix = "", contentBytes }) => {
   const next = random(42)
   const out = createWriteStream(path)
   const write = (text) => (out.write(text) ? undefined : once(out, "drain"))
@@ -36,6 +37,12 @@ export const writeFixture = async (path, { files, submissionsPerFile, users, pre
       const count = 5 + Math.floor(next() * 4)
       const content = {}
       for (let i = 0; i < count; i++) content[FIELDS[i]] = `${FIELDS[i]}-${Math.floor(next() * 1e9).toString(36)}`
+      if (contentBytes !== undefined) {
+        const room = contentBytes - JSON.stringify(content).length - 14
+        let text = ""
+        while (text.length < room) text += `${Math.floor(next() * 1e12).toString(36)} `
+        content.message = text.slice(0, Math.max(0, room))
+      }
       await write(`${s ? "," : ""}{"createdDate":"${new Date(at).toISOString()}","content":${JSON.stringify(content)}}`)
     }
     await write("]}")

@@ -148,8 +148,9 @@ export const make = (
               response,
               frame
             )
-          // Answered already when every step was immediate; otherwise the rest runs on the runtime.
-          const answered = answer(body)
+          // Answered already when every step was immediate; otherwise the rest runs on the runtime. The
+          // fields go nowhere, but given in the input they take no step of the fiber's.
+          const answered = answer(body, {})
           if (!Exit.isExit(answered) || Exit.isFailure(answered)) run(answered, response, frame)
         })
         return

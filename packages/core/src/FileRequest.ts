@@ -29,7 +29,7 @@ import {
 import * as FileRepository from "./FileRepository.js"
 import * as Immediate from "./Immediate.js"
 import * as RateLimiter from "./RateLimiter.js"
-import type * as RequestLog from "./RequestLog.js"
+import * as RequestLog from "./RequestLog.js"
 import * as TextRules from "./TextRules.js"
 
 /**
@@ -45,7 +45,10 @@ export interface Input {
    * the address was counted.
    */
   readonly body: Effect.Effect<unknown, InvalidRequest> | (() => Effect.Effect<unknown, InvalidRequest>)
-  /** The request's log fields, when a line is written for it: the use case adds `fileId` and `userId`. */
+  /**
+   * The request's log fields, to which the use case adds `fileId` and `userId`; without it, it adds them to the
+   * fiber's record (`RequestLog.begin`), which takes a fiber.
+   */
   readonly fields?: RequestLog.Fields | undefined
 }
 
@@ -256,12 +259,15 @@ export const handle: <R extends Credentials, A>(
     yield* limiter.consume({ scope: "clientAddress", address: input.clientAddress })
     const request = yield* parse(yield* typeof input.body === "function" ? input.body() : input.body)
     const { fields } = input
+    // A record in the input needs no fiber; without one, the fiber's (`RequestLog.begin`), if any.
     if (fields !== undefined) fields.fileId = request.fileId
+    else yield* RequestLog.annotate("fileId", request.fileId)
     yield* limiter.consume({ scope: "apiKey", apiKey: request.apiKey })
 
     const { owner, file } = yield* files.findAccess(request.apiKey, request.fileId)
     if (Option.isNone(owner)) return yield* new AccessDenied()
     if (fields !== undefined) fields.userId = owner.value
+    else yield* RequestLog.annotate("userId", owner.value)
     if (Option.isNone(file)) return yield* new FileNotFound()
     if (file.value.ownerId !== owner.value) return yield* new AccessDenied()
     return answer(files, request, file.value)

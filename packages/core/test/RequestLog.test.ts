@@ -89,12 +89,15 @@ describe("what the request's log line learns", () => {
     )
   }
 
-  it.effect("nothing for a request handed no record, and each request's own record for its line", () =>
+  it.effect("the fiber's record for a request handed none, and each request's own record for its line", () =>
     Effect.gen(function* () {
       const [, operation] = operations[0] as (typeof operations)[number]
       const run = (fields?: RequestLog.Fields) =>
         provided(operation({ ...input({ fileId: "contact", apiKey: "alice-key" }, []), fields }))
       expect(yield* Effect.zipRight(Effect.exit(run()), FiberRef.get(RequestLog.currentFields))).toBeUndefined()
+      // No record in the input: the fiber's, once a transport began one.
+      const begun = Effect.zipRight(RequestLog.begin, Effect.zipRight(run(), FiberRef.get(RequestLog.currentFields)))
+      expect(yield* begun).toEqual({ fileId: "contact", userId: "alice" })
       // Two requests' fibers at once: each line has its own request's fields.
       const bob = Effect.gen(function* () {
         const fields: RequestLog.Fields = {}
