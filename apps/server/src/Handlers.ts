@@ -11,6 +11,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { FileDataApi } from "@filedata/client"
 import { FileRepository, RateLimiter, RequestLog, SubmissionSignals, WaitingRequests } from "@filedata/core"
+import { Webhooks } from "@filedata/runtime"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import type * as Layer from "effect/Layer"
@@ -96,24 +97,35 @@ export const system: Layer.Layer<
   never,
   FileRepository.FileRepository | RateLimiter.RateLimiter
 > = HttpApiBuilder.group(FileDataApi.FileDataApi, "system", (handlers) =>
-  Effect.map(Effect.all({ files: FileRepository.FileRepository, limiter: RateLimiter.RateLimiter }), (ports) => {
-    const counting = ports.limiter.counting ?? Effect.succeed(undefined)
-    return handlers.handleRaw("health", () =>
-      ports.files.ping.pipe(
-        Effect.zipRight(counting),
-        Effect.matchEffect({
-          onFailure: (failure) => {
-            const problem = Problem.fromFailure(failure)
-            return Effect.as(Instrumentation.problem(problem.code), Problem.toResponse(problem))
-          },
-          onSuccess: (rateLimiter) =>
-            Effect.succeed(
-              HttpServerResponse.unsafeJson(
-                rateLimiter === undefined ? { status: "ok" } : { status: "ok", rateLimiter }
+  Effect.map(
+    Effect.all({
+      files: FileRepository.FileRepository,
+      limiter: RateLimiter.RateLimiter,
+      delivery: Effect.serviceOption(Webhooks.Delivery)
+    }),
+    (ports) => {
+      const counting = ports.limiter.counting ?? Effect.succeed(undefined)
+      // Whether this instance delivers webhook events: a server built without delivery (an embedding) says false.
+      const webhookDelivery = Option.exists(ports.delivery, (delivery) => delivery.running)
+      return handlers.handleRaw("health", () =>
+        ports.files.ping.pipe(
+          Effect.zipRight(counting),
+          Effect.matchEffect({
+            onFailure: (failure) => {
+              const problem = Problem.fromFailure(failure)
+              return Effect.as(Instrumentation.problem(problem.code), Problem.toResponse(problem))
+            },
+            onSuccess: (rateLimiter) =>
+              Effect.succeed(
+                HttpServerResponse.unsafeJson(
+                  rateLimiter === undefined
+                    ? { status: "ok", webhookDelivery }
+                    : { status: "ok", rateLimiter, webhookDelivery }
+                )
               )
-            )
-        })
+          })
+        )
       )
-    )
-  })
+    }
+  )
 )

@@ -13,7 +13,8 @@ import {
   ServiceConfig,
   StartupFailure,
   Storage,
-  Telemetry
+  Telemetry,
+  Webhooks
 } from "@filedata/runtime"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -30,8 +31,14 @@ const main = Effect.gen(function* () {
   const config = yield* Effect.tapError(ServiceConfig.config, (error) => Console.error(describe(error)))
   return yield* Layer.launch(
     Server.layer({ ...config, stopSignal: () => stopSignal }).pipe(
+      // Delivery starts before the server listens, so /health says whether it runs from the first request.
+      Layer.provide(Webhooks.delivery(config.webhooks)),
       Layer.provide(Telemetry.instrumentedPorts),
-      Layer.provide([Storage.layer(config.storage), RateLimiting.layer(config.rateLimiting)]),
+      Layer.provide([
+        Storage.layer(config.storage),
+        RateLimiting.layer(config.rateLimiting),
+        Webhooks.ports(config.webhooks)
+      ]),
       Layer.provide(Telemetry.layer(config.telemetry)),
       // Before anything is opened: a misspelled variable, then the settings in effect.
       Layer.provide(Layer.effectDiscard(Environment.report(config, process.env))),

@@ -250,7 +250,7 @@ layer(server, { excludeTestServices: true })("POST /api/v1/file-data", (it) => {
     Effect.gen(function* () {
       const reply = yield* TestServer.request("/health")
       expect(reply.status).toBe(200)
-      expect(reply.json).toEqual({ status: "ok", rateLimiter: "memory" })
+      expect(reply.json).toEqual({ status: "ok", rateLimiter: "memory", webhookDelivery: false })
     })
   )
 

@@ -72,7 +72,7 @@ layer(platformOnly, { excludeTestServices: true })("the HttpApi on the platform 
       const missing = yield* Effect.flip(client.files.getFileData({ payload: { fileId: "nope", apiKey: "alice-key" } }))
       expect(missing).toBeInstanceOf(ApiError.FileNotFound)
       expect(missing).toMatchObject({ _tag: "FileNotFound", status: 404, code: "file_not_found" })
-      expect(yield* client.system.health()).toEqual({ status: "ok", rateLimiter: "memory" })
+      expect(yield* client.system.health()).toEqual({ status: "ok", rateLimiter: "memory", webhookDelivery: false })
     })
   )
 
@@ -160,7 +160,7 @@ layer(wholeServer)("the typed client on fetch against the whole server", (it) =>
       const health = yield* Effect.flatMap(FileDataClient.FileDataClient, (client) => client.system.health()).pipe(
         Effect.provide(FileDataClient.layer({ baseUrl }))
       )
-      expect(health).toEqual({ status: "ok", rateLimiter: "memory" })
+      expect(health).toEqual({ status: "ok", rateLimiter: "memory", webhookDelivery: false })
     })
   )
 })

@@ -206,7 +206,11 @@ describe("HTTP/1.1 edges on raw sockets (real processes)", () => {
         "GET http://filedata.test/health HTTP/1.1\r\nHost: filedata.test\r\nConnection: close\r\n\r\n"
       )
       expect(health.responses[0]?.status).toBe(200)
-      expect(JSON.parse(health.responses[0]?.body ?? "")).toEqual({ status: "ok", rateLimiter: "memory" })
+      expect(JSON.parse(health.responses[0]?.body ?? "")).toEqual({
+        status: "ok",
+        rateLimiter: "memory",
+        webhookDelivery: true
+      })
 
       const wrongMethod = await exchange(
         port,

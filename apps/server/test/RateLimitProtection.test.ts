@@ -141,7 +141,10 @@ describe.runIf(hasRedisServer)("Redis going away after the start (built server, 
       LOG_LEVEL: "info"
     })
     const { base } = running
-    expect(await health(base)).toEqual({ status: 200, body: { status: "ok", rateLimiter: "redis" } })
+    expect(await health(base)).toEqual({
+      status: 200,
+      body: { status: "ok", rateLimiter: "redis", webhookDelivery: true }
+    })
 
     // Over its quota, counted in Redis.
     for (let i = 0; i < 3; i++) expect((await call(base, KEYS[0])).status).toBe(200)
@@ -149,7 +152,10 @@ describe.runIf(hasRedisServer)("Redis going away after the start (built server, 
 
     await kill(redis)
     await eventually(async () =>
-      expect(await health(base)).toEqual({ status: 200, body: { status: "ok", rateLimiter: "memory-fallback" } })
+      expect(await health(base)).toEqual({
+        status: 200,
+        body: { status: "ok", rateLimiter: "memory-fallback", webhookDelivery: true }
+      })
     )
     // Still over its quota: the refusal Redis gave carries on in memory, for as long as Redis's window.
     for (let i = 0; i < 20; i++) {
@@ -167,7 +173,10 @@ describe.runIf(hasRedisServer)("Redis going away after the start (built server, 
 
     redis = await startRedis(port)
     await eventually(async () =>
-      expect(await health(base)).toEqual({ status: 200, body: { status: "ok", rateLimiter: "redis" } })
+      expect(await health(base)).toEqual({
+        status: 200,
+        body: { status: "ok", rateLimiter: "redis", webhookDelivery: true }
+      })
     )
     // Counted in Redis again: the restarted Redis holds no counters, so the key refused in memory is admitted,
     // and its first request there leaves two.

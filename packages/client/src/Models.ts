@@ -184,7 +184,10 @@ export type RateLimiterCounting = typeof RateLimiterCounting.Type
  */
 export const Health = Schema.Struct({
   status: Schema.Literal("ok"),
-  rateLimiter: Schema.optionalWith(RateLimiterCounting, { exact: true })
+  rateLimiter: Schema.optionalWith(RateLimiterCounting, { exact: true }),
+  webhookDelivery: Schema.Boolean.annotations({
+    description: "Whether this instance delivers webhook events (false with WEBHOOK_DELIVERY=false)"
+  })
 }).annotations({ identifier: "Health" })
 
 /**

@@ -4,7 +4,8 @@
  *
  * @since 0.1.0
  */
-import { type RateLimiter, SubmissionSignals, WaitingRequests } from "@filedata/core"
+import { DeliverWebhooks, type RateLimiter, SubmissionSignals, WaitingRequests } from "@filedata/core"
+import { HttpWebhookSender, SealedSecrets } from "@filedata/webhooks-node"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import * as Either from "effect/Either"
@@ -139,6 +140,23 @@ export interface ServiceConfig {
   readonly telemetry: TelemetryOptions
   /** How many requests may wait for submissions at once, per key and per address (`LONG_POLL_MAX_PER_*`). */
   readonly longPoll: WaitingRequests.Limits
+  readonly webhooks: WebhookOptions
+}
+
+/**
+ * `WEBHOOK_*`: whether this instance delivers, the retry schedule and when a failing webhook is disabled, and what
+ * the sender (`HttpWebhookSender`) and the secrets' key (`SealedSecrets`) of `@filedata/webhooks-node` read.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface WebhookOptions {
+  /** `WEBHOOK_DELIVERY` (default true): false for an instance that should only serve reads. */
+  readonly delivery: boolean
+  readonly retryScheduleMillis: ReadonlyArray<number>
+  readonly disableAfterMillis: number
+  readonly sender: HttpWebhookSender.Options
+  readonly key: SealedSecrets.KeySource
 }
 
 /**
@@ -501,6 +519,35 @@ export const telemetry: Config.Config<TelemetryOptions> = Config.all({
   })
 )
 
+const retrySchedule = variable("WEBHOOK_RETRY_SCHEDULE_MS", (text) => {
+  const delays = text.split(",").map((part) => part.trim())
+  return delays.length <= 100 &&
+    delays.every((delay) => /^\d+$/.test(delay) && Number(delay) >= 1 && Number(delay) <= 2_592_000_000)
+    ? Either.right(delays.map(Number))
+    : Either.left(
+        `Expected comma-separated whole numbers of milliseconds from 1 to 2592000000 but received ${quoted(text)}`
+      )
+}).pipe(Config.withDefault<ReadonlyArray<number>>(DeliverWebhooks.defaults.retryScheduleMillis))
+
+/**
+ * `WEBHOOK_*`, as `Webhooks.layer` takes them.
+ *
+ * @since 0.2.0
+ * @category config
+ */
+export const webhooks: Config.Config<WebhookOptions> = Config.all({
+  delivery: flag("WEBHOOK_DELIVERY").pipe(Config.withDefault(true)),
+  retryScheduleMillis: retrySchedule,
+  disableAfterMillis: wholeNumber(
+    "WEBHOOK_DISABLE_AFTER_MS",
+    DeliverWebhooks.defaults.disableAfterMillis,
+    1,
+    Number.MAX_SAFE_INTEGER
+  ),
+  sender: HttpWebhookSender.config,
+  key: SealedSecrets.keySource
+})
+
 /**
  * Every variable, with its default; reading it validates them all, so one bad value stops the start before
  * anything is opened.
@@ -517,7 +564,8 @@ export const config: Config.Config<ServiceConfig> = Config.all({
   storage,
   rateLimiting,
   telemetry,
-  longPoll
+  longPoll,
+  webhooks
 }).pipe(
   // The metrics stay off the public port: whoever reaches the service must not read its metrics.
   Config.mapOrFail((config) =>

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import type { FileRepository, OperatorStore, SubmissionSignals } from "@filedata/core"
+import type { FileRepository, OperatorStore, SubmissionSignals, WebhookStore } from "@filedata/core"
 import { SqliteStorage } from "@filedata/sqlite"
 import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
@@ -41,7 +41,10 @@ const adapter = ({ database, pool, signalIntervalMillis }: ServiceConfig.Storage
 export const layer = (
   options: ServiceConfig.StorageOptions
 ): Layer.Layer<
-  FileRepository.FileRepository | OperatorStore.OperatorStore | SubmissionSignals.SubmissionSignals,
+  | FileRepository.FileRepository
+  | OperatorStore.OperatorStore
+  | SubmissionSignals.SubmissionSignals
+  | WebhookStore.WebhookStore,
   DependencyUnavailable
 > =>
   Layer.mapError(
@@ -62,6 +65,9 @@ export const layer = (
  * @category layers
  */
 export const layerConfig: Layer.Layer<
-  FileRepository.FileRepository | OperatorStore.OperatorStore | SubmissionSignals.SubmissionSignals,
+  | FileRepository.FileRepository
+  | OperatorStore.OperatorStore
+  | SubmissionSignals.SubmissionSignals
+  | WebhookStore.WebhookStore,
   DependencyUnavailable | ConfigError.ConfigError
 > = Layer.unwrapEffect(Effect.map(ServiceConfig.storage, layer))

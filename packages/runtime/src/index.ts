@@ -30,3 +30,7 @@ export * as Storage from "./Storage.js"
  * @since 0.1.0
  */
 export * as Telemetry from "./Telemetry.js"
+/**
+ * @since 0.2.0
+ */
+export * as Webhooks from "./Webhooks.js"

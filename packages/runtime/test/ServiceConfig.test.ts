@@ -49,8 +49,34 @@ describe("ServiceConfig, valid", () => {
           traces: Option.none(),
           resource: { serviceName: "filedata", attributes: {} }
         },
-        longPoll: { perKey: 20, perAddress: 100 }
+        longPoll: { perKey: 20, perAddress: 100 },
+        webhooks: {
+          delivery: true,
+          retryScheduleMillis: [5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000],
+          disableAfterMillis: 432_000_000,
+          sender: { allowPrivateNetworks: false, timeoutMillis: 15_000 },
+          key: { _tag: "File", path: "./data/webhook-encryption.key" }
+        }
       })
+    })
+  )
+
+  it.effect("reads the webhook delivery variables, and refuses a malformed retry schedule by name", () =>
+    Effect.gen(function* () {
+      const config = yield* read({
+        WEBHOOK_DELIVERY: "false",
+        WEBHOOK_RETRY_SCHEDULE_MS: "100, 200,300",
+        WEBHOOK_DISABLE_AFTER_MS: "60000"
+      })
+      expect(config.webhooks).toMatchObject({
+        delivery: false,
+        retryScheduleMillis: [100, 200, 300],
+        disableAfterMillis: 60_000
+      })
+      for (const schedule of ["", "1,,2", "5s", "0", "-1"]) {
+        const error = yield* Effect.flip(read({ WEBHOOK_RETRY_SCHEDULE_MS: schedule }))
+        expect(ServiceConfig.formatError(error)).toMatch(/^Invalid configuration: WEBHOOK_RETRY_SCHEDULE_MS: Expected/)
+      }
     })
   )
 
