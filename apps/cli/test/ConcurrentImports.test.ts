@@ -87,7 +87,8 @@ describe("two imports at once on one SQLite file (real processes)", () => {
     for (let round = 0; round < 3; round++) {
       const { results, database } = await importBoth(document("alice", "a-file"), document("bob", "b-file"))
       for (const result of results) expect(result.code, `round ${round}: ${result.stderr}`).toBe(0)
-      expect(database.tables.effect_sql_migrations?.rows).toBe(4)
+      // Each migration recorded once, as one process alone records them.
+      expect(database.tables.effect_sql_migrations?.rows).toBe(snapshot(migrated).tables.effect_sql_migrations?.rows)
       expect(database.tables.submissions?.rows).toBe(2 * SUBMISSIONS)
     }
   }, 60_000)
