@@ -212,6 +212,8 @@ const demoCommand = Command.make("demo", {}, () =>
       )
     }
     yield* Console.log(`API key (shown only now): ${Redacted.value(apiKey)}`)
+    // The docs' examples read the key from this variable, so they run as written after `demo`.
+    yield* Console.log(`For the examples in README.md and docs/: export FILEDATA_API_KEY=${Redacted.value(apiKey)}`)
     yield* Console.log(
       config.port === 0
         ? "Try it, with the server running and PORT replaced by the port it reports:"

@@ -25,6 +25,42 @@ export const userId: FileData.UserId = FileData.UserId.make("demo-user")
 export const fileId: FileData.FileId = FileData.FileId.make("demo-contact-form")
 
 /**
+ * The file with enough submissions to be read in pages (three of the default 1,000) and to show compression: the
+ * docs' sync examples read it.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const largeFileId: FileData.FileId = FileData.FileId.make("demo-product-survey")
+
+/**
+ * How many submissions {@link largeFileId} has.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const largeFileSubmissions = 2_500
+
+const ratings = ["1", "2", "3", "4", "5"]
+const comments = [
+  "Does what it says. The export could be faster.",
+  "Setup took five minutes; the docs were enough.",
+  "I would like a dark mode for the dashboard.",
+  "Support answered within the hour. Thank you!",
+  "Pricing page is confusing for teams of two."
+]
+
+// One answer a minute from 2024-06-01, the same on every run.
+const surveyAnswers = Array.from({ length: largeFileSubmissions }, (_, i) => ({
+  createdDate: new Date(Date.UTC(2024, 5, 1) + i * 60_000).toISOString(),
+  content: {
+    respondent: `respondent-${String(i + 1).padStart(4, "0")}`,
+    rating: ratings[(i * 7) % ratings.length] ?? "5",
+    comment: comments[(i * 3) % comments.length] ?? ""
+  }
+}))
+
+/**
  * The fixture document, in the contract's format, with `apiKey` as the user's only key.
  *
  * @since 0.1.0
@@ -99,6 +135,15 @@ export const document = (apiKey: string) => ({
       userId,
       name: "Feedback survey",
       creationDate: "2024-05-20T14:30:00.000Z"
+    },
+    {
+      id: largeFileId,
+      userId,
+      name: "Product survey",
+      creationDate: "2024-05-31T09:00:00.000Z",
+      publicAvailability: true,
+      VisitCounter: 9_120,
+      submissions: surveyAnswers
     }
   ]
 })

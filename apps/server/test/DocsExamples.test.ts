@@ -1,0 +1,145 @@
+// The docs' examples as a reader runs them: every `sh runnable` and `ts runnable` block of README.md and
+// docs/*.md, after the built CLI's `demo`, against the built server (docs/architecture.md#examples-that-run).
+
+import { spawn } from "node:child_process"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Processes } from "@filedata/testing"
+
+const { finish, root, serve, startBuilt, stop } = Processes
+
+interface Block {
+  readonly where: string
+  readonly language: "sh" | "ts"
+  readonly text: string
+}
+
+const blocks: ReadonlyArray<Block> = ["README.md", ...readdirSync(join(root, "docs")).map((name) => `docs/${name}`)]
+  .filter((file) => file.endsWith(".md"))
+  .flatMap((file) => {
+    const text = readFileSync(join(root, file), "utf8")
+    return [...text.matchAll(/^```(sh|ts) runnable\n([\s\S]*?)^```$/gm)].map((match) => ({
+      where: `${file}:${text.slice(0, match.index).split("\n").length}`,
+      language: match[1] as Block["language"],
+      text: match[2] ?? ""
+    }))
+  })
+
+/** Runs `command` to its end, with what it printed. */
+const run = (command: string, args: ReadonlyArray<string>, cwd: string, env: Record<string, string>) => {
+  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  return finish(child)
+}
+
+// Bundled from a directory under apps/server, so `@filedata/*` and `effect` resolve as in a project using them.
+const bundleDir = join(root, "apps/server/.examples")
+
+const runBlock = async (block: Block, base: string, apiKey: string) => {
+  const dir = mkdtempSync(join(tmpdir(), "filedata-docs-example-"))
+  const text = block.text.replaceAll("http://127.0.0.1:3000", base)
+  const env = { FILEDATA_API_KEY: apiKey }
+  if (block.language === "sh") return { dir, ...(await run("sh", ["-c", text], dir, env)) }
+  mkdirSync(bundleDir, { recursive: true })
+  const source = join(bundleDir, `${block.where.replace(/\W/g, "_")}.ts`)
+  writeFileSync(source, text)
+  const bundle = join(dir, "example.mjs")
+  const built = await run(
+    join(root, "node_modules/.bin/esbuild"),
+    [source, "--bundle", "--platform=node", "--format=esm", `--outfile=${bundle}`, "--log-level=error"],
+    root,
+    {}
+  )
+  if (built.code !== 0) return { dir, ...built }
+  return { dir, ...(await run(process.execPath, [bundle], dir, env)) }
+}
+
+let database: Record<string, string> = {}
+let apiKey = ""
+let served: Processes.Served | undefined
+
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), "filedata-docs-"))
+  database = { DATABASE_URL: `file:${join(dir, "filedata.db")}`, PORT: "0", HOST: "127.0.0.1" }
+  const demo = await finish(startBuilt("cli", ["demo"], database))
+  expect(demo.code, demo.stderr).toBe(0)
+  apiKey = /export FILEDATA_API_KEY=(\S+)/.exec(demo.stdout)?.[1] ?? ""
+  expect(apiKey).not.toBe("")
+  served = await serve(database)
+}, 60_000)
+
+afterAll(async () => {
+  if (served !== undefined) await stop(served, [apiKey])
+})
+
+describe("the docs' runnable examples, after `pnpm filedata demo`", () => {
+  it("are found in the README and under docs/", () => {
+    expect(blocks.map((block) => block.where.split(":")[0])).toEqual(
+      expect.arrayContaining(["README.md", "docs/api.md"])
+    )
+  })
+
+  for (const block of blocks) {
+    it(`${block.where} (${block.language}) runs as written`, async () => {
+      const exit = await runBlock(block, served?.base ?? "", apiKey)
+      expect(exit.code, `${exit.stdout}\n${exit.stderr}`).toBe(0)
+    }, 60_000)
+  }
+
+  it("the README's survey block shows compression and the 2,500 submissions", async () => {
+    const block = blocks.find((found) => found.where.startsWith("README.md") && found.text.includes("--compressed"))
+    expect(block).toBeDefined()
+    const exit = await runBlock(block as Block, served?.base ?? "", apiKey)
+    expect(exit.stdout).toMatch(/^content-encoding: (gzip|br|zstd|deflate)/im)
+    expect(exit.stdout.trim().split("\n").at(-1)).toBe("2500")
+  }, 60_000)
+})
+
+describe("docs/api.md's TypeScript sync", () => {
+  it("reads the survey's three pages and gives the cursor", async () => {
+    const block = blocks.find((found) => found.language === "ts" && found.text.includes("syncOnce")) as Block
+    const exit = await runBlock(block, served?.base ?? "", apiKey)
+    expect(exit.code, exit.stderr).toBe(0)
+    expect(exit.stdout).toMatch(/^1000 new\n1000 new\n500 new\nnext run starts after \S+\n$/)
+  }, 60_000)
+})
+
+describe("docs/api.md's sync script", () => {
+  const sync = () => blocks.find((block) => block.text.includes("sync-cursor")) as Block
+
+  it("reads the survey in pages, and a second run reads nothing new", async () => {
+    const first = await runBlock(sync(), served?.base ?? "", apiKey)
+    expect(first.code, first.stderr).toBe(0)
+    expect(first.stdout.trim()).toBe("2500")
+    const again = await run(
+      "sh",
+      ["-c", sync().text.replaceAll("http://127.0.0.1:3000", served?.base ?? "")],
+      first.dir,
+      {
+        FILEDATA_API_KEY: apiKey
+      }
+    )
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stdout.trim()).toBe("2500")
+  }, 60_000)
+
+  it("prints a refusal's problem document and waits Retry-After before trying again", async () => {
+    const limited = await serve({ ...database, RATE_LIMIT_MAX: "2", RATE_LIMIT_WINDOW_MS: "1000" })
+    try {
+      const exit = await runBlock(sync(), limited.base, apiKey)
+      expect(exit.code, exit.stderr).toBe(0)
+      expect(exit.stdout.trim()).toBe("2500")
+      expect(exit.stderr).toContain('"code":"rate_limited"')
+      expect(exit.stderr).toMatch(/waiting \d+ s, as Retry-After says/)
+    } finally {
+      await stop(limited, [apiKey])
+    }
+  }, 60_000)
+
+  it("prints the problem document and exits 1 on a refusal that has no Retry-After", async () => {
+    const exit = await runBlock(sync(), served?.base ?? "", "not-a-key-of-anyone")
+    expect(exit.code).toBe(1)
+    expect(exit.stderr).toContain('"code":"access_denied"')
+  }, 60_000)
+})
