@@ -9,7 +9,8 @@
 //     and the client's example alone without Node's types (it must build for browsers);
 //   - the example is built with its own strict tsconfig and run: the use case in process on the packed SQLite
 //     adapter, then the workspace's built server (seeded with the CLI from the example's fixture.json) through
-//     the packed client. Its in-process and HTTP replies must be the same, and its refusal AccessDenied.
+//     the packed client. Its in-process and HTTP replies must be the same, and its refusal AccessDenied;
+//   - docs/embedding.md's "Try it" block runs as written, in a directory of its own.
 //
 // Needs the npm registry (the packages' own dependencies) and compiles better-sqlite3 when no prebuilt binary
 // can be fetched; CI runs it after the tests. The temporary directory is removed when every check passed.
@@ -233,6 +234,23 @@ if (exampleBuilt) {
     problems.push(`the example: ${error.stdout ?? ""}${error.stderr ?? error.message}`)
   } finally {
     await server.stop()
+  }
+}
+
+// 6. docs/embedding.md's "Try it" block, run as written by `sh` in a directory of its own with FILEDATA set to
+// the repository: it packs what it needs itself, installs with npm, compiles with its own tsconfig and runs.
+const tryIt = /```sh try-it\n([\s\S]*?)```/.exec(readFileSync(join(root, "docs", "embedding.md"), "utf8"))?.[1]
+check(tryIt !== undefined, "docs/embedding.md: no sh try-it block")
+if (tryIt !== undefined) {
+  const tryDir = join(work, "try-it")
+  mkdirSync(tryDir)
+  try {
+    const output = run("sh", ["-c", tryIt], { cwd: tryDir, env: { ...process.env, FILEDATA: root } })
+    const reply = JSON.parse(output.trim().split("\n").at(-1) ?? "")
+    check(reply.name === "Contact form", `docs/embedding.md's try-it printed ${output}`)
+    console.log(`docs/embedding.md's try-it block ran: ${JSON.stringify(reply)}`)
+  } catch (error) {
+    problems.push(`docs/embedding.md's try-it: ${error.stdout ?? ""}${error.stderr || error.message}`)
   }
 }
 
