@@ -7,8 +7,9 @@ import { constants } from "node:os"
 import * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Logging, ServiceConfig, Storage } from "@filedata/runtime"
+import { Environment, Logging, ServiceConfig, Storage } from "@filedata/runtime"
 import * as Cause from "effect/Cause"
+import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -20,6 +21,12 @@ import * as Stdin from "./Stdin.js"
 
 const main = Effect.gen(function* () {
   const config = yield* ServiceConfig.config
+  // On stderr, as plain text: stdout is the command's output, which scripts read.
+  for (const { nearest, variable } of Environment.misspellings(process.env)) {
+    yield* Console.error(
+      `warning: ${variable} is not a variable of this service and is ignored: did you mean ${nearest}?`
+    )
+  }
   // Provided to the tree, storage is opened only once a command runs, so `--help` needs no database.
   const tree = Commands.command.pipe(Command.provide(Storage.layer(config.storage)))
   yield* Commands.run(tree)(process.argv).pipe(

@@ -103,6 +103,14 @@ describe("the CLI as a real process", () => {
     expect((await runBuilt(["user", "list"], env())).stdout).not.toContain("bulk")
   }, 60_000)
 
+  it("warns on stderr of a misspelled variable, naming the nearest known one, and runs the command", async () => {
+    const run = await runBuilt(["user", "list"], { ...env(), DATABASE_POOL_MAXIMUM: "3" })
+    expect(run.code).toBe(0)
+    expect(run.stderr).toBe(
+      "warning: DATABASE_POOL_MAXIMUM is not a variable of this service and is ignored: did you mean DATABASE_POOL_MAX?\n"
+    )
+  }, 60_000)
+
   it("takes the same log level names on the command line as in LOG_LEVEL", async () => {
     // Every name is checked in-process (Commands.test.ts); here the one that differs from Effect's.
     expect((await runBuilt(["--log-level", "warn", "user", "list"], env())).code).toBe(0)
