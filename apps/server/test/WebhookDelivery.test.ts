@@ -1,0 +1,214 @@
+// Webhook delivery as a receiver sees it: the built server as a process, a `node:http` receiver on 127.0.0.1
+// (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true), submissions appended by the CLI in another process. Each delivery is
+// verified with `standardwebhooks`, the specification's reference library. Webhooks are registered through the
+// storage port with a secret sealed under the server's WEBHOOK_ENCRYPTION_KEY, as the create operation does.
+
+import { randomBytes } from "node:crypto"
+import { readFileSync } from "node:fs"
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { afterEach, describe, expect, it } from "@effect/vitest"
+import { FileData, WebhookStore } from "@filedata/core"
+import { SqliteStorage } from "@filedata/sqlite"
+import { Conditions, Processes, TempDirectory } from "@filedata/testing"
+import { SealedSecrets } from "@filedata/webhooks-node"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { Webhook as Verifier } from "standardwebhooks"
+
+const { finish, serve, startBuilt } = Processes
+
+const KEY = "webhook-owner-key"
+const fixture = {
+  users: [{ id: "alice", apiKeys: [KEY] }],
+  files: [{ id: "form", userId: "alice", name: "Form", creationDate: "2024-01-01T00:00:00.000Z" }]
+}
+
+interface Received {
+  readonly headers: IncomingHttpHeaders
+  readonly body: string
+}
+
+// A receiver on loopback that answers each request with the status `answer` gives for its number (from 0), or
+// never when it gives "hang".
+const receiver = async (answer: (n: number) => number | "hang") => {
+  const received: Array<Received> = []
+  const server: Server = createServer((request, response) => {
+    let body = ""
+    request.setEncoding("utf8")
+    request.on("data", (chunk) => (body += chunk))
+    request.on("end", () => {
+      const status = answer(received.length)
+      received.push({ headers: request.headers, body })
+      if (status !== "hang") response.writeHead(status).end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook?token=query-secret`
+  return {
+    url,
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve()))
+  }
+}
+
+const encryptionKey = randomBytes(32).toString("base64")
+
+// Registers a webhook of "form" in the database file, its secret sealed under the server's key.
+const register = (filename: string, url: string) =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const store = yield* WebhookStore.WebhookStore
+      const secrets = SealedSecrets.make(Redacted.make(new Uint8Array(Buffer.from(encryptionKey, "base64"))))
+      const secret = yield* secrets.generate
+      const webhook = yield* store.create({
+        fileId: FileData.FileId.make("form"),
+        url,
+        sealedSecret: yield* secrets.seal(secret)
+      })
+      return { webhook, secret: Redacted.value(secret) }
+    }).pipe(Effect.provide(SqliteStorage.layer({ filename })), Effect.scoped)
+  )
+
+const find = (filename: string, id: string) =>
+  Effect.runPromise(
+    Effect.flatMap(WebhookStore.WebhookStore, (store) => store.find(id)).pipe(
+      Effect.provide(SqliteStorage.layer({ filename })),
+      Effect.scoped
+    )
+  )
+
+const append = async (env: Record<string, string>, dir: string, n: number) => {
+  const document = TempDirectory.write(dir, `append-${n}.json`, {
+    files: [{ id: "form", submissions: [{ createdDate: "2024-03-01T00:00:00.000Z", content: { n: String(n) } }] }]
+  })
+  const appended = await finish(startBuilt("cli", ["append", document], env))
+  expect(appended.code, appended.stderr).toBe(0)
+}
+
+const arrived = (received: ReadonlyArray<Received>, count: number, what: string) =>
+  Conditions.until(async () => (received.length >= count ? received.slice() : undefined), {
+    what,
+    limitMillis: 20_000
+  })
+
+const setUp = async (name: string, extra: Record<string, string> = {}) => {
+  const imported = await Processes.importedDatabase(name, fixture)
+  const env = {
+    ...imported.env,
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+    WEBHOOK_ENCRYPTION_KEY: encryptionKey,
+    WEBHOOK_RETRY_SCHEDULE_MS: "200,200",
+    LOG_LEVEL: "info",
+    ...extra
+  }
+  return { env, dir: TempDirectory.make(name), filename: imported.filename }
+}
+
+afterEach(() => Processes.killLeftovers())
+
+describe("webhook delivery by the built server (SQLite)", () => {
+  it("delivers what was appended while no server ran, signed as standardwebhooks verifies, with next to catch up", async () => {
+    const { env, dir, filename } = await setUp("webhook-delivered")
+    const hook = await receiver(() => 204)
+    const { webhook, secret } = await register(filename, hook.url)
+    await append(env, dir, 1)
+    const served = await serve(env)
+    try {
+      const [delivery] = await arrived(hook.received, 1, "the first delivery")
+      const event = new Verifier(secret).verify(delivery?.body ?? "", delivery?.headers as Record<string, string>) as {
+        type: string
+        data: {
+          fileId: string
+          SubmissionCounter: number
+          submissions: Array<{ content: { n: string } }>
+          next: string
+        }
+      }
+      expect(event.type).toBe("submissions.created")
+      expect(event.data).toMatchObject({ fileId: "form", SubmissionCounter: 1, submissions: [{ content: { n: "1" } }] })
+      expect(delivery?.headers["content-type"]).toBe("application/json")
+      // An append while the server runs is delivered too; its event's next catches a reader up to it.
+      await append(env, dir, 2)
+      const [, second] = await arrived(hook.received, 2, "the second delivery")
+      const next = JSON.parse(second?.body ?? "").data.next
+      const page = await fetch(`${served.base.replace("0.0.0.0", "127.0.0.1")}/api/v1/file-data/submissions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ fileId: "form", apiKey: KEY, after: next })
+      }).then((response) => response.json())
+      expect(page.submissions).toEqual([])
+      const log = await Effect.runPromise(
+        Effect.flatMap(WebhookStore.WebhookStore, (store) => store.deliveries(webhook.id, 10)).pipe(
+          Effect.provide(SqliteStorage.layer({ filename })),
+          Effect.scoped
+        )
+      )
+      expect(log.map((entry) => entry.outcome)).toEqual(["delivered", "delivered"])
+    } finally {
+      await Processes.stop(served)
+      await hook.close()
+    }
+    // No secret in the logs nor in the database file, nor the URL's query.
+    const written = served.stdout()
+    const stored = readFileSync(filename).toString("latin1")
+    for (const text of [secret, secret.slice("whsec_".length)]) {
+      expect(written).not.toContain(text)
+      expect(stored).not.toContain(text)
+    }
+    expect(written).not.toContain("query-secret")
+  }, 90_000)
+
+  it("retries on the schedule under the same webhook-id, and disables the webhook on 410", async () => {
+    const { env, dir, filename } = await setUp("webhook-retries")
+    const hook = await receiver((n) => (n < 2 ? 500 : n === 2 ? 200 : 410))
+    const { webhook } = await register(filename, hook.url)
+    const served = await serve(env)
+    try {
+      await append(env, dir, 1)
+      const tries = await arrived(hook.received, 3, "two failures and a success")
+      expect(new Set(tries.map((delivery) => delivery.headers["webhook-id"])).size).toBe(1)
+      await append(env, dir, 2)
+      await arrived(hook.received, 4, "the attempt answered 410")
+      const disabled = await Conditions.until(
+        async () => {
+          const found = await find(filename, webhook.id)
+          return found._tag === "Some" && !found.value.enabled ? found.value : undefined
+        },
+        { what: "the webhook disabled", limitMillis: 20_000 }
+      )
+      expect(Option.getOrNull(disabled.disabledReason)).toBe("gone")
+      // A failed attempt is logged with ids and the status, never the URL.
+      expect(served.stdout()).toMatch(/webhook attempt failed/)
+      expect(served.stdout()).not.toContain("query-secret")
+    } finally {
+      await Processes.stop(served)
+      await hook.close()
+    }
+  }, 90_000)
+
+  it("makes an attempt cut off by kill -9 again after a restart, under the same webhook-id", async () => {
+    const { env, dir, filename } = await setUp("webhook-crash", { WEBHOOK_TIMEOUT_MS: "1000" })
+    const hook = await receiver((n) => (n === 0 ? "hang" : 200))
+    await register(filename, hook.url)
+    await append(env, dir, 1)
+    const first = await serve(env)
+    await arrived(hook.received, 1, "the attempt that hangs")
+    first.child.kill("SIGKILL")
+    await first.closed
+    const second = await serve(env)
+    try {
+      // The lease runs out WEBHOOK_TIMEOUT_MS + 10 s after the attempt began.
+      const [cut, again] = await Conditions.until(
+        async () => (hook.received.length >= 2 ? hook.received.slice() : undefined),
+        { what: "the attempt made again", limitMillis: 30_000 }
+      )
+      expect(again?.headers["webhook-id"]).toBe(cut?.headers["webhook-id"])
+      expect(again?.body).toBe(cut?.body)
+    } finally {
+      await Processes.stop(second)
+      await hook.close()
+    }
+  }, 90_000)
+})
