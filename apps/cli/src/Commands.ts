@@ -15,7 +15,16 @@ import type * as ValidationError from "@effect/cli/ValidationError"
 import type * as PlatformError from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { type Append, FileData, type FileDataError, type Fixture, OperatorStore, TextRules } from "@filedata/core"
+import {
+  type Append,
+  FileData,
+  type FileDataError,
+  type Fixture,
+  OperatorStore,
+  TextRules,
+  type Webhook,
+  WebhookStore
+} from "@filedata/core"
 import { AppendReader, FixtureReader } from "@filedata/fixture"
 import { ServiceConfig } from "@filedata/runtime"
 import * as Config from "effect/Config"
@@ -316,6 +325,54 @@ const keyCommand = Command.make("key").pipe(
   Command.withSubcommands([createKeyCommand, revokeKeyCommand, listKeysCommand, findKeyCommand])
 )
 
+// The URL without its query, which may hold a receiver's token: an operator needs where it goes, not that.
+const shownUrl = (url: string): string => {
+  const parsed = URL.parse(url)
+  return parsed === null ? "-" : `${parsed.origin}${parsed.pathname}${parsed.search === "" ? "" : "?…"}`
+}
+
+const webhookRows = (webhooks: ReadonlyArray<Webhook.Webhook>): ReadonlyArray<string> =>
+  table([
+    ["ID", "FILE", "STATE", "CREATED", "URL"],
+    ...webhooks.map((webhook) => [
+      webhook.id,
+      webhook.fileId,
+      webhook.enabled ? "enabled" : `disabled (${Option.getOrElse(webhook.disabledReason, () => "-")})`,
+      webhook.createdAt,
+      shownUrl(webhook.url)
+    ])
+  ])
+
+const listWebhooksCommand = Command.make(
+  "list",
+  {
+    file: Options.text("file").pipe(
+      Options.withSchema(FileData.FileId),
+      Options.withDescription("only this file's webhooks"),
+      Options.optional
+    )
+  },
+  ({ file }) =>
+    Effect.gen(function* () {
+      const webhooks = yield* (yield* WebhookStore.WebhookStore).listAll(file)
+      if (webhooks.length === 0) return yield* Console.log("no webhooks")
+      yield* Effect.forEach(webhookRows(webhooks), (row) => Console.log(row))
+    })
+).pipe(Command.withDescription("list webhooks: ids, files, state, creation and URL (without its query)"))
+
+const disableWebhookCommand = Command.make("disable", { id: Args.text({ name: "ID" }) }, ({ id }) =>
+  Effect.gen(function* () {
+    const disabled = yield* (yield* WebhookStore.WebhookStore).disable(id, "operator")
+    if (Option.isNone(disabled)) return yield* Effect.fail(new Error(`no webhook has the id ${JSON.stringify(id)}`))
+    yield* Console.log(`disabled webhook ${disabled.value.id} of file ${disabled.value.fileId}`)
+  })
+).pipe(Command.withDescription("disable a webhook at once (disabledReason operator); its owner can enable it again"))
+
+const webhookCommand = Command.make("webhook").pipe(
+  Command.withDescription("see and disable webhooks"),
+  Command.withSubcommands([listWebhooksCommand, disableWebhookCommand])
+)
+
 const createUserCommand = Command.make(
   "create",
   {
@@ -360,7 +417,7 @@ const userCommand = Command.make("user").pipe(
  */
 export const command = Command.make(NAME).pipe(
   Command.withDescription("operator tool of the filedata service"),
-  Command.withSubcommands([importCommand, appendCommand, demoCommand, userCommand, keyCommand])
+  Command.withSubcommands([importCommand, appendCommand, demoCommand, userCommand, keyCommand, webhookCommand])
 )
 
 const LOG_LEVEL = "--log-level"

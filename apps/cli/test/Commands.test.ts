@@ -2,7 +2,7 @@ import { join } from "node:path"
 import * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
-import { FileDataError } from "@filedata/core"
+import { FileData, FileDataError, WebhookStore } from "@filedata/core"
 import { ServiceConfig } from "@filedata/runtime"
 import * as Cause from "effect/Cause"
 import * as ConfigProvider from "effect/ConfigProvider"
@@ -594,6 +594,43 @@ describe("append", () => {
         })
       ),
     { timeout: 120_000 }
+  )
+})
+
+describe("webhook", () => {
+  it.effect("list shows webhooks without their URL's query; disable stops one and names an unknown id", () =>
+    withDatabase((dir) =>
+      Effect.gen(function* () {
+        expectSuccess(yield* cli("import", writeFixture(dir, "fixture.json", validFixture)))
+        const none = yield* cli("webhook", "list")
+        expectSuccess(none)
+        expect(none.stdout).toEqual(["no webhooks"])
+        const store = yield* WebhookStore.WebhookStore
+        const webhook = yield* store.create({
+          fileId: FileData.FileId.make("file-1"),
+          url: "https://hooks.example.com/in?token=receiver-token",
+          sealedSecret: "sealed"
+        })
+        const listed = yield* cli("webhook", "list", "--file", "file-1")
+        expectSuccess(listed)
+        expect(listed.stdout[1]).toMatch(
+          new RegExp(`^${webhook.id}\\s+file-1\\s+enabled\\s+.*https://hooks\\.example\\.com/in\\?…$`)
+        )
+        expect(listed.stdout.join("\n")).not.toContain("receiver-token")
+        expect((yield* cli("webhook", "list", "--file", "file-2")).stdout).toEqual(["no webhooks"])
+        const disabled = yield* cli("webhook", "disable", webhook.id)
+        expectSuccess(disabled)
+        expect(disabled.stdout).toEqual([`disabled webhook ${webhook.id} of file file-1`])
+        const found = yield* store.find(webhook.id)
+        expect(Option.map(found, (w) => [w.enabled, Option.getOrNull(w.disabledReason)])).toEqual(
+          Option.some([false, "operator"])
+        )
+        expect((yield* cli("webhook", "list")).stdout[1]).toMatch(/disabled \(operator\)/)
+        const unknown = yield* cli("webhook", "disable", "wh_nobody")
+        expectReported(unknown)
+        expect(unknown.stderr).toEqual(['no webhook has the id "wh_nobody"'])
+      })
+    )
   )
 })
 

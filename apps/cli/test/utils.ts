@@ -2,7 +2,7 @@ import { spawn, spawnSync } from "node:child_process"
 import { join } from "node:path"
 import type * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { FileData, FileRepository, OperatorStore } from "@filedata/core"
+import { FileData, FileRepository, OperatorStore, type WebhookStore } from "@filedata/core"
 import { Storage } from "@filedata/runtime"
 import { Processes, TempDirectory } from "@filedata/testing"
 import * as Chunk from "effect/Chunk"
@@ -32,7 +32,11 @@ export const sqlite = (filename: string) => Storage.layer({ database: { _tag: "S
 export const withDatabase = <A, E>(
   body: (
     dir: string
-  ) => Effect.Effect<A, E, OperatorStore.OperatorStore | FileRepository.FileRepository | NodeContext.NodeContext>,
+  ) => Effect.Effect<
+    A,
+    E,
+    OperatorStore.OperatorStore | FileRepository.FileRepository | WebhookStore.WebhookStore | NodeContext.NodeContext
+  >,
   env: Record<string, string> | ((dir: string) => Record<string, string>) = {}
 ) =>
   Effect.scoped(
