@@ -15,15 +15,8 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { type FileId, InstantFromIso, type StoredFile } from "./FileData.js"
-import {
-  FileNotFound,
-  type GetFileDataError,
-  type InvalidRequest,
-  Issue,
-  pointer,
-  type StorageUnavailable
-} from "./FileDataError.js"
+import type { FileId, StoredFile } from "./FileData.js"
+import { FileNotFound, type GetFileDataError, type InvalidRequest, type StorageUnavailable } from "./FileDataError.js"
 import type * as FileRepository from "./FileRepository.js"
 import * as FileRequest from "./FileRequest.js"
 import { GetSubmissionsRequest } from "./GetSubmissions.js"
@@ -120,7 +113,6 @@ export interface ExportReply {
 }
 
 const decodeRequest = FileRequest.decoder(ExportRequest, details)
-const decodeInstant = Schema.decodeUnknownOption(InstantFromIso)
 
 /**
  * Reads a parsed body as an {@link ExportRequestQuery}, listing every problem by its JSON Pointer: those of
@@ -132,16 +124,8 @@ const decodeInstant = Schema.decodeUnknownOption(InstantFromIso)
 export const parseRequest = (body: unknown): Effect.Effect<ExportRequestQuery, InvalidRequest> => {
   const result = decodeRequest(body)
   const issues = result._tag === "Left" ? [...result.left.issues] : []
-  // Read from the body as given, so the problem is listed even when another member is wrong.
-  const member = (name: string): unknown =>
-    typeof body === "object" && body !== null && Object.hasOwn(body, name)
-      ? (body as Record<string, unknown>)[name]
-      : undefined
-  const since = decodeInstant(member("since"))
-  const until = decodeInstant(member("until"))
-  if (Option.isSome(since) && Option.isSome(until) && until.value < since.value) {
-    issues.push(new Issue({ pointer: pointer("until"), detail: "must not be before since" }))
-  }
+  const window = FileRequest.windowIssue(body)
+  if (window !== undefined) issues.push(window)
   if (result._tag === "Left" || issues.length > 0) {
     return Effect.fail(FileRequest.invalidPayload(issues, result._tag === "Left" ? result.left.unlisted : 0))
   }

@@ -14,7 +14,7 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
-import { type ApiKey, ApiKeyText, FileId } from "./FileData.js"
+import { type ApiKey, ApiKeyText, FileId, InstantFromIso } from "./FileData.js"
 import {
   AccessDenied,
   FileNotFound,
@@ -169,6 +169,35 @@ export const wire = <A, I, R extends Credentials>(
         parseOptions: { onExcessProperty: "error" }
       })
   )
+
+/**
+ * The member `name` of a body as given, before any decoding; `undefined` when it has none. Members that relate
+ * to each other are read this way, so their problems are listed even when another member is wrong.
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const member = (body: unknown, name: string): unknown =>
+  typeof body === "object" && body !== null && Object.hasOwn(body, name)
+    ? (body as Record<string, unknown>)[name]
+    : undefined
+
+const decodeInstant = Schema.decodeUnknownOption(InstantFromIso)
+
+/**
+ * The problem of a window whose `until` is before its `since`, both read from the body as given; `undefined`
+ * when there is none.
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const windowIssue = (body: unknown): Issue | undefined => {
+  const since = decodeInstant(member(body, "since"))
+  const until = decodeInstant(member(body, "until"))
+  return Option.isSome(since) && Option.isSome(until) && until.value < since.value
+    ? new Issue({ pointer: pointer("until"), detail: "must not be before since" })
+    : undefined
+}
 
 /**
  * Refuses a body for `issues`, listing as many as a refusal lists and counting the rest with `unlisted`, the

@@ -185,7 +185,6 @@ export interface Ports extends FileRequest.Ports {
 }
 
 const decodeRequest = FileRequest.decoder(GetSubmissionsRequest, details)
-const decodeInstant = Schema.decodeUnknownOption(InstantFromIso)
 
 /**
  * Reads a parsed body as a {@link SubmissionsQuery}, listing every problem by its JSON Pointer: those of
@@ -197,25 +196,16 @@ const decodeInstant = Schema.decodeUnknownOption(InstantFromIso)
 export const parseRequest = (body: unknown): Effect.Effect<SubmissionsQuery, InvalidRequest> => {
   const result = decodeRequest(body)
   const issues = result._tag === "Left" ? [...result.left.issues] : []
-  // The members that relate to each other are read from the body as given, so their problems are listed
-  // even when another member is wrong.
-  const member = (name: string): unknown =>
-    typeof body === "object" && body !== null && Object.hasOwn(body, name)
-      ? (body as Record<string, unknown>)[name]
-      : undefined
-  const fileId = member("fileId")
-  const after = member("after")
+  const fileId = FileRequest.member(body, "fileId")
+  const after = FileRequest.member(body, "after")
   let position = Option.none<string>()
   // An id against the text rules is refused already; its cursor cannot be told apart.
   if (typeof fileId === "string" && TextRules.isId(fileId) && typeof after === "string" && after !== "") {
     position = SubmissionCursor.decode(FileId.make(fileId), after)
     if (Option.isNone(position)) issues.push(new Issue({ pointer: pointer("after"), detail: CURSOR }))
   }
-  const since = decodeInstant(member("since"))
-  const until = decodeInstant(member("until"))
-  if (Option.isSome(since) && Option.isSome(until) && until.value < since.value) {
-    issues.push(new Issue({ pointer: pointer("until"), detail: "must not be before since" }))
-  }
+  const window = FileRequest.windowIssue(body)
+  if (window !== undefined) issues.push(window)
   if (result._tag === "Left" || issues.length > 0) {
     return Effect.fail(FileRequest.invalidPayload(issues, result._tag === "Left" ? result.left.unlisted : 0))
   }
