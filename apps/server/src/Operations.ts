@@ -20,7 +20,7 @@ import {
   SubmissionsExport,
   SubmissionsJson
 } from "@filedata/core"
-import * as Effect from "effect/Effect"
+import type * as Effect from "effect/Effect"
 import * as Reply from "./Reply.js"
 
 /**
@@ -65,19 +65,19 @@ const make = <A>(
     Reply.send(response, frame, runWith(ports, input, response), writeTo, kindOf)
 })
 
-// Completes when the connection of a reply not yet written closes: a client that gave up waiting.
-const gone = (response: ServerResponse): Effect.Effect<void> =>
-  Effect.async<void>((resume) => {
+// Tells when the connection of a reply not yet written closes: a client that gave up waiting.
+const gone =
+  (response: ServerResponse) =>
+  (listener: () => void): (() => void) => {
     if (response.destroyed) {
-      resume(Effect.void)
-      return
+      listener()
+      return () => {}
     }
-    const closed = () => resume(Effect.void)
-    response.once("close", closed)
-    return Effect.sync(() => {
-      response.off("close", closed)
-    })
-  })
+    response.once("close", listener)
+    return () => {
+      response.off("close", listener)
+    }
+  }
 
 /**
  * `POST /api/v1/file-data`: the file's metadata, counters and every submission.

@@ -168,8 +168,11 @@ export interface SubmissionsQuery extends FileRequest.Credentials {
  * @category models
  */
 export interface GetSubmissionsInput extends FileRequest.Input {
-  /** Completes when the client went away: a wait ends there. */
-  readonly gone?: Effect.Effect<void> | undefined
+  /**
+   * Calls `listener` when the client goes away (at once, if it has), so a wait ends there; returns what
+   * removes the listener.
+   */
+  readonly gone?: ((listener: () => void) => () => void) | undefined
 }
 
 /**
@@ -252,8 +255,6 @@ const answer = (
         })
 })
 
-type Woke = "changed" | "ended"
-
 // The wait of one request: read the first page; while it is empty and time is left, wait for the file to change
 // (or the wait to end), then read the file again through the same rules.
 const waited = (
@@ -266,11 +267,9 @@ const waited = (
     Effect.gen(function* () {
       const { files, signals, waiting } = ports
       const deadline = (yield* Clock.currentTimeMillis) + request.wait * 1000
-      const ends: Array<Effect.Effect<Woke>> = []
-      if (waiting !== undefined) ends.push(Effect.as(waiting.stopped, "ended"))
-      if (input.gone !== undefined) ends.push(Effect.as(input.gone, "ended"))
       let file = found
-      let held = false
+      // Aborted when the wait must end at once: the process stops, or the client went away.
+      let end: AbortController | undefined
       for (;;) {
         const first = yield* files.readSubmissions(file.id, {
           after: request.after,
@@ -282,16 +281,18 @@ const waited = (
         const reply = answer(files, request, file, first)
         const left = deadline - (yield* Clock.currentTimeMillis)
         if (first.entries.length > 0 || left <= 0) return reply
-        if (!held) {
-          if (waiting !== undefined) yield* waiting.hold(request.apiKey, input.clientAddress)
-          held = true
+        if (end === undefined) {
+          const ending = new AbortController()
+          end = ending
+          if (waiting !== undefined) yield* waiting.hold(request.apiKey, input.clientAddress, ending)
+          if (input.gone !== undefined) {
+            const forget = input.gone(() => ending.abort())
+            yield* Effect.addFinalizer(() => Effect.sync(forget))
+          }
         }
-        const woke = yield* Effect.raceAll<Effect.Effect<Woke>>([
-          Effect.as(signals.changed(file.id, file.readPoint), "changed"),
-          Effect.as(Effect.sleep(left), "ended"),
-          ...ends
-        ])
-        if (woke === "ended") return reply
+        // One registration, no fiber or timer of its own: a waiting request costs little more than its socket.
+        const changed = yield* signals.changed(file.id, file.readPoint, { timeoutMillis: left, signal: end.signal })
+        if (!changed) return reply
         file = yield* FileRequest.reopen(files, request)
       }
     })

@@ -7,6 +7,7 @@
  *
  * @since 0.2.0
  */
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
@@ -21,12 +22,17 @@ import type { ReadPoint } from "./FileRepository.js"
  */
 export interface SubmissionSignals {
   /**
-   * Completes once a submission of `fileId` committed after `readPoint` (a read point `findAccess` gave) may
-   * exist: at once when the adapter cannot rule it out, else when it sees one, within its poll interval of
-   * the commit. It may complete when none exists (the caller reads again and waits again); it never completes
-   * late. Waiting holds no connection; interrupting it forgets the waiter.
+   * `true` once a submission of `fileId` committed after `readPoint` (a read point `findAccess` gave) may exist:
+   * at once when the adapter cannot rule it out, else when it sees one, within its poll interval of the commit.
+   * It may say so when none exists (the caller reads again and waits again). `false` once `timeoutMillis` have
+   * passed (within a poll interval) or `signal` aborts. Waiting holds no connection and no fiber of its own;
+   * interrupting it forgets the waiter.
    */
-  readonly changed: (fileId: FileId, readPoint: ReadPoint) => Effect.Effect<void>
+  readonly changed: (
+    fileId: FileId,
+    readPoint: ReadPoint,
+    options: { readonly timeoutMillis: number; readonly signal?: AbortSignal | undefined }
+  ) => Effect.Effect<boolean>
 }
 
 /**
@@ -70,13 +76,17 @@ export interface Polled extends SubmissionSignals {
 export const defaultIntervalMillis = 250
 
 interface Waiter {
-  readonly wake: () => void
+  readonly position: number
+  readonly deadline: number
+  readonly wake: (changed: boolean) => void
 }
 
 /**
  * Signals from one query per tick for every waiting request: `changesAfter(position)` reads which files got
  * submissions past a position (read points as numbers: `position`), and only the waiters of those files wake,
- * so a wake-up for one file costs nothing to the others. No waiter, no query. Lives as long as the scope.
+ * so a wake-up for one file costs nothing to the others. The same tick ends the waits whose time is up (on the
+ * effect clock), so a waiter is a few hundred bytes and no timer. No waiter, no query and no tick. Lives as long
+ * as the scope.
  *
  * @since 0.2.0
  * @category constructors
@@ -87,7 +97,7 @@ export const polled = (options: {
   readonly intervalMillis: number
 }): Effect.Effect<Polled, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const byFile = new Map<FileId, Map<Waiter, number>>()
+    const byFile = new Map<FileId, Set<Waiter>>()
     let count = 0
     // Every commit at or below it was looked at while each waiter now registered was already waiting, or
     // concerned none of them; a waiter whose read point is below it may have missed its commit, so it wakes at once.
@@ -107,15 +117,24 @@ export const polled = (options: {
       if (waiters === undefined) return
       byFile.delete(fileId)
       count -= waiters.size
-      for (const waiter of waiters.keys()) waiter.wake()
+      for (const waiter of waiters) waiter.wake(true)
+    }
+    const expire = (now: number) => {
+      for (const [fileId, waiters] of byFile) {
+        for (const waiter of waiters) {
+          if (waiter.deadline > now) continue
+          remove(fileId, waiter)
+          waiter.wake(false)
+        }
+      }
     }
 
-    const tick = Effect.suspend(() => {
+    const tick = Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      expire(now)
       if (count === 0) return Effect.void
       // Commits below every waiter's read point concern none of them: after an idle spell the poll starts there.
       let lowest = Number.POSITIVE_INFINITY
-      for (const waiters of byFile.values())
-        for (const position of waiters.values()) lowest = Math.min(lowest, position)
+      for (const waiters of byFile.values()) for (const { position } of waiters) lowest = Math.min(lowest, position)
       const from = Math.max(examined, lowest)
       examined = from
       return Effect.match(options.changesAfter(from), {
@@ -132,23 +151,38 @@ export const polled = (options: {
     yield* Effect.forkScoped(Effect.forever(Effect.suspend(() => (count === 0 ? Queue.take(arrivals) : next))))
 
     return {
-      changed: (fileId, readPoint) =>
-        Effect.async<void>((resume) => {
-          const position = options.position(readPoint)
-          if (!(position >= examined)) {
-            resume(Effect.void)
-            return
-          }
-          const waiter: Waiter = { wake: () => resume(Effect.void) }
-          let waiters = byFile.get(fileId)
-          if (waiters === undefined) {
-            waiters = new Map()
-            byFile.set(fileId, waiters)
-          }
-          waiters.set(waiter, position)
-          if (count++ === 0) Queue.unsafeOffer(arrivals, undefined)
-          return Effect.sync(() => remove(fileId, waiter))
-        }),
+      changed: (fileId, readPoint, { signal, timeoutMillis }) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          Effect.async<boolean>((resume) => {
+            const position = options.position(readPoint)
+            if (!(position >= examined)) return resume(Effect.succeed(true))
+            if (timeoutMillis <= 0 || signal?.aborted === true) return resume(Effect.succeed(false))
+            const aborted = () => {
+              remove(fileId, waiter)
+              resume(Effect.succeed(false))
+            }
+            const waiter: Waiter = {
+              position,
+              deadline: now + timeoutMillis,
+              wake: (changed) => {
+                signal?.removeEventListener("abort", aborted)
+                resume(Effect.succeed(changed))
+              }
+            }
+            signal?.addEventListener("abort", aborted, { once: true })
+            let waiters = byFile.get(fileId)
+            if (waiters === undefined) {
+              waiters = new Set()
+              byFile.set(fileId, waiters)
+            }
+            waiters.add(waiter)
+            if (count++ === 0) Queue.unsafeOffer(arrivals, undefined)
+            return Effect.sync(() => {
+              signal?.removeEventListener("abort", aborted)
+              remove(fileId, waiter)
+            })
+          })
+        ),
       poke: Effect.asVoid(Queue.offer(pokes, undefined)),
       waiting: () => count
     }

@@ -6,7 +6,6 @@
  * @since 0.2.0
  */
 import * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
@@ -49,11 +48,14 @@ export interface WaitingRequests {
   readonly limits: Limits
   /**
    * Counts a request that is about to wait against its key and its address until the scope closes; fails with
-   * `RateLimited` (scope `apiKey` or `clientAddress`) when either holds its limit already.
+   * `RateLimited` (scope `apiKey` or `clientAddress`) when either holds its limit already. `end` aborts
+   * when the process stops (at once, when it has stopped already): the wait ends with what it has.
    */
-  readonly hold: (apiKey: ApiKey, clientAddress: string) => Effect.Effect<void, RateLimited, Scope.Scope>
-  /** Completes once {@link WaitingRequests.stop} ran: a wait ends at once with what it has. */
-  readonly stopped: Effect.Effect<void>
+  readonly hold: (
+    apiKey: ApiKey,
+    clientAddress: string,
+    end: AbortController
+  ) => Effect.Effect<void, RateLimited, Scope.Scope>
   /** Ends every wait, and every wait to come, at once. */
   readonly stop: Effect.Effect<void>
   /** How many requests wait now. */
@@ -81,13 +83,15 @@ const increment = (counts: Map<string, number>, key: string, by: number) => {
  * @category constructors
  */
 export const make = (limits: Limits = defaultLimits): Effect.Effect<WaitingRequests> =>
-  Effect.map(Deferred.make<void>(), (stopping) => {
+  Effect.sync(() => {
     const byKey = new Map<string, number>()
     const byAddress = new Map<string, number>()
+    const ends = new Set<AbortController>()
+    let stopped = false
     let size = 0
     return {
       limits,
-      hold: (apiKey, clientAddress) =>
+      hold: (apiKey, clientAddress, end) =>
         Effect.suspend(() => {
           const key = Redacted.value(apiKey)
           if ((byKey.get(key) ?? 0) >= limits.perKey) {
@@ -99,16 +103,22 @@ export const make = (limits: Limits = defaultLimits): Effect.Effect<WaitingReque
           increment(byKey, key, 1)
           increment(byAddress, clientAddress, 1)
           size++
+          if (stopped) end.abort()
+          else ends.add(end)
           return Effect.addFinalizer(() =>
             Effect.sync(() => {
               increment(byKey, key, -1)
               increment(byAddress, clientAddress, -1)
+              ends.delete(end)
               size--
             })
           )
         }),
-      stopped: Deferred.await(stopping),
-      stop: Effect.asVoid(Deferred.succeed(stopping, undefined)),
+      stop: Effect.sync(() => {
+        stopped = true
+        for (const end of ends) end.abort()
+        ends.clear()
+      }),
       size: () => size
     }
   })

@@ -4,8 +4,8 @@
 // against the bounds of `WaitingRequests` while it waits. And `SubmissionSignals.polled` wakes exactly the
 // waiters of the files that changed.
 import { describe, expect, it } from "@effect/vitest"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as FastCheck from "effect/FastCheck"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
@@ -57,7 +57,7 @@ const setup = (limits?: WaitingRequests.Limits) =>
 const ask = (
   { limiter, repository, waiting }: Setup,
   body: Record<string, unknown>,
-  options: { readonly clientAddress?: string; readonly gone?: Effect.Effect<void> } = {}
+  options: { readonly clientAddress?: string; readonly gone?: (listener: () => void) => () => void } = {}
 ) =>
   Effect.flatMap(SubmissionSignals.SubmissionSignals, (signals) =>
     Effect.flatMap(
@@ -147,14 +147,19 @@ describe("GetSubmissions with wait", () => {
         s,
         Effect.gen(function* () {
           const after = yield* cursorAtEnd(s)
-          const gone = yield* Deferred.make<void>()
-          const left = yield* Effect.fork(
-            ask(s, { fileId: "contact", apiKey: "alice-key", after, wait: 30 }, { gone: Deferred.await(gone) })
-          )
+          // The client going away, as a transport tells it.
+          let leave = () => {}
+          const gone = (listener: () => void) => {
+            leave = listener
+            return () => {
+              leave = () => {}
+            }
+          }
+          const left = yield* Effect.fork(ask(s, { fileId: "contact", apiKey: "alice-key", after, wait: 30 }, { gone }))
           const stays = yield* Effect.fork(ask(s, { fileId: "poll", apiKey: "alice-key", wait: 30 }))
           yield* TestClock.adjust("1 second")
           expect(s.waiting.size()).toBe(2)
-          yield* Deferred.succeed(gone, undefined)
+          leave()
           expect(yield* Fiber.join(left)).toEqual({ submissions: [], next: after, hasMore: false })
           expect(Option.isNone(yield* Fiber.poll(stays))).toBe(true)
           yield* s.waiting.stop
@@ -262,7 +267,7 @@ describe("SubmissionSignals.polled", () => {
           })
           const readPoint = FileRepository.ReadPoint("0")
           const fibers = yield* Effect.forEach(waiters, (file) =>
-            Effect.fork(signals.changed(file as FileId, readPoint))
+            Effect.fork(signals.changed(file as FileId, readPoint, { timeoutMillis: 60_000 }))
           )
           yield* TestClock.adjust(250)
           expect(signals.waiting()).toBe(waiters.length)
@@ -271,21 +276,47 @@ describe("SubmissionSignals.polled", () => {
           // One query a tick, whatever the number of waiters.
           expect(queries).toBe(2)
           for (const [i, file] of waiters.entries()) {
-            const woke = Option.isSome(yield* Fiber.poll(fibers[i] as Fiber.RuntimeFiber<void>))
+            const woke = Option.isSome(yield* Fiber.poll(fibers[i] as Fiber.RuntimeFiber<boolean>))
             expect(woke).toBe((appended as ReadonlyArray<string>).includes(file))
           }
           expect(signals.waiting()).toBe(waiters.filter((file) => !appended.includes(file)).length)
           // A read point from before what the poll has looked at may have missed its commit: it wakes at once.
           if (appended.length > 0) {
-            const behind = yield* Effect.fork(signals.changed("a" as FileId, readPoint))
+            const behind = yield* Effect.fork(signals.changed("a" as FileId, readPoint, { timeoutMillis: 60_000 }))
             yield* Effect.yieldNow()
-            expect(Option.isSome(yield* Fiber.poll(behind))).toBe(true)
+            expect(yield* Fiber.poll(behind)).toEqual(Option.some(Exit.succeed(true)))
           }
           yield* Effect.forEach(fibers, Fiber.interrupt)
           expect(signals.waiting()).toBe(0)
         })
       ),
     { fastCheck: { numRuns: 50 } }
+  )
+
+  it.effect("says false once the wait's time is up or its signal aborts, and forgets the waiter", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const repository = TestFileRepository.make({ users: [], files: [{ id: "a", ownerId: "u" }] })
+        const signals = yield* SubmissionSignals.polled({
+          changesAfter: repository.changesAfter,
+          position: Number,
+          intervalMillis: 250
+        })
+        const readPoint = FileRepository.ReadPoint("0")
+        const timed = yield* Effect.fork(signals.changed("a" as FileId, readPoint, { timeoutMillis: 1000 }))
+        const ending = new AbortController()
+        const aborted = yield* Effect.fork(
+          signals.changed("a" as FileId, readPoint, { timeoutMillis: 60_000, signal: ending.signal })
+        )
+        yield* TestClock.adjust(750)
+        expect(Option.isNone(yield* Fiber.poll(timed))).toBe(true)
+        ending.abort()
+        expect(yield* Fiber.join(aborted)).toBe(false)
+        yield* TestClock.adjust(250)
+        expect(yield* Fiber.join(timed)).toBe(false)
+        expect(signals.waiting()).toBe(0)
+      })
+    )
   )
 
   it.effect("asks storage nothing while no request waits", () =>
