@@ -8,8 +8,10 @@
 // big-reply measurement (median time, largest memory). --codings gzip,br: the content codings the big replies of
 // large and huge are also measured in ("" for none).
 // small-pg: the small dataset served by filedata on PostgreSQL and Redis (BENCH_DATABASE_URL or TEST_DATABASE_URL,
-// BENCH_REDIS_URL or TEST_REDIS_URL; a fresh database is created and dropped), against the same SQLite baseline.
-// It joins the default profiles when both URLs are set.
+// BENCH_REDIS_URL or TEST_REDIS_URL; a fresh database is created and dropped), against the plain PostgreSQL and
+// Redis server (bench/baseline-pg.mjs) on a copy of that database, with the same pool size; both report
+// PostgreSQL's (their databases' backends) and Redis's CPU a request beside their own. It joins the default
+// profiles when both URLs are set.
 
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
@@ -34,6 +36,8 @@ const profiles = option("profiles", databaseUrl && redisUrl ? "small,large,huge,
   ","
 )
 const duration = Number(option("duration", "10"))
+// filedata's pool size (DATABASE_POOL_MAX), given to the plain PostgreSQL server too.
+const poolMax = process.env.DATABASE_POOL_MAX || "10"
 const connections = Number(option("connections", "32"))
 const rounds = Number(option("rounds", "2"))
 const warmup = Number(option("warmup", "5"))
@@ -70,14 +74,43 @@ const pgClient = (connectionString) => {
   const pg = createRequire(fromPostgres.resolve("@effect/sql-pg/package.json"))("pg")
   return new pg.Client({ connectionString })
 }
-const admin = async (statement) => {
+const admin = async (statement, values) => {
   const client = pgClient(databaseUrl)
   await client.connect()
   try {
-    await client.query(statement)
+    return (await client.query(statement, values)).rows
   } finally {
     await client.end()
   }
+}
+const pgUrl = (database) => {
+  const url = new URL(databaseUrl)
+  url.pathname = `/${database}`
+  return url.toString()
+}
+// CPU time (ms) of every backend serving `database`, by process id, from /proc (PostgreSQL runs on this
+// machine); a backend gone by the end of a round loses its share, which a pool under load never closes.
+const backendsCpu = async (database) => {
+  const rows = await admin("SELECT pid FROM pg_stat_activity WHERE datname = $1", [database])
+  const cpu = new Map()
+  for (const { pid } of rows) {
+    try {
+      cpu.set(pid, cpuMs(pid))
+    } catch {}
+  }
+  return cpu
+}
+const backendsCpuSince = (before, after) => {
+  let total = 0
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0)
+  return total
+}
+// Redis's CPU time (ms, user + system, the whole server: other clients of it count too).
+const redisCpuMs = () => {
+  const { hostname, port } = new URL(redisUrl)
+  const info = spawnSync("redis-cli", ["-h", hostname, "-p", port || "6379", "info", "cpu"], { encoding: "utf8" })
+  const field = (name) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info.stdout)?.[1] ?? Number.NaN)
+  return (field("used_cpu_user") + field("used_cpu_sys")) * 1000
 }
 
 // Runs a command under /usr/bin/time for its wall time, CPU time (user + system) and peak RSS.
@@ -205,21 +238,22 @@ const measure = async (profile) => {
   }
   removeDatabase(db)
   let serverUrl = `file:${db}`
-  let pgDatabase
+  let pg
   if (onPostgres[profile] !== undefined) {
-    // The baseline reads SQLite: the fixture goes there too, untimed, and filedata gets a fresh database.
-    timed(["apps/cli/dist/bundle/main.js", "import", fixture], { DATABASE_URL: serverUrl, LOG_LEVEL: "warn" })
-    pgDatabase = `filedata_bench_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 10)}`
-    await admin(`CREATE DATABASE ${pgDatabase}`)
-    const url = new URL(databaseUrl)
-    url.pathname = `/${pgDatabase}`
-    serverUrl = url.toString()
+    // filedata gets a fresh database; the baseline, once filedata has imported, a copy of it.
+    const name = `filedata_bench_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 10)}`
+    pg = { filedata: name, baseline: `${name}_plain` }
+    await admin(`CREATE DATABASE ${pg.filedata}`)
+    serverUrl = pgUrl(pg.filedata)
   }
   try {
     importBoth(profile, db, serverUrl, fixture)
-    await serve(profile, shape, db, serverUrl)
+    if (pg !== undefined) await admin(`CREATE DATABASE ${pg.baseline} TEMPLATE ${pg.filedata}`)
+    await serve(profile, shape, db, serverUrl, pg)
   } finally {
-    if (pgDatabase !== undefined) await admin(`DROP DATABASE IF EXISTS ${pgDatabase} WITH (FORCE)`)
+    if (pg !== undefined) {
+      for (const name of [pg.filedata, pg.baseline]) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    }
   }
 }
 
@@ -287,7 +321,7 @@ const startUp = async (db, env) => {
   target("idle RSS after start (median)", `${idle.toFixed(0)} MiB`, "<= 90 MiB", idle <= 90)
 }
 
-const serve = async (profile, shape, db, serverUrl) => {
+const serve = async (profile, shape, db, serverUrl, pg) => {
   const env = {
     DATABASE_URL: serverUrl,
     ...(onPostgres[profile] === undefined ? {} : { REDIS_URL: redisUrl }),
@@ -312,7 +346,17 @@ const serve = async (profile, shape, db, serverUrl) => {
       )
     )
   }
-  const baseline = await start("baseline", ["bench/baseline.mjs", db, "0"], {})
+  const baseline =
+    pg === undefined
+      ? await start("baseline", ["bench/baseline.mjs", db, "0"], {})
+      : await start("baseline", ["bench/baseline-pg.mjs", pgUrl(pg.baseline), redisUrl, "0", poolMax], {
+          RATE_LIMIT_MAX: env.RATE_LIMIT_MAX,
+          RATE_LIMIT_IP_MAX: env.RATE_LIMIT_IP_MAX
+        })
+  if (pg !== undefined) {
+    servers[0].database = pg.filedata
+    baseline.database = pg.baseline
+  }
   servers.push(baseline)
   try {
     if (shape.load) await underLoad(profile, shape, servers, baseline)
@@ -332,9 +376,15 @@ const underLoad = async (profile, shape, servers, baseline) => {
     for (const server of rotate(servers, round)) {
       const pid = server.child.pid
       resetPeak(pid)
+      const backends = server.database === undefined ? undefined : await backendsCpu(server.database)
+      const redisCpu = server.database === undefined ? undefined : redisCpuMs()
       const cpu = cpuMs(pid)
       const result = await loadOn(server, bodies)
-      const cpuPerRequest = ((cpuMs(pid) - cpu) * 1000) / result.requests.total
+      const perRequest = (ms) => (ms * 1000) / result.requests.total
+      const cpuPerRequest = perRequest(cpuMs(pid) - cpu)
+      const pgPerRequest =
+        backends === undefined ? undefined : perRequest(backendsCpuSince(backends, await backendsCpu(server.database)))
+      const redisPerRequest = redisCpu === undefined ? undefined : perRequest(redisCpuMs() - redisCpu)
       if (result.non2xx > 0 || result.errors > 0)
         throw new Error(`${server.name}: ${result.non2xx} non-2xx, ${result.errors} errors`)
       results.get(server.name).push({
@@ -342,11 +392,16 @@ const underLoad = async (profile, shape, servers, baseline) => {
         p50: result.latencyMs.p50,
         p99: result.latencyMs.p99,
         cpuPerRequest,
+        pgPerRequest,
+        redisPerRequest,
         peak: status(pid, "VmHWM")
       })
       console.error(
         `${server.name} round ${round + 1}: ${result.requests.average} req/s, p99 ${result.latencyMs.p99.toFixed(2)} ms, ` +
-          `${cpuPerRequest.toFixed(0)} µs of server CPU a request`
+          `${cpuPerRequest.toFixed(0)} µs of server CPU a request` +
+          (pgPerRequest === undefined
+            ? ""
+            : `, ${pgPerRequest.toFixed(0)} µs of PostgreSQL's, ${redisPerRequest.toFixed(0)} µs of Redis's`)
       )
     }
   }
@@ -367,7 +422,13 @@ const underLoad = async (profile, shape, servers, baseline) => {
     const p99 = figure("p99 latency", (r) => r.p99, "ms")
     figure("server CPU a request", (r) => r.cpuPerRequest, "µs")
     figure("peak RSS under load", (r) => r.peak, "MiB")
-    if (onPostgres[profile] !== undefined) continue
+    if (onPostgres[profile] !== undefined) {
+      figure("PostgreSQL CPU a request", (r) => r.pgPerRequest, "µs")
+      figure("Redis CPU a request", (r) => r.redisPerRequest, "µs")
+      target(`${server.name}: requests/s against the plain PostgreSQL server`, `${rps.toFixed(2)}x`, ">= 0.8x", rps >= 0.8)
+      target(`${server.name}: p99 latency against the plain PostgreSQL server`, `${p99.toFixed(2)}x`, "<= 1.3x", p99 <= 1.3)
+      continue
+    }
     const level = server.name.slice(server.name.indexOf("@") + 1)
     if (level === benchLevel) {
       target(`${server.name}: requests/s`, `${rps.toFixed(2)}x`, ">= 0.85x", rps >= 0.85)

@@ -29,7 +29,7 @@ const problemBody = (status, [code, title, detail], issues) =>
     JSON.stringify({ type: `urn:filedata:problem:${code}`, title, status, detail, code, ...(issues && { issues }) })
   )
 // Problems are constant, so each body is made once.
-const bodies = {
+export const bodies = {
   403: problemBody(403, problems[403]),
   404: problemBody(404, problems[404]),
   405: problemBody(405, problems[405]),
@@ -42,7 +42,7 @@ const bodies = {
   ])
 }
 
-const problem = (res, status, body) => {
+export const problem = (res, status, body) => {
   res.writeHead(status, {
     "content-type": "application/problem+json",
     "content-length": body.length,
@@ -86,45 +86,65 @@ export const handler = (db) => {
     )
     .pluck(true)
 
-  const answer = (res, bytes) => {
-    let body
-    try {
-      body = JSON.parse(bytes.toString("utf8"))
-    } catch {
-      return problem(res, 422, bodies.json)
-    }
-    if (typeof body !== "object" || body === null || Array.isArray(body)) return problem(res, 422, bodies.json)
-    const { fileId, apiKey } = body
-    if (
-      typeof fileId !== "string" ||
-      typeof apiKey !== "string" ||
-      fileId === "" ||
-      apiKey === "" ||
-      Object.keys(body).length !== 2
-    ) {
-      return problem(res, 422, bodies.fields)
-    }
+  return listener((res, fileId, apiKey) => {
     const row = access.get(fileId, hash("sha256", apiKey, "hex"))
     if (row === undefined) return problem(res, 403, bodies[403])
     const [userId, ownerId, name, creationDate, publicAvailability, submissionCounter, visitCounter] = row
     if (ownerId === null) return problem(res, 404, bodies[404])
     if (ownerId !== userId) return problem(res, 403, bodies[403])
-    const head = Buffer.from(
-      `{"name":${JSON.stringify(name)},"creationDate":"${new Date(creationDate).toISOString()}",` +
-        `"publicAvailability":${publicAvailability === 1},"SubmissionCounter":${submissionCounter},` +
-        `"VisitCounter":${visitCounter},"submissions":[`
-    )
-    const entries = array.get(fileId)
-    const reply = entries === null ? Buffer.concat([head, TAIL]) : Buffer.concat([head, entries, TAIL])
-    res.writeHead(200, {
-      "content-type": "application/json",
-      "content-length": reply.length,
-      "cache-control": "no-store",
-      "x-content-type-options": "nosniff"
-    })
-    res.end(reply)
-  }
+    const head = replyHead(name, creationDate, publicAvailability === 1, submissionCounter, visitCounter)
+    reply(res, head, array.get(fileId))
+  })
+}
 
+/** The 200 reply's head, up to the submissions array's opening bracket. */
+export const replyHead = (name, creationDate, publicAvailability, submissionCounter, visitCounter) =>
+  Buffer.from(
+    `{"name":${JSON.stringify(name)},"creationDate":"${new Date(creationDate).toISOString()}",` +
+      `"publicAvailability":${publicAvailability},"SubmissionCounter":${submissionCounter},` +
+      `"VisitCounter":${visitCounter},"submissions":[`
+  )
+
+/** The 200 reply of `head`, the joined entries (or null) and the closing bytes. */
+export const reply = (res, head, entries) => {
+  const body = entries === null ? Buffer.concat([head, TAIL]) : Buffer.concat([head, entries, TAIL])
+  res.writeHead(200, {
+    "content-type": "application/json",
+    "content-length": body.length,
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff"
+  })
+  res.end(body)
+}
+
+// The body as the contract checks it: `answer(res, fileId, apiKey)` for a valid one, a 422 otherwise.
+const parsed = (answer) => (res, bytes) => {
+  let body
+  try {
+    body = JSON.parse(bytes.toString("utf8"))
+  } catch {
+    return problem(res, 422, bodies.json)
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return problem(res, 422, bodies.json)
+  const { fileId, apiKey } = body
+  if (
+    typeof fileId !== "string" ||
+    typeof apiKey !== "string" ||
+    fileId === "" ||
+    apiKey === "" ||
+    Object.keys(body).length !== 2
+  ) {
+    return problem(res, 422, bodies.fields)
+  }
+  return answer(res, fileId, apiKey)
+}
+
+/**
+ * A request listener checking the route, method, Content-Type and size, reading the body and calling
+ * `answer(res, fileId, apiKey)` for a valid one; a thrown error (or a rejected promise) destroys the socket.
+ */
+export const listener = (answerValid) => {
+  const answer = parsed(answerValid)
   return (req, res) => {
     const url = req.url
     const query = url.indexOf("?")
@@ -145,7 +165,8 @@ export const handler = (db) => {
     }
     const onEnd = () => {
       try {
-        answer(res, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size))
+        const answered = answer(res, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size))
+        if (answered instanceof Promise) answered.catch(() => res.destroy())
       } catch {
         res.destroy()
       }
