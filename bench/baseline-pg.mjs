@@ -9,11 +9,11 @@
 // file, returning the metadata and the submissions array joined inside PostgreSQL by `string_agg` over the
 // entries rendered at import), then one `end`. Pool of POOL connections (10, filedata's default).
 
-import { createRequire } from "node:module"
-import { createServer } from "node:http"
 import { hash } from "node:crypto"
+import { createServer } from "node:http"
+import { createRequire } from "node:module"
 import { join } from "node:path"
-import { bodies, listener, problem, replyHead, reply } from "./lib/baseline-handler.mjs"
+import { bodies, listener, problem, reply, replyHead } from "./lib/baseline-handler.mjs"
 import { root } from "./lib/processes.mjs"
 
 const [databaseUrl, redisUrl, port = "0", poolSize = "10"] = process.argv.slice(2)

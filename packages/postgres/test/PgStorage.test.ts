@@ -243,6 +243,66 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
     }).pipe(Effect.scoped)
   )
 
+  it.scoped("findAccess reads an owned file's first page with it: the reply's page, never another key's", () =>
+    Effect.gen(function* () {
+      const schema = yield* tempSchema
+      const context = yield* Layer.build(PgStorage.layer({ url: urlForSchema(schema), pageSize: 3 }))
+      const files = Context.get(context, FileRepository.FileRepository)
+      const submission = (day: number) => ({
+        createdDate: `2024-01-0${day}T00:00:00.000Z`,
+        content: { day: String(day) }
+      })
+      yield* importDocument({
+        users: [
+          { id: "u1", apiKeys: ["k1"] },
+          { id: "u2", apiKeys: ["k2"] }
+        ],
+        files: [
+          {
+            id: "small",
+            userId: "u1",
+            name: "S",
+            creationDate: "2024-01-01T00:00:00.000Z",
+            submissions: [submission(3), submission(1), submission(2)]
+          },
+          {
+            id: "big",
+            userId: "u1",
+            name: "B",
+            creationDate: "2024-01-01T00:00:00.000Z",
+            submissions: [1, 2, 3, 4, 5].map(submission)
+          }
+        ]
+      }).pipe(Effect.provide(context))
+      const readJoined = FileRepository.readJoined(files)
+      // The whole-file read GetFileData makes, after the access it follows.
+      const reply = (key: string, id: string) =>
+        Effect.gen(function* () {
+          const access = yield* files.findAccess(apiKey(key), fileId(id))
+          const file = Option.getOrThrow(access.file)
+          return yield* readJoined(file.id, { upTo: file.readPoint, endPosition: false })
+        })
+      const expected = (id: string) =>
+        Effect.map(files.readSubmissions(fileId(id), {}), (page) =>
+          FileRepository.joinedText(FileRepository.join(page))
+        )
+      // Another user's key reads the file's access between the owner's access and read, and must leave no page
+      // in place of the owner's.
+      const access = yield* files.findAccess(apiKey("k1"), fileId("small"))
+      yield* files.findAccess(apiKey("k2"), fileId("small"))
+      const file = Option.getOrThrow(access.file)
+      const small = yield* readJoined(file.id, { upTo: file.readPoint, endPosition: false })
+      expect([FileRepository.joinedText(small), small.count, small.hasMore]).toEqual([
+        yield* expected("small"),
+        3,
+        false
+      ])
+      // A file past one page reads its pages as before.
+      const big = yield* reply("k1", "big")
+      expect([big.count, big.hasMore]).toEqual([3, true])
+    }).pipe(Effect.scoped)
+  )
+
   it.live("a write whose connection the server ends is not tried again: it fails as StorageUnavailable", () =>
     Effect.gen(function* () {
       const schema = yield* tempSchema
