@@ -11,4 +11,9 @@ describe.skipIf(testDatabaseUrl === undefined)("PostgreSQL (TEST_DATABASE_URL)",
       Effect.map(tempSchema, (schema) => PgStorage.layer({ url: urlForSchema(schema), pageSize, poolMax: 2 }))
     )
   )
+  StorageConformance.signalsSuite("PostgreSQL submission signals conformance", ({ pageSize }) =>
+    Layer.unwrapScoped(
+      Effect.map(tempSchema, (schema) => PgStorage.layer({ url: urlForSchema(schema), pageSize, poolMax: 2 }))
+    )
+  )
 })

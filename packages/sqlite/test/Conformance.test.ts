@@ -8,3 +8,7 @@ import { tempDatabase } from "./utils.js"
 StorageConformance.suite("SQLite storage conformance", ({ pageSize }) =>
   Layer.unwrapScoped(Effect.map(tempDatabase, (filename) => SqliteStorage.layer({ filename, pageSize })))
 )
+
+StorageConformance.signalsSuite("SQLite submission signals conformance", ({ pageSize }) =>
+  Layer.unwrapScoped(Effect.map(tempDatabase, (filename) => SqliteStorage.layer({ filename, pageSize })))
+)
