@@ -4,12 +4,13 @@
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlError } from "@effect/sql/SqlError"
 import type { FileDataError } from "@filedata/core"
 import { FileData, FileRepository, SubmissionEntry, type SubmissionSignals } from "@filedata/core"
 import { KeyHash, StorageFailure, SubmissionPosition } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import type * as Pg from "pg"
 import { epochMillis, instant, lostConnection } from "./internal/storage.js"
 
 /**
@@ -87,6 +88,12 @@ export interface PgFileRepository extends FileRepository.FileRepository {
  */
 export const makeWith = (options: {
   readonly pageSize: number
+  /**
+   * The pool under the `SqlClient`, for the one statement each request makes, which then runs prepared.
+   *
+   * @since 0.2.0
+   */
+  readonly pool?: Pg.Pool | undefined
 }): Effect.Effect<PgFileRepository, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const { pageSize } = options
@@ -134,6 +141,36 @@ export const makeWith = (options: {
       prefetched.set(`${readPoint}:${fileId}`, page)
     }
 
+    // findAccess's statement ($1 the file id, $2 the key's hash), described at findAccess below. With the pool,
+    // a named prepared statement: each connection parses and plans it once, where an unnamed one is planned at
+    // every request, which cost PostgreSQL about three times a request's CPU (docs/performance.md#postgresql-and-redis).
+    const accessText = `SELECT k.user_id AS owner, f.id, f.user_id, f.name,
+        (extract(epoch from f.creation_date) * 1000)::int8 AS creation_date, f.public_availability,
+        f.submission_counter, f.visit_counter, (SELECT seq FROM submission_read_point) AS read_point,
+        s.joined, s.count, s.rendered
+      FROM api_keys k LEFT JOIN files f ON f.id = $1
+      LEFT JOIN LATERAL (SELECT string_agg(entry, ',' ORDER BY created_date, seq) AS joined, count(*) AS count,
+          count(entry) AS rendered
+        FROM (SELECT entry, created_date, seq FROM submissions
+          WHERE file_id = f.id AND f.user_id = k.user_id AND seq <= (SELECT seq FROM submission_read_point)
+          ORDER BY created_date, seq LIMIT ${pageSize + 1}) first) s ON f.user_id = k.user_id
+      WHERE k.key_hash = $2 AND k.revoked_at IS NULL`
+    const { pool } = options
+    const access = (fileId: string, keyHash: string): Effect.Effect<ReadonlyArray<AccessRow>, SqlError> =>
+      pool === undefined
+        ? sql.unsafe<AccessRow>(accessText, [fileId, keyHash])
+        : Effect.async((resume) => {
+            pool.query<AccessRow>(
+              { name: `filedata-access-${pageSize}`, text: accessText, values: [fileId, keyHash] },
+              (cause, result) =>
+                resume(
+                  cause
+                    ? Effect.fail(new SqlError({ cause, message: "Failed to execute statement" }))
+                    : Effect.succeed(result.rows)
+                )
+            )
+          })
+
     const repository: PgFileRepository = {
       // The key's row first, so an unknown or revoked key never reaches `files`; no row when the key matches no
       // active key, the file's columns null when no file has the id. The read point in the same statement, so
@@ -142,16 +179,7 @@ export const makeWith = (options: {
       // The read point as scalar subqueries, not a join: the planner has no statistics for its one-row table,
       // guesses thousands of rows, and the cost it then estimates turns on JIT compilation (200 ms a statement).
       findAccess: (apiKey, fileId) =>
-        read(sql<AccessRow>`SELECT k.user_id AS owner, f.id, f.user_id, f.name,
-          ${epochMillis(sql, "f.creation_date")} AS creation_date, f.public_availability, f.submission_counter,
-          f.visit_counter, (SELECT seq FROM submission_read_point) AS read_point, s.joined, s.count, s.rendered
-          FROM api_keys k LEFT JOIN files f ON f.id = ${fileId}
-          LEFT JOIN LATERAL (SELECT string_agg(entry, ',' ORDER BY created_date, seq) AS joined, count(*) AS count,
-              count(entry) AS rendered
-            FROM (SELECT entry, created_date, seq FROM submissions
-              WHERE file_id = f.id AND f.user_id = k.user_id AND seq <= (SELECT seq FROM submission_read_point)
-              ORDER BY created_date, seq LIMIT ${pageSize + 1}) first) s ON f.user_id = k.user_id
-          WHERE k.key_hash = ${KeyHash.hashKey(apiKey)} AND k.revoked_at IS NULL`).pipe(
+        read(access(fileId, KeyHash.hashKey(apiKey))).pipe(
           Effect.map((rows) => {
             const row = rows[0]
             if (row === undefined) return FileRepository.noAccess

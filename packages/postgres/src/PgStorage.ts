@@ -15,6 +15,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
+import * as Pg from "pg"
 import * as PgFileRepository from "./PgFileRepository.js"
 import * as PgMigrations from "./PgMigrations.js"
 import * as PgOperatorStore from "./PgOperatorStore.js"
@@ -78,21 +79,30 @@ const withStatementTimeout = (url: string, millis: number): Effect.Effect<string
     catch: () => StorageFailure.unavailable(new Error("DATABASE_URL is not a valid URL"))
   })
 
+// The pool, kept here so the repository can run its per-request statement prepared (the `SqlClient` never
+// names a statement), and the `SqlClient` over it; closed with the layer.
+class Pool extends Context.Tag("@filedata/postgres/PgStorage/Pool")<Pool, Pg.Pool>() {}
+
 const client = (options: PgStorageOptions) =>
-  Layer.unwrapEffect(
-    Effect.map(
-      withStatementTimeout(
+  Layer.unwrapScoped(
+    Effect.gen(function* () {
+      const url = yield* withStatementTimeout(
         Redacted.value(options.url),
         options.statementTimeoutMillis ?? defaultStatementTimeoutMillis
-      ),
-      (url) =>
-        PgClient.layer({
-          url: Redacted.make(url),
-          maxConnections: options.poolMax ?? defaultPoolMax,
-          connectTimeout,
-          applicationName: "filedata"
-        })
-    )
+      )
+      const pool = yield* Effect.acquireRelease(
+        Effect.sync(() =>
+          new Pg.Pool({
+            connectionString: url,
+            max: options.poolMax ?? defaultPoolMax,
+            connectionTimeoutMillis: Duration.toMillis(connectTimeout),
+            application_name: "filedata"
+          }).on("error", () => {})
+        ),
+        (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
+      )
+      return Layer.merge(PgClient.layerFromPool({ acquire: Effect.succeed(pool) }), Layer.succeed(Pool, pool))
+    })
   )
 
 // After the listening connection fails, how long until it is opened again; the poll covers the gap.
@@ -118,7 +128,8 @@ export const layer = (
     Effect.gen(function* () {
       yield* PgMigrations.run
       const files = yield* PgFileRepository.makeWith({
-        pageSize: options.pageSize ?? PgFileRepository.defaultPageSize
+        pageSize: options.pageSize ?? PgFileRepository.defaultPageSize,
+        pool: yield* Pool
       })
       const operator = yield* PgOperatorStore.make
       const webhooks = yield* SqlWebhookStore.make(PgOperatorStore.dialect)
