@@ -148,6 +148,7 @@ const errorLines = (error: unknown): ReadonlyArray<string> => {
     return [StartupFailure.describe(error)]
   }
   if (error instanceof Fixture.FixtureInvalid) return issueLines(error)
+  if (error instanceof FileDataError.FileNotFound) return ["no file has this id"]
   if (error instanceof FileDataError.StorageUnavailable) {
     const cause = StartupFailure.causeMessage(error.cause)
     return [cause === "" ? "storage is not available" : `storage is not available: ${cause}`]

@@ -137,3 +137,54 @@ export const track = <A, E, R>(
     const cleared = Effect.suspend(() => (shown === 0 ? Effect.void : terminal.write(clear(shown))))
     return Effect.ensuring(use(meter), cleared)
   })
+
+/**
+ * What an export reports as it goes.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface OutputMeter {
+  /** Bytes written so far, added to the count. */
+  readonly written: (bytes: number) => Effect.Effect<void>
+}
+
+/**
+ * The progress line of an export: bytes written so far.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const writtenLine = (written: number, verb = "exporting"): string => `${verb}: ${formatMiB(written)} MiB written`
+
+/**
+ * Runs `use` with a meter of what it writes; on a terminal the line (saying `verb`) is shown as the meter moves
+ * and cleared when `use` ends, as {@link track} does.
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const trackWritten = <A, E, R>(
+  use: (meter: OutputMeter) => Effect.Effect<A, E, R>,
+  verb = "exporting"
+): Effect.Effect<A, E, R> =>
+  Effect.flatMap(ProgressTerminal, (terminal) => {
+    if (!terminal.isTTY) return use({ written: () => Effect.void })
+    let written = 0
+    let shownAt = Number.NEGATIVE_INFINITY
+    let shown = 0
+    const meter: OutputMeter = {
+      written: (bytes) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          written += bytes
+          if (now - shownAt < intervalMillis) return Effect.void
+          shownAt = now
+          const text = writtenLine(written, verb)
+          const output = redraw(text, shown)
+          shown = Math.max(shown, text.length)
+          return terminal.write(output)
+        })
+    }
+    const cleared = Effect.suspend(() => (shown === 0 ? Effect.void : terminal.write(clear(shown))))
+    return Effect.ensuring(use(meter), cleared)
+  })

@@ -18,6 +18,7 @@ import * as Color from "./Color.js"
 import * as Commands from "./Commands.js"
 import * as Progress from "./Progress.js"
 import * as Stdin from "./Stdin.js"
+import * as Stdout from "./Stdout.js"
 
 const main = Effect.gen(function* () {
   const config = yield* ServiceConfig.config
@@ -30,7 +31,9 @@ const main = Effect.gen(function* () {
   // Provided to the tree, storage is opened only once a command runs, so `--help` needs no database.
   const tree = Commands.command.pipe(Command.provide(Storage.layer(config.storage)))
   yield* Commands.run(tree)(process.argv).pipe(
-    Effect.provide(Layer.mergeAll(Logging.layer(config.logLevel), Progress.layerStderr, Stdin.layerProcess))
+    Effect.provide(
+      Layer.mergeAll(Logging.layer(config.logLevel), Progress.layerStderr, Stdin.layerProcess, Stdout.layerProcess)
+    )
   )
 }).pipe(CliError.report, Effect.provide(Layer.merge(NodeContext.layer, Color.layer)))
 

@@ -121,6 +121,27 @@ const scenario = async (base: string, env: Record<string, string>, dir: string, 
       .map((line) => JSON.parse(line))
   ).toEqual(oddInReplyOrder)
 
+  // The CLI writes the same bytes to stdout, and nothing else: no progress off a terminal.
+  const cli = await finish(startBuilt("cli", ["export", "--file", "odd", "--format", "csv"], env))
+  expect(cli.code, cli.stderr).toBe(0)
+  expect(cli.stdout).toBe(csv.text)
+  expect(cli.stderr).toBe("")
+  const cliNdjson = await finish(
+    startBuilt("cli", ["export", "--format", "ndjson", "--file", "odd", "--since", at(1), "--until", at(2)], env)
+  )
+  expect(cliNdjson.stdout).toBe(`${[odd[2], odd[3]].map((submission) => JSON.stringify(submission)).join("\n")}\n`)
+  const unknown = await finish(startBuilt("cli", ["export", "--file", "missing", "--format", "csv"], env))
+  expect([unknown.code, unknown.stdout, unknown.stderr.trim()]).toEqual([1, "", "no file has this id"])
+  for (const wrong of [
+    ["--file", "odd", "--format", "xlsx"],
+    ["--file", "odd"],
+    ["--file", "odd", "--format", "csv", "--since", "yesterday"]
+  ]) {
+    const refused = await finish(startBuilt("cli", ["export", ...wrong], env))
+    expect(refused.code, wrong.join(" ")).toBe(2)
+    expect(refused.stdout).toBe("")
+  }
+
   // A window narrows the rows; the header still lists every name of the file.
   const window = await send(base, exportPath, { ...body, format: "csv", since: at(1), until: at(2) })
   expect(records(window.text)).toEqual([
