@@ -16,7 +16,7 @@ export const table = {
   validation_failed: {
     status: 422,
     title: "Validation failed",
-    when: "body empty, not UTF-8 JSON, not an object, a member named twice, a field missing / not a string / empty / breaking the text rules, an unknown field; for getSubmissions also `after` not a cursor of this file, `since` or `until` not an instant with a zone, `until` before `since`, `limit` not an integer from 1 to 10000"
+    when: "body empty, not UTF-8 JSON, not an object, a member named twice, a field missing / not a string / empty / breaking the text rules, an unknown field; for getSubmissions also `after` not a cursor of this file, `since` or `until` not an instant with a zone, `until` before `since`, `limit` not an integer from 1 to 10000; for exportSubmissions also `format` missing or not `csv` / `ndjson`, and `since`/`until` as for getSubmissions"
   },
   unsupported_media_type: {
     status: 422,
