@@ -125,7 +125,8 @@ describe("docs/api.md's sync script", () => {
   }, 60_000)
 
   it("prints a refusal's problem document and waits Retry-After before trying again", async () => {
-    const limited = await serve({ ...database, RATE_LIMIT_MAX: "2", RATE_LIMIT_WINDOW_MS: "1000" })
+    // A window long enough that the third page falls inside it however slow the machine is.
+    const limited = await serve({ ...database, RATE_LIMIT_MAX: "2", RATE_LIMIT_WINDOW_MS: "5000" })
     try {
       const exit = await runBlock(sync(), limited.base, apiKey)
       expect(exit.code, exit.stderr).toBe(0)

@@ -657,7 +657,7 @@ describe("the request log line (built server, real process)", () => {
     expect(lines[0]?.message).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+ \(pid \d+\)$/)
   }, 60_000)
 
-  it("writes the listening line as JSON at once whatever LOG_LEVEL is, none included", async () => {
+  it("writes the listening and stop lines as JSON whatever LOG_LEVEL is, none included", async () => {
     const { env } = await database()
     const running = await serve({ ...env, LOG_LEVEL: "none", METRICS_PORT: "0" })
     expect(new URL(running.base).hostname).toBe("127.0.0.1")
@@ -666,7 +666,9 @@ describe("the request log line (built server, real process)", () => {
     const lines = logLines(stdout)
     expect(lines.map((line) => [line.logLevel, line.message.replace(/\d+/g, "N")])).toEqual([
       ["INFO", "metrics on http://N.N.N.N:N/metrics (Prometheus text)"],
-      ["INFO", "listening on http://N.N.N.N:N (pid N)"]
+      ["INFO", "listening on http://N.N.N.N:N (pid N)"],
+      ["INFO", "stopping on SIGTERM: N replies in flight, cut after N ms (HTTP_DRAIN_TIMEOUT_MS)"],
+      ["INFO", "stopped: N replies finished, N cut, in N ms"]
     ])
   }, 30_000)
 })

@@ -66,6 +66,8 @@ const callEvery = Effect.gen(function* () {
   const limiter = yield* RateLimiter.RateLimiter
   yield* Effect.exit(files.findAccess(apiKey, fileId))
   yield* Effect.exit(files.readSubmissions(fileId, {}))
+  yield* Effect.exit(files.readContentNames(fileId, FileRepository.ReadPoint("1")))
+  yield* Effect.exit(files.findFile(fileId))
   yield* Effect.exit(files.ping)
   yield* Effect.exit(limiter.consume({ scope: "clientAddress", address: "192.0.2.7" }))
   yield* Effect.exit(limiter.consume({ scope: "apiKey", apiKey }))
@@ -137,6 +139,8 @@ describe("Telemetry.instrumentedPorts", () => {
       expect(delta(before[0] ?? {}, after[0] ?? {})).toEqual({
         "operation=findAccess": 1,
         "operation=readSubmissions": 1,
+        "operation=readContentNames": 1,
+        "operation=findFile": 1,
         "operation=ping": 1
       })
       // Both scopes' series exist from the start, at 0: the other one is there, unchanged.
@@ -160,6 +164,8 @@ describe("Telemetry.instrumentedPorts", () => {
         "request",
         "FileRepository.findAccess",
         "FileRepository.readSubmissions",
+        "FileRepository.readContentNames",
+        "FileRepository.findFile",
         "FileRepository.ping",
         "RateLimiter.consume",
         "RateLimiter.consume"
@@ -169,11 +175,13 @@ describe("Telemetry.instrumentedPorts", () => {
           Option.some("request")
         )
       }
-      expect(spans.slice(1, 3).map((span) => Object.fromEntries(span.attributes))).toEqual([
+      expect(spans.slice(1, 5).map((span) => Object.fromEntries(span.attributes))).toEqual([
+        { "filedata.file_id": "file-1" },
+        { "filedata.file_id": "file-1" },
         { "filedata.file_id": "file-1" },
         { "filedata.file_id": "file-1" }
       ])
-      expect(spans.slice(4).map((span) => span.attributes.get("filedata.rate_limit.scope"))).toEqual([
+      expect(spans.slice(6).map((span) => span.attributes.get("filedata.rate_limit.scope"))).toEqual([
         "clientAddress",
         "apiKey"
       ])
