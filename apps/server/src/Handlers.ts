@@ -10,12 +10,29 @@ import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { FileDataApi } from "@filedata/client"
-import { FileRepository, RateLimiter, RequestLog, SubmissionSignals, WaitingRequests } from "@filedata/core"
+import {
+  CreateWebhook,
+  FileRepository,
+  type FileRequest,
+  ListWebhooks,
+  ManageWebhook,
+  RateLimiter,
+  RequestLog,
+  SubmissionSignals,
+  WaitingRequests,
+  Webhook,
+  type WebhookRequest,
+  WebhookSecrets,
+  WebhookSender,
+  WebhookStore
+} from "@filedata/core"
 import { Webhooks } from "@filedata/runtime"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as ClientAddress from "./ClientAddress.js"
 import * as Exchange from "./Exchange.js"
 import * as Instrumentation from "./Instrumentation.js"
 import * as Middleware from "./Middleware.js"
@@ -129,3 +146,104 @@ export const system: Layer.Layer<
     }
   )
 )
+
+const noStore = { "cache-control": "no-store" }
+
+const deliveryJson = (delivery: Webhook.Delivery) => ({
+  eventId: delivery.eventId,
+  attempt: delivery.attempt,
+  at: delivery.at,
+  status: Option.getOrNull(delivery.status),
+  outcome: delivery.outcome,
+  ...Option.match(delivery.error, { onNone: () => ({}), onSome: (error) => ({ error }) }),
+  durationMs: delivery.durationMillis,
+  ...Option.match(delivery.nextAttemptAt, { onNone: () => ({}), onSome: (at) => ({ nextAttemptAt: at }) })
+})
+
+/**
+ * The webhook operations: each reads its body as the file operations do, runs its use case, and answers with
+ * JSON (`Cache-Control: no-store`) or a problem of the one table. A server built without the webhook ports
+ * (an embedding that provides only the file ports) answers them 503.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const webhooks = (
+  options: Options
+): Layer.Layer<
+  HttpApiGroup.ApiGroup<"filedata", "webhooks">,
+  never,
+  FileRepository.FileRepository | RateLimiter.RateLimiter
+> =>
+  HttpApiBuilder.group(FileDataApi.FileDataApi, "webhooks", (handlers) =>
+    Effect.map(
+      Effect.all({
+        files: FileRepository.FileRepository,
+        limiter: RateLimiter.RateLimiter,
+        webhooks: Effect.serviceOption(WebhookStore.WebhookStore),
+        sender: Effect.serviceOption(WebhookSender.WebhookSender),
+        secrets: Effect.serviceOption(WebhookSecrets.WebhookSecrets)
+      }),
+      (found) => {
+        const ports = Option.all({ webhooks: found.webhooks, sender: found.sender, secrets: found.secrets }).pipe(
+          Option.map((held) => ({ ...held, files: found.files, limiter: found.limiter }))
+        )
+        const serve =
+          <A, E extends WebhookRequest.ManageError | Webhook.WebhookEventNotFound>(
+            run: (ports: CreateWebhook.Ports, input: FileRequest.Input) => Effect.Effect<A, E>,
+            reply: (a: A) => HttpServerResponse.HttpServerResponse
+          ) =>
+          ({ request }: { readonly request: HttpServerRequest.HttpServerRequest }) => {
+            const problem = (failure: Problem.Problem) =>
+              Effect.as(Instrumentation.problem(failure.code), Problem.toResponse(failure))
+            if (Option.isNone(ports)) {
+              return problem(Problem.make("storage_unavailable", "Webhooks are not available on this server"))
+            }
+            const input: FileRequest.Input = {
+              clientAddress: ClientAddress.of(
+                request.headers,
+                Option.getOrUndefined(request.remoteAddress),
+                options.trustProxy
+              ),
+              body: RequestBody.readJson(NodeHttpServerRequest.toIncomingMessage(request))
+            }
+            return Effect.matchEffect(run(ports.value, input), {
+              onFailure: (failure) => problem(Problem.fromWebhookFailure(failure)),
+              onSuccess: (a) => Effect.succeed(reply(a))
+            })
+          }
+        const json = (body: unknown, status = 200) => HttpServerResponse.unsafeJson(body, { status, headers: noStore })
+        return handlers
+          .handleRaw(
+            "createWebhook",
+            serve(CreateWebhook.runWith, ({ webhook, secret }) =>
+              json({ ...Webhook.toJson(webhook), secret: Redacted.value(secret) }, 201)
+            )
+          )
+          .handleRaw(
+            "listWebhooks",
+            serve(ListWebhooks.runWith, (list) => json({ webhooks: list.map(Webhook.toJson) }))
+          )
+          .handleRaw(
+            "deleteWebhook",
+            serve(ManageWebhook.remove, () => HttpServerResponse.empty({ status: 204, headers: noStore }))
+          )
+          .handleRaw(
+            "enableWebhook",
+            serve(ManageWebhook.enable, (webhook) => json(Webhook.toJson(webhook)))
+          )
+          .handleRaw(
+            "rotateWebhookSecret",
+            serve(ManageWebhook.rotateSecret, ({ id, secret }) => json({ id, secret: Redacted.value(secret) }))
+          )
+          .handleRaw(
+            "webhookDeliveries",
+            serve(ManageWebhook.deliveries, (deliveries) => json({ deliveries: deliveries.map(deliveryJson) }))
+          )
+          .handleRaw(
+            "redeliverWebhookEvent",
+            serve(ManageWebhook.redeliver, () => HttpServerResponse.empty({ status: 202, headers: noStore }))
+          )
+      }
+    )
+  )

@@ -6,7 +6,7 @@
  */
 
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { type FileDataError, ProblemCode } from "@filedata/core"
+import { type FileDataError, ProblemCode, type Webhook, type WebhookRequest } from "@filedata/core"
 
 /**
  * A problem reply, independent of the transport that sends it.
@@ -173,5 +173,22 @@ export const fromFailure = (failure: FileDataError.GetFileDataError): Problem =>
       return make("storage_unavailable", failure.message, { headers: { "retry-after": "1" } })
     case "RateLimiterUnavailable":
       return make("rate_limiter_unavailable", failure.message, { headers: { "retry-after": "1" } })
+  }
+}
+
+/**
+ * The reply for each failure of a webhook operation: the file operations' table, and the two webhook 404s.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const fromWebhookFailure = (failure: WebhookRequest.ManageError | Webhook.WebhookEventNotFound): Problem => {
+  switch (failure._tag) {
+    case "WebhookNotFound":
+      return make("webhook_not_found", failure.message)
+    case "WebhookEventNotFound":
+      return make("event_not_found", failure.message)
+    default:
+      return fromFailure(failure)
   }
 }

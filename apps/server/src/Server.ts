@@ -90,7 +90,9 @@ export const routesLayer = (
 > =>
   Layer.mergeAll(Documentation.layer, HttpApiBuilder.middleware(Middleware.make(options))).pipe(
     Layer.provideMerge(
-      HttpApiBuilder.api(FileDataApi.FileDataApi).pipe(Layer.provide([Handlers.files(options), Handlers.system]))
+      HttpApiBuilder.api(FileDataApi.FileDataApi).pipe(
+        Layer.provide([Handlers.files(options), Handlers.webhooks(options), Handlers.system])
+      )
     ),
     Layer.provideMerge(HttpApiBuilder.Router.Live),
     Layer.provideMerge(HttpApiBuilder.Middleware.layer)

@@ -211,4 +211,65 @@ describe("webhook delivery by the built server (SQLite)", () => {
       await hook.close()
     }
   }, 90_000)
+  it("manages webhooks over HTTP with the read operations' key rules, and delivers to one created so", async () => {
+    const { env, dir } = await setUp("webhook-http")
+    const hook = await receiver(() => 200)
+    const served = await serve(env)
+    const call = async (operation: string, body: unknown) => {
+      const response = await fetch(`${served.base.replace("0.0.0.0", "127.0.0.1")}/api/v1/webhooks/${operation}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body)
+      })
+      const text = await response.text()
+      return { status: response.status, json: text === "" ? undefined : JSON.parse(text) }
+    }
+    try {
+      const created = await call("create", { apiKey: KEY, fileId: "form", url: hook.url })
+      expect(created.status).toBe(201)
+      expect(created.json).toMatchObject({ fileId: "form", url: hook.url, enabled: true })
+      expect(created.json.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
+      const { id, secret } = created.json
+      expect((await call("create", { apiKey: "nobody", fileId: "form", url: hook.url })).status).toBe(403)
+      expect((await call("create", { apiKey: KEY, fileId: "missing", url: hook.url })).status).toBe(404)
+      const refused = await call("create", { apiKey: KEY, fileId: "form", url: "ftp://x", extra: 1 })
+      expect(refused.status).toBe(422)
+      expect(refused.json.errors.map((e: { pointer: string }) => e.pointer)).toEqual(["/extra"])
+      const listed = await call("list", { apiKey: KEY })
+      expect(listed.status).toBe(200)
+      expect(listed.json.webhooks).toEqual([
+        { id, fileId: "form", url: hook.url, enabled: true, createdAt: created.json.createdAt }
+      ])
+      expect((await call("enable", { apiKey: KEY, id: "wh_none" })).json.code).toBe("webhook_not_found")
+      await append(env, dir, 1)
+      const [delivery] = await arrived(hook.received, 1, "the delivery to the webhook created over HTTP")
+      new Verifier(secret).verify(delivery?.body ?? "", delivery?.headers as Record<string, string>)
+      const deliveries = await Conditions.until(
+        async () => {
+          const reply = await call("deliveries", { apiKey: KEY, id })
+          return reply.json.deliveries.length > 0 ? reply : undefined
+        },
+        { what: "the attempt in the log", limitMillis: 10_000 }
+      )
+      expect(deliveries.json.deliveries[0]).toMatchObject({ attempt: 1, status: 200, outcome: "delivered" })
+      const eventId = deliveries.json.deliveries[0].eventId
+      expect(eventId).toBe(delivery?.headers["webhook-id"])
+      const rotated = await call("rotate-secret", { apiKey: KEY, id })
+      expect(rotated.status).toBe(200)
+      expect(rotated.json.secret).not.toBe(secret)
+      expect((await call("redeliver", { apiKey: KEY, id, eventId: "msg_none" })).json.code).toBe("event_not_found")
+      expect((await call("redeliver", { apiKey: KEY, id, eventId })).status).toBe(202)
+      const [, again] = await arrived(hook.received, 2, "the redelivery")
+      expect(again?.headers["webhook-id"]).toBe(eventId)
+      // Signed with both secrets during the overlap: each verifies it.
+      new Verifier(secret).verify(again?.body ?? "", again?.headers as Record<string, string>)
+      new Verifier(rotated.json.secret).verify(again?.body ?? "", again?.headers as Record<string, string>)
+      expect((await call("delete", { apiKey: KEY, id })).status).toBe(204)
+      expect((await call("delete", { apiKey: KEY, id })).status).toBe(404)
+      expect(served.stdout()).not.toContain(secret.slice("whsec_".length))
+    } finally {
+      await Processes.stop(served)
+      await hook.close()
+    }
+  }, 90_000)
 })

@@ -141,6 +141,25 @@ export class AccessDenied extends ProblemError<AccessDenied>()("AccessDenied", p
 export class FileNotFound extends ProblemError<FileNotFound>()("FileNotFound", problemFields(["file_not_found"])) {}
 
 /**
+ * 404: the key is valid but none of its user's webhooks has this id.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class WebhookNotFound extends ProblemError<WebhookNotFound>()(
+  "WebhookNotFound",
+  problemFields(["webhook_not_found"])
+) {}
+
+/**
+ * 404: the webhook has no event with this id (redeliver).
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class EventNotFound extends ProblemError<EventNotFound>()("EventNotFound", problemFields(["event_not_found"])) {}
+
+/**
  * 503: storage, or a rate limiter configured to fail closed, does not answer; retry later.
  *
  * @since 0.1.0

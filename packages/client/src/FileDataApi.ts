@@ -98,6 +98,29 @@ export const FileNotFoundProblem = problem(ApiError.FileNotFound, "the key is va
 })
 
 /**
+ * 404 `webhook_not_found` on the wire.
+ *
+ * @since 0.2.0
+ * @category problems
+ */
+export const WebhookNotFoundProblem = problem(
+  ApiError.WebhookNotFound,
+  "the key is valid, none of its user's webhooks has this id",
+  { code: "webhook_not_found", detail: "No webhook of yours has this id" }
+)
+
+/**
+ * 404 `event_not_found` on the wire.
+ *
+ * @since 0.2.0
+ * @category problems
+ */
+export const EventNotFoundProblem = problem(ApiError.EventNotFound, "the webhook has no event with this id", {
+  code: "event_not_found",
+  detail: "This webhook has no event with this id"
+})
+
+/**
  * 503 `storage_unavailable` or `rate_limiter_unavailable` on the wire.
  *
  * @since 0.1.0
@@ -208,6 +231,108 @@ export class FilesGroup extends HttpApiGroup.make("files")
   ) {}
 
 /**
+ * Where the webhook operations live: `/api/v1/webhooks/<operation>`.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const webhooksPath = "/api/v1/webhooks"
+
+// The refusals every webhook operation shares: validation, rate limits, the key.
+const webhookOperation = <
+  Name extends string,
+  Method extends HttpMethod.HttpMethod,
+  Path,
+  UrlParams,
+  Payload,
+  Headers,
+  Success,
+  Error,
+  R,
+  RE
+>(
+  endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, Payload, Headers, Success, Error, R, RE>
+) =>
+  endpoint
+    .addError(ValidationProblem)
+    .addError(RateLimitedProblem)
+    .addError(AccessDeniedProblem)
+    .annotate(OpenApi.Transform, internalOpenApi.fileDataOperation)
+
+/**
+ * The webhook operations: a file's owner registers HTTPS endpoints that receive its new submissions, signed as
+ * Standard Webhooks says.
+ *
+ * @since 0.2.0
+ * @category groups
+ */
+export class WebhooksGroup extends HttpApiGroup.make("webhooks")
+  .add(
+    webhookOperation(
+      HttpApiEndpoint.post("createWebhook", `${webhooksPath}/create`)
+        .setPayload(Models.CreateWebhookRequest)
+        .addSuccess(Models.CreatedWebhook, { status: 201 })
+        .addError(FileNotFoundProblem)
+        .annotate(OpenApi.Summary, "Register a webhook on a file; its secret is shown here only")
+    )
+  )
+  .add(
+    webhookOperation(
+      HttpApiEndpoint.post("listWebhooks", `${webhooksPath}/list`)
+        .setPayload(Models.ListWebhooksRequest)
+        .addSuccess(Models.WebhookList)
+        .addError(FileNotFoundProblem)
+        .annotate(OpenApi.Summary, "The caller's webhooks, of one file when fileId is given")
+    )
+  )
+  .add(
+    webhookOperation(
+      HttpApiEndpoint.post("deleteWebhook", `${webhooksPath}/delete`)
+        .setPayload(Models.WebhookTargetRequest)
+        .addSuccess(HttpApiSchema.NoContent)
+        .addError(WebhookNotFoundProblem)
+        .annotate(OpenApi.Summary, "Delete a webhook; nothing more is delivered to it")
+    )
+  )
+  .add(
+    webhookOperation(
+      HttpApiEndpoint.post("enableWebhook", `${webhooksPath}/enable`)
+        .setPayload(Models.WebhookTargetRequest)
+        .addSuccess(Models.Webhook)
+        .addError(WebhookNotFoundProblem)
+        .annotate(OpenApi.Summary, "Enable a webhook again; events of the time it was disabled are not sent")
+    )
+  )
+  .add(
+    webhookOperation(
+      HttpApiEndpoint.post("rotateWebhookSecret", `${webhooksPath}/rotate-secret`)
+        .setPayload(Models.WebhookTargetRequest)
+        .addSuccess(Models.RotatedSecret)
+        .addError(WebhookNotFoundProblem)
+        .annotate(OpenApi.Summary, "A new secret, shown here only; the old one also signs for 24 h")
+    )
+  )
+  .add(
+    webhookOperation(
+      HttpApiEndpoint.post("webhookDeliveries", `${webhooksPath}/deliveries`)
+        .setPayload(Models.DeliveriesRequest)
+        .addSuccess(Models.Deliveries)
+        .addError(WebhookNotFoundProblem)
+        .annotate(OpenApi.Summary, "The webhook's last attempts, newest first")
+    )
+  )
+  .add(
+    webhookOperation(
+      HttpApiEndpoint.post("redeliverWebhookEvent", `${webhooksPath}/redeliver`)
+        .setPayload(Models.RedeliverRequest)
+        .addSuccess(HttpApiSchema.Empty(202))
+        .addError(WebhookNotFoundProblem)
+        .addError(EventNotFoundProblem)
+        .annotate(OpenApi.Summary, "Send an event again under the same webhook-id, at once, then on the schedule")
+    )
+  ) {}
+
+/**
  * Liveness with a storage check, for load balancers.
  *
  * @since 0.1.0
@@ -227,6 +352,7 @@ export class SystemGroup extends HttpApiGroup.make("system").add(
  */
 export class FileDataApi extends HttpApi.make("filedata")
   .add(FilesGroup)
+  .add(WebhooksGroup)
   .add(SystemGroup)
   .addError(UnavailableProblem)
   .addError(InternalProblem)

@@ -6,10 +6,13 @@
  * @since 0.1.0
  */
 import {
+  CreateWebhook,
   FileData as Domain,
   ExportSubmissions,
   GetFileData,
   GetSubmissions,
+  ListWebhooks,
+  ManageWebhook,
   RateLimiter,
   SubmissionsReply
 } from "@filedata/core"
@@ -195,3 +198,115 @@ export const Health = Schema.Struct({
  * @category models
  */
 export type Health = typeof Health.Type
+
+/**
+ * The body of `createWebhook`: `apiKey`, `fileId`, `url`.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const CreateWebhookRequest = Schema.encodedBoundSchema(CreateWebhook.CreateWebhookRequest)
+
+/**
+ * The body of `listWebhooks`: `apiKey`, optional `fileId`.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const ListWebhooksRequest = Schema.encodedBoundSchema(ListWebhooks.ListWebhooksRequest)
+
+/**
+ * The body of `deleteWebhook`, `enableWebhook` and `rotateWebhookSecret`: `apiKey`, `id`.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const WebhookTargetRequest = Schema.encodedBoundSchema(ManageWebhook.WebhookTargetRequest)
+
+/**
+ * The body of `webhookDeliveries`: `apiKey`, `id`, optional `limit` (1 to 1000, default 100).
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const DeliveriesRequest = Schema.encodedBoundSchema(ManageWebhook.DeliveriesRequest)
+
+/**
+ * The body of `redeliverWebhookEvent`: `apiKey`, `id`, `eventId`.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const RedeliverRequest = Schema.encodedBoundSchema(ManageWebhook.RedeliverRequest)
+
+/**
+ * A webhook as the replies show it: never its secret.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const Webhook = Schema.Struct({
+  id: Schema.String,
+  fileId: Schema.String,
+  url: Schema.String,
+  enabled: Schema.Boolean,
+  createdAt: Schema.String,
+  disabledReason: Schema.optionalWith(Schema.Literal("gone", "failing", "operator"), { exact: true })
+}).annotations({ identifier: "Webhook" })
+
+/**
+ * The reply of `createWebhook`: the webhook and its secret, shown this once.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const CreatedWebhook = Schema.Struct({ ...Webhook.fields, secret: Schema.String }).annotations({
+  identifier: "CreatedWebhook"
+})
+
+/**
+ * The reply of `listWebhooks`.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const WebhookList = Schema.Struct({ webhooks: Schema.Array(Webhook) }).annotations({
+  identifier: "WebhookList"
+})
+
+/**
+ * The reply of `rotateWebhookSecret`: the new secret, shown this once.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const RotatedSecret = Schema.Struct({ id: Schema.String, secret: Schema.String }).annotations({
+  identifier: "RotatedSecret"
+})
+
+/**
+ * One attempt of the deliveries log.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const Delivery = Schema.Struct({
+  eventId: Schema.String,
+  attempt: Schema.Number,
+  at: Schema.String,
+  status: Schema.NullOr(Schema.Number),
+  outcome: Schema.Literal("delivered", "retrying", "failed"),
+  error: Schema.optionalWith(Schema.String, { exact: true }),
+  durationMs: Schema.Number,
+  nextAttemptAt: Schema.optionalWith(Schema.String, { exact: true })
+}).annotations({ identifier: "Delivery" })
+
+/**
+ * The reply of `webhookDeliveries`, newest first.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const Deliveries = Schema.Struct({ deliveries: Schema.Array(Delivery) }).annotations({
+  identifier: "Deliveries"
+})

@@ -44,6 +44,9 @@ describe("the OpenAPI document", () => {
     }
     expect(Object.keys(spec.components.schemas).sort()).toEqual([
       "AccessDenied",
+      "Deliveries",
+      "Delivery",
+      "EventNotFound",
       "ExportFormat",
       "ExportRequest",
       "FileData",
@@ -54,11 +57,15 @@ describe("the OpenAPI document", () => {
       "InternalError",
       "RateLimited",
       "RateLimiterCounting",
+      "RotatedSecret",
       "ServiceUnavailable",
       "Submission",
       "SubmissionsPage",
       "ValidationFailed",
-      "ValidationIssue"
+      "ValidationIssue",
+      "Webhook",
+      "WebhookList",
+      "WebhookNotFound"
     ])
   })
 

@@ -7,7 +7,6 @@
 import * as Effect from "effect/Effect"
 import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import { ApiKey, FileId } from "./FileData.js"
 import { Issue, pointer } from "./FileDataError.js"
 import * as FileRequest from "./FileRequest.js"
 import { maxPerFile, type Webhook } from "./Webhook.js"
@@ -30,9 +29,12 @@ export const maxUrlLength = 2048
  * @category schemas
  */
 export const CreateWebhookRequest = Schema.Struct({
-  apiKey: ApiKey,
-  fileId: FileId,
-  url: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(maxUrlLength))
+  apiKey: FileRequest.apiKeyField,
+  fileId: FileRequest.fileIdField("The file whose new submissions the webhook receives"),
+  url: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(maxUrlLength)).annotations({
+    title: "URL",
+    description: `The receiver: https:// (http:// only where private networks are allowed), no user or password, at most ${maxUrlLength} characters`
+  })
 }).annotations({ identifier: "CreateWebhookRequest" })
 
 /**

@@ -6,8 +6,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { ApiKey, FileId } from "./FileData.js"
-import type * as FileRequest from "./FileRequest.js"
+import * as FileRequest from "./FileRequest.js"
 import type { Webhook } from "./Webhook.js"
 import * as WebhookRequest from "./WebhookRequest.js"
 
@@ -18,8 +17,8 @@ import * as WebhookRequest from "./WebhookRequest.js"
  * @category schemas
  */
 export const ListWebhooksRequest = Schema.Struct({
-  apiKey: ApiKey,
-  fileId: Schema.optionalWith(FileId, { exact: true })
+  apiKey: FileRequest.apiKeyField,
+  fileId: Schema.optionalWith(FileRequest.fileIdField("Only this file's webhooks"), { exact: true })
 }).annotations({ identifier: "ListWebhooksRequest" })
 
 const parse = WebhookRequest.parser(ListWebhooksRequest)

@@ -10,8 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import { ApiKey } from "./FileData.js"
-import type * as FileRequest from "./FileRequest.js"
+import * as FileRequest from "./FileRequest.js"
 import * as TextRules from "./TextRules.js"
 import { type Delivery, rotationOverlapMillis, type Webhook, WebhookEventNotFound, WebhookNotFound } from "./Webhook.js"
 import * as WebhookRequest from "./WebhookRequest.js"
@@ -25,7 +24,10 @@ import type * as WebhookSecrets from "./WebhookSecrets.js"
  */
 export const deliveriesLimit = { max: 1000, default: 100 } as const
 
-const target = { apiKey: ApiKey, id: TextRules.Id }
+const target = {
+  apiKey: FileRequest.apiKeyField,
+  id: TextRules.Id.annotations({ title: "Webhook id", description: "The id create answered with" })
+}
 
 /**
  * The body of `delete`, `enable` and `rotate-secret`; any other member is refused.
@@ -43,10 +45,15 @@ export const WebhookTargetRequest = Schema.Struct(target).annotations({ identifi
  */
 export const DeliveriesRequest = Schema.Struct({
   ...target,
-  limit: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, deliveriesLimit.max)), {
-    exact: true,
-    default: () => deliveriesLimit.default
-  })
+  limit: Schema.optionalWith(
+    Schema.Number.pipe(Schema.int(), Schema.between(1, deliveriesLimit.max)).annotations({
+      description: `At most this many attempts (default ${deliveriesLimit.default})`
+    }),
+    {
+      exact: true,
+      default: () => deliveriesLimit.default
+    }
+  )
 }).annotations({ identifier: "DeliveriesRequest" })
 
 /**
@@ -55,7 +62,10 @@ export const DeliveriesRequest = Schema.Struct({
  * @since 0.2.0
  * @category schemas
  */
-export const RedeliverRequest = Schema.Struct({ ...target, eventId: TextRules.Id }).annotations({
+export const RedeliverRequest = Schema.Struct({
+  ...target,
+  eventId: TextRules.Id.annotations({ title: "Event id", description: "The event's webhook-id, as the log shows it" })
+}).annotations({
   identifier: "RedeliverRequest"
 })
 

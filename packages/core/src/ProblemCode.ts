@@ -35,6 +35,12 @@ export const table = {
     when: "the key matches no active key, or its user does not own the file"
   },
   file_not_found: { status: 404, title: "File not found", when: "valid key, no file with that id" },
+  webhook_not_found: {
+    status: 404,
+    title: "Webhook not found",
+    when: "valid key, no webhook of the key's user has that id (another user's is not told apart)"
+  },
+  event_not_found: { status: 404, title: "Event not found", when: "redeliver: the webhook has no event with that id" },
   not_found: { status: 404, title: "Not found", when: "no route at this path" },
   method_not_allowed: {
     status: 405,

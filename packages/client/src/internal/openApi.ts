@@ -53,9 +53,10 @@ export const fileDataOperation = (operation: Record<string, unknown>): Record<st
     addHeaders(response, rateLimitHeaders)
     if (status === "422") {
       addHeaders(response, retryAfterHeader("sent with `rate_limited` only, the same value as `retryAfter`"))
-      const json = response.content?.["application/json"]
-      if (json !== undefined) response.content = { "application/problem+json": json }
     }
+    // HttpApi reports a status that two problems share (422; a webhook operation's 404) as application/json.
+    const json = response.content?.["application/json"]
+    if (Number(status) >= 400 && json !== undefined) response.content = { "application/problem+json": json }
   }
   return operation
 }
