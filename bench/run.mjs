@@ -150,10 +150,10 @@ const loadOn = (server, bodies, seconds = duration) => load(server.url, bodies, 
 
 // The reply as sent, over node:http: bytes on the wire, time to the last byte; with `decoded`, also the length
 // once decoded, to check the compressed reply against the identity one.
-const downloadRaw = (server, body, encoding, decoded = false) =>
+const downloadRaw = (server, body, encoding, decoded = false, path = "/api/v1/file-data") =>
   new Promise((resolve, reject) => {
     const began = performance.now()
-    const req = httpRequest(`${server.url}/api/v1/file-data`, {
+    const req = httpRequest(`${server.url}${path}`, {
       method: "POST",
       headers: {
         "content-type": "application/json",
@@ -187,12 +187,14 @@ const downloadRaw = (server, body, encoding, decoded = false) =>
 
 // One reply, or `parallel` at once, in `encoding`: time to the last byte, bytes on the wire of one reply, the
 // server's CPU time, and its peak RSS above the RSS just before.
-const replies = async (server, body, encoding, parallel) => {
+const replies = async (server, body, encoding, parallel, path = undefined) => {
   const idle = status(server.child.pid, "VmRSS")
   resetPeak(server.child.pid)
   const cpu = cpuMs(server.child.pid)
   const began = performance.now()
-  const done = await Promise.all(Array.from({ length: parallel }, () => downloadRaw(server, body, encoding)))
+  const done = await Promise.all(
+    Array.from({ length: parallel }, () => downloadRaw(server, body, encoding, false, path))
+  )
   return {
     ms: performance.now() - began,
     bytes: done[0].bytes,
@@ -360,7 +362,10 @@ const serve = async (profile, shape, db, serverUrl, pg) => {
   servers.push(baseline)
   try {
     if (shape.load) await underLoad(profile, shape, servers, baseline)
-    else await bigReplies(profile, servers[0], baseline)
+    else {
+      await bigReplies(profile, servers[0], baseline)
+      await exportReplies(profile, servers[0])
+    }
   } finally {
     await Promise.all(servers.map(stop))
   }
@@ -517,6 +522,41 @@ const bigReplies = async (profile, filedata, baseline) => {
       if (parallel === 1)
         row(profile, `${coding}: bytes on the wire`, measured.bytes / 1048576, plain.bytes / 1048576, "MiB")
       row(profile, `${coding}: peak RSS above idle, ${label}`, measured.aboveIdle, plain.aboveIdle, "MiB")
+    }
+  }
+}
+
+// The export (POST /api/v1/file-data/export) of the same file, CSV and NDJSON, identity and gzip, against
+// filedata's own reply of the file in the same coding, the two interleaved: time to the last byte (median of
+// `repeats`) and peak RSS above idle (largest).
+const exportReplies = async (profile, filedata) => {
+  const credentials = { fileId: "file-0", apiKey: "bench-key-0" }
+  const whole = JSON.stringify(credentials)
+  for (const coding of ["identity", ...codings.filter((c) => c === "gzip")]) {
+    for (const format of ["csv", "ndjson"]) {
+      const body = JSON.stringify({ ...credentials, format })
+      const ours = []
+      const reference = []
+      for (let i = 0; i < repeats; i++) {
+        const pair = [
+          async () => ours.push(await replies(filedata, body, coding, 1, "/api/v1/file-data/export")),
+          async () => reference.push(await replies(filedata, whole, coding, 1))
+        ]
+        for (const run of rotate(pair, i)) await run()
+      }
+      const ms = median(ours.map((m) => m.ms))
+      const referenceMs = median(reference.map((m) => m.ms))
+      const aboveIdle = Math.max(...ours.map((m) => m.aboveIdle))
+      const label = `export ${format} ${coding}`
+      row(profile, `${label}: time to last byte (baseline: the file's reply)`, ms, referenceMs, "ms")
+      row(profile, `${label}: peak RSS above idle`, aboveIdle, Math.max(...reference.map((m) => m.aboveIdle)), "MiB")
+      target(
+        `${profile}: ${label} time against the file's reply`,
+        `${(ms / referenceMs).toFixed(2)}x`,
+        "<= 1.2x",
+        ms / referenceMs <= 1.2
+      )
+      target(`${profile}: ${label} peak RSS above idle`, `${aboveIdle.toFixed(1)} MiB`, "<= 32 MiB", aboveIdle <= 32)
     }
   }
 }
