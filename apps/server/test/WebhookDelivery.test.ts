@@ -158,6 +158,9 @@ describe("webhook delivery by the built server (SQLite)", () => {
       expect(stored).not.toContain(text)
     }
     expect(written).not.toContain("query-secret")
+    // Nor the key the secrets are sealed under, which the settings line names as redacted.
+    expect(written).toMatch(/"settings"/)
+    expect(written).not.toContain(encryptionKey)
   }, 90_000)
 
   it("retries on the schedule under the same webhook-id, and disables the webhook on 410", async () => {
