@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import { SqlError } from "@effect/sql/SqlError"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { type FileDataError, FileRepository, OperatorStore, SubmissionSignals, WebhookStore } from "@filedata/core"
 import { SqlWebhookStore, StorageFailure } from "@filedata/sql"
@@ -101,6 +102,12 @@ const client = (options: PgStorageOptions) =>
         ),
         (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
       )
+      // One connection at once, as PgClient.layer does, so a start-up failure names the connection, not the
+      // migration's transaction that met it first.
+      yield* Effect.tryPromise({
+        try: () => pool.query("SELECT 1"),
+        catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+      })
       return Layer.merge(PgClient.layerFromPool({ acquire: Effect.succeed(pool) }), Layer.succeed(Pool, pool))
     })
   )
@@ -140,17 +147,24 @@ export const layer = (
       })
       // Every commit that inserts submissions, by any instance or the CLI, is announced (PgMigrations): it makes
       // the poll look at once. The listening connection is opened again after a failure, and the poll goes on.
+      // It opens at the first wait, so a process nobody waits on (the CLI) holds no connection it must close.
       const client = yield* PgClient.PgClient
-      yield* Effect.forkScoped(
-        Stream.runForEach(client.listen(PgMigrations.submissionsChannel), () => signals.poke).pipe(
-          Effect.retry(Schedule.spaced(listenRetry)),
-          Effect.ignore
+      const scope = yield* Effect.scope
+      const startListening = yield* Effect.once(
+        Effect.forkIn(
+          Stream.runForEach(client.listen(PgMigrations.submissionsChannel), () => signals.poke).pipe(
+            Effect.retry(Schedule.spaced(listenRetry)),
+            Effect.ignore
+          ),
+          scope
         )
       )
+      const changed: SubmissionSignals.SubmissionSignals["changed"] = (fileId, readPoint, waitOptions) =>
+        Effect.zipRight(startListening, signals.changed(fileId, readPoint, waitOptions))
       return Context.make(FileRepository.FileRepository, files).pipe(
         Context.add(OperatorStore.OperatorStore, operator),
         Context.add(WebhookStore.WebhookStore, webhooks),
-        Context.add(SubmissionSignals.SubmissionSignals, { changed: signals.changed })
+        Context.add(SubmissionSignals.SubmissionSignals, { changed })
       )
     })
   ).pipe(
