@@ -143,6 +143,27 @@ export const InternalProblem = problem(ApiError.InternalError, "an unexpected fa
   detail: "The request could not be completed"
 })
 
+// The refusals every operation with a key shares: validation, rate limits, the key.
+const keyedOperation = <
+  Name extends string,
+  Method extends HttpMethod.HttpMethod,
+  Path,
+  UrlParams,
+  Payload,
+  Headers,
+  Success,
+  Error,
+  R,
+  RE
+>(
+  endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, Payload, Headers, Success, Error, R, RE>
+) =>
+  endpoint
+    .addError(ValidationProblem)
+    .addError(RateLimitedProblem)
+    .addError(AccessDeniedProblem)
+    .annotate(OpenApi.Transform, internalOpenApi.fileDataOperation)
+
 /**
  * Gives an operation on a file what all of them share: the refusals of the order of checks (validation,
  * rate limit, access, file not found) and the rate-limit header fields in the document.
@@ -163,13 +184,7 @@ export const fileDataOperation = <
   RE
 >(
   endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, Payload, Headers, Success, Error, R, RE>
-) =>
-  endpoint
-    .addError(ValidationProblem)
-    .addError(RateLimitedProblem)
-    .addError(AccessDeniedProblem)
-    .addError(FileNotFoundProblem)
-    .annotate(OpenApi.Transform, internalOpenApi.fileDataOperation)
+) => keyedOperation(endpoint).addError(FileNotFoundProblem)
 
 /**
  * The operations on a file.
@@ -238,27 +253,6 @@ export class FilesGroup extends HttpApiGroup.make("files")
  */
 export const webhooksPath = "/api/v1/webhooks"
 
-// The refusals every webhook operation shares: validation, rate limits, the key.
-const webhookOperation = <
-  Name extends string,
-  Method extends HttpMethod.HttpMethod,
-  Path,
-  UrlParams,
-  Payload,
-  Headers,
-  Success,
-  Error,
-  R,
-  RE
->(
-  endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, Payload, Headers, Success, Error, R, RE>
-) =>
-  endpoint
-    .addError(ValidationProblem)
-    .addError(RateLimitedProblem)
-    .addError(AccessDeniedProblem)
-    .annotate(OpenApi.Transform, internalOpenApi.fileDataOperation)
-
 /**
  * The webhook operations: a file's owner registers HTTPS endpoints that receive its new submissions, signed as
  * Standard Webhooks says.
@@ -268,7 +262,7 @@ const webhookOperation = <
  */
 export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   .add(
-    webhookOperation(
+    keyedOperation(
       HttpApiEndpoint.post("createWebhook", `${webhooksPath}/create`)
         .setPayload(Models.CreateWebhookRequest)
         .addSuccess(Models.CreatedWebhook, { status: 201 })
@@ -277,7 +271,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
     )
   )
   .add(
-    webhookOperation(
+    keyedOperation(
       HttpApiEndpoint.post("listWebhooks", `${webhooksPath}/list`)
         .setPayload(Models.ListWebhooksRequest)
         .addSuccess(Models.WebhookList)
@@ -286,7 +280,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
     )
   )
   .add(
-    webhookOperation(
+    keyedOperation(
       HttpApiEndpoint.post("deleteWebhook", `${webhooksPath}/delete`)
         .setPayload(Models.WebhookTargetRequest)
         .addSuccess(HttpApiSchema.NoContent)
@@ -295,7 +289,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
     )
   )
   .add(
-    webhookOperation(
+    keyedOperation(
       HttpApiEndpoint.post("enableWebhook", `${webhooksPath}/enable`)
         .setPayload(Models.WebhookTargetRequest)
         .addSuccess(Models.Webhook)
@@ -304,7 +298,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
     )
   )
   .add(
-    webhookOperation(
+    keyedOperation(
       HttpApiEndpoint.post("rotateWebhookSecret", `${webhooksPath}/rotate-secret`)
         .setPayload(Models.WebhookTargetRequest)
         .addSuccess(Models.RotatedSecret)
@@ -313,7 +307,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
     )
   )
   .add(
-    webhookOperation(
+    keyedOperation(
       HttpApiEndpoint.post("webhookDeliveries", `${webhooksPath}/deliveries`)
         .setPayload(Models.DeliveriesRequest)
         .addSuccess(Models.Deliveries)
@@ -322,7 +316,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
     )
   )
   .add(
-    webhookOperation(
+    keyedOperation(
       HttpApiEndpoint.post("redeliverWebhookEvent", `${webhooksPath}/redeliver`)
         .setPayload(Models.RedeliverRequest)
         .addSuccess(HttpApiSchema.Empty(202))
