@@ -103,6 +103,20 @@ describe("docs/api.md's TypeScript sync", () => {
     expect(exit.code, exit.stderr).toBe(0)
     expect(exit.stdout).toMatch(/^1000 new\n1000 new\n500 new\nnext run starts after \S+\n$/)
   }, 60_000)
+
+  it("waits Retry-After when refused for the rate limit, then reads the same page again", async () => {
+    const block = blocks.find((found) => found.language === "ts" && found.text.includes("syncOnce")) as Block
+    // A window long enough that the third page falls inside it however slow the machine is.
+    const limited = await serve({ ...database, RATE_LIMIT_MAX: "2", RATE_LIMIT_WINDOW_MS: "5000" })
+    try {
+      const exit = await runBlock(block, limited.base, apiKey)
+      expect(exit.code, exit.stderr).toBe(0)
+      expect(exit.stdout).toMatch(/^1000 new\n1000 new\n500 new\nnext run starts after \S+\n$/)
+      expect(exit.stderr).toMatch(/^waiting \d+ s, as Retry-After says\n$/)
+    } finally {
+      await stop(limited, [apiKey])
+    }
+  }, 60_000)
 })
 
 describe("docs/api.md's sync script", () => {
