@@ -42,9 +42,11 @@ type AccessRow = {
   readonly rendered: string | null
 } & (FileRow | { readonly [Column in Exclude<keyof FileRow, "read_point">]: null })
 
-// How many first pages read with their access wait for the reply that reads them; a request that never does
-// (an export, a dropped connection) leaves its page to be pushed out by later ones.
+// How many first pages read with their access wait for the reply that reads them, and how much of their text
+// at most; a request that never does (an incremental read, an export, a dropped connection) leaves its page to be
+// pushed out by later ones, so what waits stays a few MiB whatever the traffic.
 const prefetchedCapacity = 1024
+const prefetchedChars = 4 * 1024 * 1024
 
 // entry is the submission as the reply writes it; content comes only for a row without one, which an older
 // release imported during a rolling deploy (see PgMigrations), and is then rendered here as the import would.
@@ -135,10 +137,22 @@ export const makeWith = (options: {
     // First pages `findAccess` read, keyed by file and read point, each taken once by the whole-file read of
     // that file at that read point. Rows at or below a read point never change, so the page is the one a
     // fresh read would return (docs/performance.md#postgresql-and-redis).
-    const prefetched = new Map<string, FileRepository.JoinedPage>()
-    const keep = (fileId: string, readPoint: string, page: FileRepository.JoinedPage) => {
-      if (prefetched.size >= prefetchedCapacity) prefetched.delete(prefetched.keys().next().value as string)
-      prefetched.set(`${readPoint}:${fileId}`, page)
+    const prefetched = new Map<string, { readonly page: FileRepository.JoinedPage; readonly chars: number }>()
+    let heldChars = 0
+    const take = (key: string) => {
+      const held = prefetched.get(key)
+      if (held === undefined) return undefined
+      prefetched.delete(key)
+      heldChars -= held.chars
+      return held.page
+    }
+    const keep = (fileId: string, readPoint: string, page: FileRepository.JoinedPage, chars: number) => {
+      if (chars > prefetchedChars) return
+      while (prefetched.size >= prefetchedCapacity || heldChars + chars > prefetchedChars) {
+        take(prefetched.keys().next().value as string)
+      }
+      prefetched.set(`${readPoint}:${fileId}`, { page, chars })
+      heldChars += chars
     }
 
     // findAccess's statement ($1 the file id, $2 the key's hash), described at findAccess below. With the pool,
@@ -187,7 +201,12 @@ export const makeWith = (options: {
             const count = Number(row.count)
             // Only a whole file, every row with its entry (older rows are rendered by readSubmissions).
             if (row.count !== null && count <= pageSize && Number(row.rendered) === count) {
-              keep(row.id, row.read_point, { joined: row.joined ?? "", count, next: undefined, hasMore: false })
+              keep(
+                row.id,
+                row.read_point,
+                { joined: row.joined ?? "", count, next: undefined, hasMore: false },
+                (row.joined ?? "").length
+              )
             }
             return { owner: Option.some(row.owner as FileData.UserId), file: Option.some(toFoundFile(row)) }
           })
@@ -230,12 +249,8 @@ export const makeWith = (options: {
           range.upTo !== undefined &&
           range.endPosition === false
         ) {
-          const key = `${range.upTo}:${fileId}`
-          const page = prefetched.get(key)
-          if (page !== undefined) {
-            prefetched.delete(key)
-            return Effect.succeed(page)
-          }
+          const page = take(`${range.upTo}:${fileId}`)
+          if (page !== undefined) return Effect.succeed(page)
         }
         return Effect.map(repository.readSubmissions(fileId, range), FileRepository.join)
       },
