@@ -57,6 +57,24 @@ export interface RateLimitState {
 }
 
 /**
+ * What checks do while a shared store cannot be reached: `memory` counts them in this process with the same
+ * policy; `closed` refuses them with `RateLimiterUnavailable`; `open` admits them uncounted (kept for
+ * configurations that chose it; it leaves the service without protection for the outage).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const FailureMode = Schema.Literal("memory", "closed", "open").annotations({
+  identifier: "RateLimiterFailureMode"
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type FailureMode = typeof FailureMode.Type
+
+/**
  * How a limiter counts right now, for health checks and operators: `memory`, in this process by design;
  * `redis`, in the store every instance shares; and while that store cannot be reached, `memory-fallback`
  * (in this process, until it answers again), `refusing` (every request fails with `RateLimiterUnavailable`)

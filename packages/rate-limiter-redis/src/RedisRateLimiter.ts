@@ -17,14 +17,12 @@ import type * as Scope from "effect/Scope"
 import { Redis } from "ioredis"
 
 /**
- * What checks do while Redis cannot be reached: `memory` counts them in this process with the same policy;
- * `closed` refuses them with `RateLimiterUnavailable`; `open` admits them uncounted (kept for configurations
- * that chose it; it leaves the service without protection for the outage).
+ * What checks do while Redis cannot be reached: `RateLimiter.FailureMode` of the core.
  *
  * @since 0.1.0
  * @category models
  */
-export type FailureMode = "memory" | "closed" | "open"
+export type FailureMode = RateLimiter.FailureMode
 
 /**
  * How to reach Redis and what to do when it cannot be reached.
