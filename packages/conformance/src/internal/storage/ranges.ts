@@ -1,0 +1,399 @@
+/**
+ * The `ranges` section of `StorageConformance.suite`.
+ *
+ * @internal
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { FileRepository } from "@filedata/core"
+import * as Effect from "effect/Effect"
+import * as FastCheck from "effect/FastCheck"
+import * as Option from "effect/Option"
+import {
+  appendTo,
+  asText,
+  at,
+  BOUNDS,
+  file,
+  fileId,
+  findFile,
+  INSTANTS,
+  importDocument,
+  JAN_1,
+  joinedPagesOf,
+  type NewSubmission,
+  pageSizes,
+  pagesOf,
+  parsed,
+  stored,
+  type WithStorage
+} from "./fixtures.js"
+
+/**
+ * Pages of a read: limits, windows, positions, joined pages and incremental reads.
+ *
+ * @internal
+ */
+export const ranges = (withStorage: WithStorage): void => {
+  describe("FileRepository: ranges", () => {
+    const users = [{ id: "u1", apiKeys: ["k1"] }]
+    // Three submissions a second, so every page of a few holds ties and some pages break inside them.
+    const tied = (count: number, tag = "") =>
+      Array.from({ length: count }, (_, i) => ({
+        createdDate: at(JAN_1 + Math.floor(i / 3) * 1000),
+        content: { i: `${tag}${i}` }
+      }))
+
+    // Rows of two files on few instants, so windows and pages fall on ties.
+    type WindowRow = { readonly file: string; readonly createdDate: string; readonly content: Record<string, string> }
+    const windowRows: FastCheck.Arbitrary<Array<WindowRow>> = FastCheck.array(
+      FastCheck.record({
+        file: FastCheck.constantFrom("f1", "f2"),
+        createdDate: FastCheck.constantFrom(...INSTANTS),
+        content: FastCheck.dictionary(FastCheck.string(), FastCheck.string(), { maxKeys: 2 })
+      }),
+      { maxLength: 24 }
+    )
+    // A read of a window of those rows in small pages: bounds on the rows' own instants and between them.
+    const windowRead = {
+      limit: FastCheck.option(FastCheck.integer({ min: 1, max: 4 }), { nil: undefined }),
+      since: FastCheck.option(FastCheck.constantFrom(...BOUNDS), { nil: undefined }),
+      until: FastCheck.option(FastCheck.constantFrom(...BOUNDS), { nil: undefined }),
+      rows: windowRows
+    }
+    // Imports the rows into f1 and f2 of u1; gives each file's submissions as imported.
+    const importRows = (rows: ReadonlyArray<WindowRow>) =>
+      Effect.gen(function* () {
+        const submissionsOf = (id: string) =>
+          rows.filter((row) => row.file === id).map(({ content, createdDate }) => ({ createdDate, content }))
+        yield* importDocument({
+          users,
+          files: [
+            file({ id: "f1", userId: "u1", submissions: submissionsOf("f1") }),
+            file({ id: "f2", userId: "u1", submissions: submissionsOf("f2") })
+          ]
+        })
+        return submissionsOf
+      })
+
+    it.effect("pages through a file with any limit: full pages but the last, hasMore exactly when more follow", () =>
+      Effect.gen(function* () {
+        yield* importDocument({
+          users,
+          files: [
+            file({ id: "f0", userId: "u1" }),
+            file({ id: "f6", userId: "u1", submissions: tied(6) }),
+            file({ id: "f7", userId: "u1", submissions: tied(7) })
+          ]
+        })
+        for (const [id, count] of [
+          ["f0", 0],
+          ["f6", 6],
+          ["f7", 7]
+        ] as const) {
+          for (const limit of [1, 2, undefined, 10_000]) {
+            const pages = yield* pagesOf(id, { limit })
+            expect(pages.map((page) => page.entries.length)).toEqual(pageSizes(count, limit ?? 3))
+            expect(pages.map((page) => page.hasMore)).toEqual(pages.map((_, i) => i < pages.length - 1))
+            expect(parsed(pages)).toEqual(stored(tied(count)))
+          }
+        }
+      }).pipe(withStorage(3))
+    )
+
+    it.effect.prop(
+      "reads the window since <= createdDate < until in bounded pages, ties in insertion order, nothing twice",
+      {
+        ...windowRead
+      },
+      ({ limit, rows, since, until }) =>
+        Effect.gen(function* () {
+          const submissionsOf = yield* importRows(rows)
+          const inWindow = (row: NewSubmission) =>
+            (since === undefined || Date.parse(row.createdDate) >= since) &&
+            (until === undefined || Date.parse(row.createdDate) < until)
+          for (const id of ["f1", "f2"]) {
+            const expected = stored(submissionsOf(id).filter(inWindow))
+            const pages = yield* pagesOf(id, { since, until, limit })
+            expect(parsed(pages)).toEqual(expected)
+            expect(pages.map((page) => page.entries.length)).toEqual(pageSizes(expected.length, limit ?? 3))
+            expect(pages.map((page) => page.hasMore)).toEqual(pages.map((_, i) => i < pages.length - 1))
+            // Where the read ended, the window holds nothing more.
+            const files = yield* FileRepository.FileRepository
+            const last = pages[pages.length - 1] as FileRepository.SubmissionPage
+            const beyond = yield* files.readSubmissions(fileId(id), { since, until, limit, after: last.next })
+            expect(beyond).toEqual({ entries: [], next: last.next, hasMore: false })
+          }
+        }).pipe(withStorage(3)),
+      { fastCheck: { numRuns: 25 } }
+    )
+
+    it.effect("a bound on a createdDate: since takes it in, until leaves it out; empty windows are empty", () =>
+      Effect.gen(function* () {
+        const t = (second: number) => JAN_1 + second * 1000
+        const rows = [
+          { createdDate: at(t(1)), content: { n: "1" } },
+          { createdDate: at(t(2)), content: { n: "2a" } },
+          { createdDate: at(t(2)), content: { n: "2b" } },
+          { createdDate: at(t(3)), content: { n: "3" } }
+        ]
+        yield* importDocument({ users, files: [file({ id: "f1", userId: "u1", submissions: rows })] })
+        const read = (range: FileRepository.SubmissionRange) =>
+          Effect.map(pagesOf("f1", range), (pages) => parsed(pages).map((row) => JSON.parse(row.contentJson).n))
+        expect(yield* read({ since: t(2) })).toEqual(["2a", "2b", "3"])
+        expect(yield* read({ until: t(2) })).toEqual(["1"])
+        expect(yield* read({ since: t(2), until: t(3) })).toEqual(["2a", "2b"])
+        expect(yield* read({ since: t(2), until: t(3), limit: 1 })).toEqual(["2a", "2b"])
+        expect(yield* read({ since: t(2) + 1, until: t(3) + 1 })).toEqual(["3"])
+        for (const empty of [
+          { since: t(2), until: t(2) },
+          { until: t(1) },
+          { since: t(3) + 1 },
+          { since: t(3), until: t(1) }
+        ]) {
+          expect(yield* read(empty)).toEqual([])
+        }
+      }).pipe(withStorage(3))
+    )
+
+    it.effect("an empty page's next is where its range started; what is appended later follows it", () =>
+      Effect.gen(function* () {
+        const files = yield* FileRepository.FileRepository
+        yield* importDocument({
+          users,
+          files: [file({ id: "f0", userId: "u1" }), file({ id: "f1", userId: "u1", submissions: tied(4) })]
+        })
+        // An empty file, read from its start and from what the first read handed out.
+        const empty = yield* files.readSubmissions(fileId("f0"), {})
+        expect(empty).toMatchObject({ entries: [], hasMore: false })
+        expect(yield* files.readSubmissions(fileId("f0"), { after: empty.next })).toEqual(empty)
+        // A window that holds nothing yet starts where the window does.
+        const since = JAN_1 + 60_000
+        const quiet = yield* files.readSubmissions(fileId("f1"), { since })
+        expect(quiet).toMatchObject({ entries: [], hasMore: false })
+        expect(yield* files.readSubmissions(fileId("f1"), { since, after: quiet.next })).toEqual(quiet)
+        // With an `after`, an empty page hands that position back as it was given.
+        const [first] = yield* pagesOf("f1", { limit: 1 })
+        const after = (first as FileRepository.SubmissionPage).next
+        expect(yield* files.readSubmissions(fileId("f1"), { after, until: JAN_1 })).toEqual({
+          entries: [],
+          next: after,
+          hasMore: false
+        })
+
+        const later = [
+          { createdDate: at(since + 5), content: { n: "later" } },
+          { createdDate: at(since), content: { n: "on the bound" } }
+        ]
+        yield* appendTo("f0", later)
+        yield* appendTo("f1", later)
+        expect(parsed(yield* pagesOf("f0", { after: empty.next }))).toEqual(stored(later))
+        expect(parsed(yield* pagesOf("f1", { since, after: quiet.next }))).toEqual(stored(later))
+      }).pipe(withStorage(3))
+    )
+
+    it.effect("a read that asks for no end position reads the same pages; only the last may leave its next out", () =>
+      Effect.gen(function* () {
+        const submissions = tied(7)
+        yield* importDocument({
+          users,
+          files: [file({ id: "f0", userId: "u1" }), file({ id: "f1", userId: "u1", submissions })]
+        })
+        for (const limit of [undefined, 1, 2, 3, 7, 8]) {
+          const asked = yield* pagesOf("f1", { limit })
+          const unasked = yield* pagesOf("f1", { limit, endPosition: false })
+          expect(parsed(unasked)).toEqual(stored(submissions))
+          expect(unasked.map((page) => page.hasMore)).toEqual(asked.map((page) => page.hasMore))
+          for (const [index, page] of unasked.entries()) {
+            const same = asked[index] as FileRepository.SubmissionPage
+            expect(page.entries).toEqual(same.entries)
+            // Where a page is followed by another, its next is given and the same as when asked for.
+            if (page.next !== undefined || page.hasMore) expect(page.next).toEqual(same.next)
+          }
+          // Asked for, the last page's next is always given.
+          expect(asked.every((page) => typeof page.next === "string")).toBe(true)
+        }
+        const files = yield* FileRepository.FileRepository
+        const empty = yield* files.readSubmissions(fileId("f0"), { endPosition: false })
+        expect(empty).toMatchObject({ entries: [], hasMore: false })
+      }).pipe(withStorage(3))
+    )
+
+    it.effect.prop(
+      "a joined page is the same page's entries joined, with the same count, next and hasMore",
+      {
+        ...windowRead,
+        endPosition: FastCheck.option(FastCheck.boolean(), { nil: undefined })
+      },
+      ({ endPosition, limit, rows, since, until }) =>
+        Effect.gen(function* () {
+          yield* importRows(rows)
+          const files = yield* FileRepository.FileRepository
+          const readJoined = FileRepository.readJoined(files)
+          for (const id of ["f1", "f2", "f3"]) {
+            const range = { since, until, limit, endPosition }
+            const pages = yield* pagesOf(id, range)
+            if (limit === undefined) {
+              // Without a limit, joined pages may be longer, so their boundaries differ: the same entries in
+              // the same order, the same end.
+              const joined = yield* joinedPagesOf(id, range)
+              const text = (texts: ReadonlyArray<string>) => texts.filter((one) => one !== "").join(",")
+              expect(text(joined.map(FileRepository.joinedText))).toEqual(
+                text(pages.map((page) => page.entries.join(",")))
+              )
+              expect(joined.reduce((sum, page) => sum + page.count, 0)).toBe(parsed(pages).length)
+              expect(joined.map((page) => page.hasMore)).toEqual(joined.map((_, i) => i < joined.length - 1))
+              continue
+            }
+            // Each page again, joined, from where its read started; and past the last one, when it says where.
+            for (const [index, page] of pages.entries()) {
+              const after = index === 0 ? undefined : pages[index - 1]?.next
+              expect(asText(yield* readJoined(fileId(id), { ...range, after }))).toEqual(
+                asText(FileRepository.join(page))
+              )
+            }
+            const after = pages[pages.length - 1]?.next
+            if (after !== undefined) {
+              expect(asText(yield* readJoined(fileId(id), { ...range, after }))).toEqual(
+                asText(FileRepository.join(yield* files.readSubmissions(fileId(id), { ...range, after })))
+              )
+            }
+          }
+          expect(asText(yield* readJoined(fileId("f1"), { after: "made-up" }))).toEqual(
+            asText(FileRepository.join(yield* files.readSubmissions(fileId("f1"), { after: "made-up" })))
+          )
+        }).pipe(withStorage(3)),
+      { fastCheck: { numRuns: 25 } }
+    )
+
+    it.effect("a file read in joined pages ends each page exactly, ties at a page's end or not", () =>
+      Effect.gen(function* () {
+        // Distinct instants but for two ties. Pages of 3 then 12 (SQLite's joined pages with pages of 3 rows) end
+        // at the 15th submission, inside a tie; at the 27th, alone at its instant; at the 39th, the end of a tie.
+        const seconds = [
+          ...Array.from({ length: 15 }, (_, i) => i),
+          14,
+          ...Array.from({ length: 8 }, (_, i) => 16 + i),
+          25,
+          26,
+          27,
+          ...Array.from({ length: 10 }, (_, i) => 28 + i),
+          38,
+          38
+        ]
+        const submissions = seconds.map((second, i) => ({
+          createdDate: at(JAN_1 + second * 1000),
+          content: { i: String(i) }
+        }))
+        yield* importDocument({ users, files: [file({ id: "f1", userId: "u1", submissions })] })
+        const found = Option.getOrThrow(yield* findFile("k1", "f1"))
+        for (const endPosition of [false, undefined]) {
+          const pages = yield* joinedPagesOf("f1", { upTo: found.readPoint, endPosition })
+          expect(pages.map((page) => page.hasMore)).toEqual(pages.map((_, i) => i < pages.length - 1))
+          expect(
+            JSON.parse(
+              `[${pages
+                .map(FileRepository.joinedText)
+                .filter((text) => text !== "")
+                .join(",")}]`
+            )
+          ).toEqual(
+            stored(submissions).map((row) => ({ createdDate: row.createdDate, content: JSON.parse(row.contentJson) }))
+          )
+          // Each page's next is the position of its last submission: reading on from it gives the rest.
+          let read = 0
+          for (const page of pages.slice(0, -1)) {
+            read += page.count
+            const rest = yield* pagesOf("f1", { after: page.next, upTo: found.readPoint })
+            expect(parsed(rest)).toEqual(stored(submissions).slice(read))
+          }
+        }
+      }).pipe(withStorage(3))
+    )
+
+    it.effect("joins a page in reply order, however the rows were inserted", () =>
+      Effect.gen(function* () {
+        // Inserted in an order unlike the reply's, with ties, over several full pages.
+        const submissions = Array.from({ length: 600 }, (_, i) => ({
+          createdDate: at(JAN_1 + ((i * 37) % 101) * 1000),
+          content: { i: String(i) }
+        }))
+        yield* importDocument({ users, files: [file({ id: "f1", userId: "u1", submissions })] })
+        const files = yield* FileRepository.FileRepository
+        const readJoined = FileRepository.readJoined(files)
+        const found = Option.getOrThrow(yield* findFile("k1", "f1"))
+        const texts: Array<string> = []
+        let after: string | undefined
+        for (;;) {
+          const page = yield* readJoined(fileId("f1"), { after, upTo: found.readPoint, endPosition: false })
+          if (page.count > 0) texts.push(FileRepository.joinedText(page))
+          if (!page.hasMore) break
+          after = page.next
+        }
+        // Pages after the first too, which an adapter may join differently.
+        expect(texts.length).toBeGreaterThanOrEqual(3)
+        expect(JSON.parse(`[${texts.join(",")}]`)).toEqual(
+          stored(submissions).map((row) => ({ createdDate: row.createdDate, content: JSON.parse(row.contentJson) }))
+        )
+      }).pipe(withStorage(100))
+    )
+
+    it.effect("a sync continues after its last next with what was appended at or after that createdDate", () =>
+      Effect.gen(function* () {
+        const before = tied(7)
+        yield* importDocument({ users, files: [file({ id: "f1", userId: "u1", submissions: before })] })
+        const synced = yield* pagesOf("f1", { limit: 2 })
+        expect(parsed(synced)).toEqual(stored(before))
+        const last = Date.parse((before[6] as NewSubmission).createdDate)
+        yield* appendTo("f1", [
+          { createdDate: at(last + 1000), content: { i: "later" } },
+          // Before the cursor: a sync that went past it does not see it again.
+          { createdDate: at(last - 1), content: { i: "earlier" } },
+          { createdDate: at(last), content: { i: "tied with the last" } },
+          { createdDate: at(last + 1), content: { i: "just after" } }
+        ])
+        const next = (synced[synced.length - 1] as FileRepository.SubmissionPage).next
+        const resumed = yield* pagesOf("f1", { limit: 2, after: next })
+        expect(parsed(resumed).map((row) => JSON.parse(row.contentJson).i)).toEqual([
+          "tied with the last",
+          "just after",
+          "later"
+        ])
+        expect(resumed.map((page) => page.hasMore)).toEqual([true, false])
+      }).pipe(withStorage(3))
+    )
+
+    it.effect("a position of another file's range reads this file's submissions only, and a made-up one none", () =>
+      Effect.gen(function* () {
+        const files = yield* FileRepository.FileRepository
+        // Interleaved instants, so the other file's positions fall among this file's submissions.
+        const mine = tied(9, "mine-")
+        const theirs = Array.from({ length: 9 }, (_, i) => ({
+          createdDate: at(JAN_1 + i * 500),
+          content: { i: `theirs-${i}` }
+        }))
+        yield* importDocument({
+          users,
+          files: [
+            file({ id: "mine", userId: "u1", submissions: mine }),
+            file({ id: "theirs", userId: "u1", submissions: theirs })
+          ]
+        })
+        const expected = stored(mine)
+        for (const page of yield* pagesOf("theirs", { limit: 1 })) {
+          const read = parsed(yield* pagesOf("mine", { after: page.next }))
+          expect(read).toEqual(expected.slice(expected.length - read.length))
+        }
+        for (const made of ["", "x", "1", "1:2:3", "-0:1", "01:1", "1:01", " 1:1", "1e3:1", "1:-1", "1:1.5"]) {
+          expect(yield* files.readSubmissions(fileId("mine"), { after: made })).toEqual({
+            entries: [],
+            next: made,
+            hasMore: false
+          })
+        }
+        for (const outOfRange of ["99999999999999999:1", "253402300800000:1", "1:9223372036854775808"]) {
+          expect(yield* files.readSubmissions(fileId("mine"), { after: outOfRange })).toMatchObject({ entries: [] })
+        }
+      }).pipe(withStorage(3))
+    )
+  })
+}
