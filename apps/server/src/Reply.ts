@@ -2,27 +2,25 @@
  * How the service's replies are framed and written: the header fields every reply carries, and the replies of
  * the operations on a file (`Operations`) written on the Node response, a success streamed piece by piece (in
  * the coding `ContentCoding` negotiated, abandoned when the client stops reading) or a problem document. An
- * operation that writes its body through {@link writer} gets all of that. Both paths that serve the operations write through here, the hot route
- * (`FileDataRoute`) and the HttpApi handlers (`Handlers.files`), and the platform middleware takes its
- * fields from here, so a header field and the way a reply is written exist once. What each failure means
- * (status, code, text) is `Problem`'s.
+ * operation that writes its body through {@link writer} gets all of that. Both paths that serve the operations
+ * write through here, the hot route (`FileDataRoute`) and the HttpApi handlers (`Handlers.files`), and the
+ * platform middleware takes its fields from here, so a header field and the way a reply is written exist once.
+ * The body writers and the waits they use are in `internal/bodyWriters.ts` and `internal/replyWaits.ts`. What
+ * each failure means (status, code, text) is `Problem`'s.
  *
  * @since 0.1.0
  */
 
 import type { ServerResponse } from "node:http"
-import { pipeline, type Writable } from "node:stream"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { FileDataError } from "@filedata/core"
 import * as Cause from "effect/Cause"
-import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Metric from "effect/Metric"
-import * as Runtime from "effect/Runtime"
-import * as Compression from "./Compression.js"
 import type * as ContentCoding from "./ContentCoding.js"
 import * as Instrumentation from "./Instrumentation.js"
+import * as bodyWriters from "./internal/bodyWriters.js"
+import * as replyWaits from "./internal/replyWaits.js"
 import * as Problem from "./Problem.js"
 import type * as RateLimitHeaders from "./RateLimitHeaders.js"
 
@@ -82,68 +80,13 @@ export const headers = (frame: Frame, contentType: string): Record<string, strin
  * @since 0.1.0
  * @category errors
  */
-export class ClientGone extends Data.TaggedError("ClientGone") {}
+export const ClientGone = replyWaits.ClientGone
 
-// Waits until `stream` drains, or fails once it is closed. Made by this function, outside the one that
-// receives each piece, so no closure holds a piece: docs/performance.md#drain-wait-made-once-per-reply
-const drainOf = (stream: Writable): Effect.Effect<void, ClientGone> =>
-  Effect.async<void, ClientGone>((resume) => {
-    let turn: NodeJS.Immediate | undefined
-    // A reader as fast as the loopback drains within the same tick ("drain" comes on the next-tick
-    // queue), so a big reply would hold the event loop from its first page to its last. Going on from
-    // `setImmediate` lets other sockets be served between pages.
-    const onDrain = () => {
-      stream.off("close", onClose)
-      turn = setImmediate(() => resume(Effect.void))
-    }
-    const onClose = () => {
-      stream.off("drain", onDrain)
-      resume(Effect.fail(new ClientGone()))
-    }
-    stream.once("drain", onDrain)
-    stream.once("close", onClose)
-    return Effect.sync(() => {
-      if (turn !== undefined) clearImmediate(turn)
-      stream.off("drain", onDrain)
-      stream.off("close", onClose)
-    })
-  })
-
-// Waits until the whole reply is handed to the socket, or the connection is gone.
-const finishOf = (response: ServerResponse): Effect.Effect<void> =>
-  Effect.async<void>((resume) => {
-    const onEnd = () => {
-      response.off("finish", onEnd)
-      response.off("close", onEnd)
-      resume(Effect.void)
-    }
-    response.on("finish", onEnd)
-    response.on("close", onEnd)
-    return Effect.sync(() => {
-      response.off("finish", onEnd)
-      response.off("close", onEnd)
-    })
-  })
-
-const abandoned = (frame: Frame): Effect.Effect<void> =>
-  Effect.zipRight(
-    Effect.logWarning(`reply abandoned: the client accepted nothing of it for ${frame.sendTimeoutMillis} ms`).pipe(
-      Effect.annotateLogs("requestId", frame.requestId)
-    ),
-    Metric.increment(Instrumentation.repliesAbandoned)
-  )
-
-// Node's socket timeout is renewed by every write the socket completes or reads, and a reply that waits for
-// `drain` writes nothing more, so it fires after the send timeout without progress. Set once per streamed
-// reply, by this function, for the same reason as `drainOf`. Node sets the keep-alive timeout in its place
-// once the reply has finished.
-const armSendTimeout = (response: ServerResponse, frame: Frame): Effect.Effect<void> =>
-  Effect.map(Effect.runtime<never>(), (runtime) => {
-    response.setTimeout(frame.sendTimeoutMillis, () => {
-      response.destroy()
-      Runtime.runFork(runtime)(abandoned(frame))
-    })
-  })
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export type ClientGone = replyWaits.ClientGone
 
 /**
  * What a success body is, for its header fields: its `Content-Type`, and any field of its own (an export's
@@ -165,19 +108,10 @@ export interface BodyKind {
  */
 export const json: BodyKind = { contentType: "application/json" }
 
+// Module-level, so a writer takes it without a closure per reply.
 const bodyHeaders = (frame: Frame, kind: BodyKind): Record<string, string | number> => {
   const fields = headers(frame, kind.contentType)
   if (kind.fields !== undefined) Object.assign(fields, kind.fields)
-  return fields
-}
-
-const compressedHeaders = (
-  frame: Frame,
-  kind: BodyKind,
-  coding: Compression.Compressed
-): Record<string, string | number> => {
-  const fields = bodyHeaders(frame, kind)
-  fields["content-encoding"] = coding
   return fields
 }
 
@@ -188,88 +122,6 @@ const compressedHeaders = (
  * @category models
  */
 export type Piece = string | Uint8Array
-
-const byteLength = (piece: Piece): number => (typeof piece === "string" ? Buffer.byteLength(piece) : piece.byteLength)
-
-const identityWriter = (response: ServerResponse, frame: Frame, kind: BodyKind) => {
-  // Made once, when a reply first has to wait: a reply of one piece never does.
-  let drained: Effect.Effect<void, ClientGone> | undefined
-  // Written when called, so a piece the socket takes at once is an `Exit` (`Immediate`).
-  return (piece: Piece, last: boolean): Effect.Effect<void, ClientGone> => {
-    if (response.destroyed) return Exit.fail(new ClientGone())
-    if (!response.headersSent) {
-      const fields = bodyHeaders(frame, kind)
-      if (last) fields["content-length"] = byteLength(piece)
-      response.writeHead(200, fields)
-    }
-    if (last) {
-      response.end(piece)
-      return Exit.void
-    }
-    if (response.write(piece)) return Exit.void
-    if (drained === undefined) {
-      drained = drainOf(response)
-      return Effect.zipRight(armSendTimeout(response, frame), drained)
-    }
-    return drained
-  }
-}
-
-// One piece, long enough to be worth it: compressed in one call, sent with Content-Length.
-const sendWhole = (
-  response: ServerResponse,
-  frame: Frame,
-  kind: BodyKind,
-  coding: Compression.Compressed,
-  body: Uint8Array
-): Effect.Effect<void, ClientGone> =>
-  Effect.flatMap(Compression.whole(coding, body), (compressed) => {
-    if (response.destroyed) return Effect.fail(new ClientGone())
-    const fields = compressedHeaders(frame, kind, coding)
-    fields["content-length"] = compressed.length
-    response.writeHead(200, fields)
-    response.end(compressed)
-    return Effect.void
-  })
-
-// Module-level: a closure made beside a piece would hold it (see `drainOf`).
-const ignore = (): void => {}
-
-// Pieces go through a compressing stream piped to the response: the stream waits while the response is
-// full, the writer while the stream is (docs/performance.md#compressed-replies).
-const compressedWriter = (response: ServerResponse, frame: Frame, kind: BodyKind, coding: Compression.Compressed) => {
-  let compressor: Writable | undefined
-  let drained: Effect.Effect<void, ClientGone> | undefined
-  // Written when called, as `identityWriter`.
-  return (piece: Piece, last: boolean): Effect.Effect<void, ClientGone> => {
-    if (response.destroyed) return Exit.fail(new ClientGone())
-    if (compressor === undefined) {
-      if (last) {
-        const body = typeof piece === "string" ? Buffer.from(piece) : piece
-        if (body.length >= Compression.minimumBytes) return sendWhole(response, frame, kind, coding, body)
-        const fields = bodyHeaders(frame, kind)
-        fields["content-length"] = body.length
-        response.writeHead(200, fields)
-        response.end(body)
-        return Exit.void
-      }
-      response.writeHead(200, compressedHeaders(frame, kind, coding))
-      const stream = Compression.stream(coding)
-      // Either side ending early destroys the other: a client gone frees the compressor at once.
-      pipeline(stream, response, ignore)
-      compressor = stream
-      drained = drainOf(stream)
-      const started = armSendTimeout(response, frame)
-      return stream.write(piece) ? started : Effect.zipRight(started, drained)
-    }
-    if (compressor.destroyed) return Exit.fail(new ClientGone())
-    if (last) {
-      compressor.end(piece)
-      return finishOf(response)
-    }
-    return compressor.write(piece) ? Exit.void : (drained as Effect.Effect<void, ClientGone>)
-  }
-}
 
 /**
  * Writes a success body of an operation, given piece by piece, in the frame's coding: a body of one piece
@@ -286,8 +138,8 @@ export const writer = (
   kind: BodyKind = json
 ): ((piece: Piece, last: boolean) => Effect.Effect<void, ClientGone>) =>
   frame.coding === "identity"
-    ? identityWriter(response, frame, kind)
-    : compressedWriter(response, frame, kind, frame.coding)
+    ? bodyWriters.identityWriter(response, frame, kind, bodyHeaders)
+    : bodyWriters.compressedWriter(response, frame, kind, bodyHeaders, frame.coding)
 
 /**
  * Writes `problem` as the reply. A reply that has begun has sent its status: it can only be cut; one that
