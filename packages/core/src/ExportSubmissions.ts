@@ -121,23 +121,14 @@ const decodeRequest = FileRequest.decoder(ExportRequest, details)
  * @since 0.2.0
  * @category decoding
  */
-export const parseRequest = (body: unknown): Effect.Effect<ExportRequestQuery, InvalidRequest> => {
-  const result = decodeRequest(body)
-  const issues = result._tag === "Left" ? [...result.left.issues] : []
-  const window = FileRequest.windowIssue(body)
-  if (window !== undefined) issues.push(window)
-  if (result._tag === "Left" || issues.length > 0) {
-    return Effect.fail(FileRequest.invalidPayload(issues, result._tag === "Left" ? result.left.unlisted : 0))
-  }
-  const request = result.right
-  return Effect.succeed({
+export const parseRequest = (body: unknown): Effect.Effect<ExportRequestQuery, InvalidRequest> =>
+  FileRequest.windowed(decodeRequest(body), body, [], (request) => ({
     fileId: request.fileId,
     apiKey: request.apiKey,
     format: request.format,
     since: request.since,
     until: request.until
-  })
-}
+  }))
 
 /**
  * The request as a client sends it (plain strings): the encoded side of {@link ExportRequest}, refused exactly

@@ -210,6 +210,28 @@ export const invalidPayload = (issues: ReadonlyArray<Issue>, unlisted = 0): Inva
   invalidRequest("InvalidPayload", issues, unlisted)
 
 /**
+ * The request a body with a window (`since`, `until`) asks for, `project`ed; or the refusal listing the
+ * decoder's problems, those the caller `found`, and an `until` before `since`, in that order.
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const windowed = <A, B>(
+  result: Either.Either<A, Refusal>,
+  body: unknown,
+  found: ReadonlyArray<Issue>,
+  project: (request: A) => B
+): Effect.Effect<B, InvalidRequest> => {
+  const issues = result._tag === "Left" ? [...result.left.issues, ...found] : [...found]
+  const window = windowIssue(body)
+  if (window !== undefined) issues.push(window)
+  if (result._tag === "Left" || issues.length > 0) {
+    return Effect.fail(invalidPayload(issues, result._tag === "Left" ? result.left.unlisted : 0))
+  }
+  return Effect.succeed(project(result.right))
+}
+
+/**
  * Why a {@link decoder} refused a body: its issues, and how many unknown members past
  * `FileDataError.issueLimit` it counted without decoding.
  *

@@ -198,22 +198,16 @@ const decodeRequest = FileRequest.decoder(GetSubmissionsRequest, details)
  */
 export const parseRequest = (body: unknown): Effect.Effect<SubmissionsQuery, InvalidRequest> => {
   const result = decodeRequest(body)
-  const issues = result._tag === "Left" ? [...result.left.issues] : []
+  const found: Array<Issue> = []
   const fileId = FileRequest.member(body, "fileId")
   const after = FileRequest.member(body, "after")
   let position = Option.none<string>()
   // An id against the text rules is refused already; its cursor cannot be told apart.
   if (typeof fileId === "string" && TextRules.isId(fileId) && typeof after === "string" && after !== "") {
     position = SubmissionCursor.decode(FileId.make(fileId), after)
-    if (Option.isNone(position)) issues.push(new Issue({ pointer: pointer("after"), detail: CURSOR }))
+    if (Option.isNone(position)) found.push(new Issue({ pointer: pointer("after"), detail: CURSOR }))
   }
-  const window = FileRequest.windowIssue(body)
-  if (window !== undefined) issues.push(window)
-  if (result._tag === "Left" || issues.length > 0) {
-    return Effect.fail(FileRequest.invalidPayload(issues, result._tag === "Left" ? result.left.unlisted : 0))
-  }
-  const request = result.right
-  return Effect.succeed({
+  return FileRequest.windowed(result, body, found, (request) => ({
     fileId: request.fileId,
     apiKey: request.apiKey,
     since: request.since,
@@ -221,7 +215,7 @@ export const parseRequest = (body: unknown): Effect.Effect<SubmissionsQuery, Inv
     after: Option.getOrUndefined(position),
     limit: request.limit,
     wait: request.wait
-  })
+  }))
 }
 
 /**

@@ -5,6 +5,7 @@
  *
  * @since 0.2.0
  */
+import { maxLimit } from "./GetSubmissions.js"
 
 /**
  * Every problem code: its status, its fixed `title`, and when it is sent.
@@ -16,7 +17,10 @@ export const table = {
   validation_failed: {
     status: 422,
     title: "Validation failed",
-    when: "body empty, not UTF-8 JSON, not an object, a member named twice, a field missing / not a string / empty / breaking the text rules, an unknown field; for getSubmissions also `after` not a cursor of this file, `since` or `until` not an instant with a zone, `until` before `since`, `limit` not an integer from 1 to 10000; for exportSubmissions also `format` missing or not `csv` / `ndjson`, and `since`/`until` as for getSubmissions"
+    when:
+      "body empty, not UTF-8 JSON, not an object, a member named twice, a field missing / not a string / empty / breaking the text rules, an unknown field; for getSubmissions also `after` not a cursor of this file, `since` or `until` not an instant with a zone, `until` before `since`, `limit` not an integer from 1 to " +
+      maxLimit +
+      "; for exportSubmissions also `format` missing or not `csv` / `ndjson`, and `since`/`until` as for getSubmissions"
   },
   unsupported_media_type: {
     status: 422,
