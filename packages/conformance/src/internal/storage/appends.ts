@@ -11,43 +11,34 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import {
-  appendDocument,
-  file,
-  fileId,
-  findFile,
-  importDocument,
-  issuesOf,
-  readSubmissions,
-  type WithStorage
-} from "./fixtures.js"
+import * as Fixtures from "./fixtures.js"
 
 /**
  * Appends: counters, refusals that write nothing, readers that see all or none of one.
  *
  * @internal
  */
-export const appends = (withStorage: WithStorage): void => {
+export const appends = (withStorage: Fixtures.WithStorage): void => {
   describe("OperatorStore.appendSubmissions", () => {
     const MAX = Number.MAX_SAFE_INTEGER
     const at = (millis: number) => new Date(Date.UTC(2024, 5, 1) + millis).toISOString()
     const tagged = (tags: ReadonlyArray<string>, millis: (i: number) => number = (i) => i) =>
       tags.map((tag, i) => ({ createdDate: at(millis(i)), content: { tag } }))
     const tags = (id: string) =>
-      Effect.map(readSubmissions(id), (rows) => rows.map((row) => JSON.parse(row.contentJson).tag as string))
+      Effect.map(Fixtures.readSubmissions(id), (rows) => rows.map((row) => JSON.parse(row.contentJson).tag as string))
     const counters = (id: string) =>
       Effect.map(
-        findFile("k1", id),
+        Fixtures.findFile("k1", id),
         Option.map((found) => [found.SubmissionCounter, found.VisitCounter])
       )
     const numbered = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}${i}`)
     const base = {
       users: [{ id: "u1", apiKeys: ["k1"] }],
       files: [
-        file({ id: "f1", userId: "u1", submissions: tagged(["old0", "old1"]) }),
-        { ...file({ id: "f2", userId: "u1" }), SubmissionCounter: 7, VisitCounter: 40 },
-        file({ id: "f3", userId: "u1" }),
-        { ...file({ id: "f-max", userId: "u1" }), SubmissionCounter: MAX - 1 }
+        Fixtures.file({ id: "f1", userId: "u1", submissions: tagged(["old0", "old1"]) }),
+        { ...Fixtures.file({ id: "f2", userId: "u1" }), SubmissionCounter: 7, VisitCounter: 40 },
+        Fixtures.file({ id: "f3", userId: "u1" }),
+        { ...Fixtures.file({ id: "f-max", userId: "u1" }), SubmissionCounter: MAX - 1 }
       ]
     }
     const unchanged = Effect.gen(function* () {
@@ -61,9 +52,9 @@ export const appends = (withStorage: WithStorage): void => {
 
     it.effect("appends to one file across batches and grows its SubmissionCounter by the number appended", () =>
       Effect.gen(function* () {
-        yield* importDocument(base)
+        yield* Fixtures.importDocument(base)
         const added = numbered("new", 1250)
-        const summary = yield* appendDocument({
+        const summary = yield* Fixtures.appendDocument({
           files: [{ id: "f1", submissions: tagged(added, (i) => 10 + i) }]
         })
         expect(summary).toEqual({ files: 1, submissions: 1250 })
@@ -76,8 +67,8 @@ export const appends = (withStorage: WithStorage): void => {
 
     it.effect("appends to several files at once and replaces VisitCounter only where it is given", () =>
       Effect.gen(function* () {
-        yield* importDocument(base)
-        const summary = yield* appendDocument({
+        yield* Fixtures.importDocument(base)
+        const summary = yield* Fixtures.appendDocument({
           files: [
             { submissions: tagged(["a"], () => 100), VisitCounter: 3, id: "f2" },
             { id: "f3", submissions: tagged(["b", "c"]) },
@@ -100,11 +91,11 @@ export const appends = (withStorage: WithStorage): void => {
     it.effect("updates the counters of more files than one statement takes", () =>
       Effect.gen(function* () {
         const ids = numbered("many-", 1100)
-        yield* importDocument({
+        yield* Fixtures.importDocument({
           users: [{ id: "u1", apiKeys: ["k1"] }],
-          files: ids.map((id) => file({ id, userId: "u1" }))
+          files: ids.map((id) => Fixtures.file({ id, userId: "u1" }))
         })
-        const summary = yield* appendDocument({
+        const summary = yield* Fixtures.appendDocument({
           files: ids.map((id, i) => ({
             id,
             submissions: tagged(numbered(`${id}/`, i % 3)),
@@ -112,7 +103,7 @@ export const appends = (withStorage: WithStorage): void => {
           }))
         })
         expect(summary).toEqual({ files: 1100, submissions: 1099 })
-        const found = yield* Effect.forEach(ids, (id) => findFile("k1", id))
+        const found = yield* Effect.forEach(ids, (id) => Fixtures.findFile("k1", id))
         expect(found.map(Option.map((f) => [f.SubmissionCounter, f.VisitCounter]))).toEqual(
           ids.map((_, i) => Option.some([i % 3, i % 2 === 0 ? i : 0]))
         )
@@ -125,11 +116,11 @@ export const appends = (withStorage: WithStorage): void => {
       () =>
         Effect.gen(function* () {
           const imported = [...tagged(["old0", "old1"], () => 5), ...tagged(["later"], () => 6)]
-          yield* importDocument({
+          yield* Fixtures.importDocument({
             users: [{ id: "u1", apiKeys: ["k1"] }],
-            files: [file({ id: "f1", userId: "u1", submissions: imported })]
+            files: [Fixtures.file({ id: "f1", userId: "u1", submissions: imported })]
           })
-          yield* appendDocument({
+          yield* Fixtures.appendDocument({
             files: [
               {
                 id: "f1",
@@ -153,9 +144,9 @@ export const appends = (withStorage: WithStorage): void => {
       "refuses unknown ids, a file named twice and a counter past the safe integers, by path, writing nothing",
       () =>
         Effect.gen(function* () {
-          yield* importDocument(base)
+          yield* Fixtures.importDocument(base)
           const error = yield* Effect.flip(
-            appendDocument({
+            Fixtures.appendDocument({
               files: [
                 { id: "f1", VisitCounter: 99, submissions: tagged(["x", "y"]) },
                 { id: "nope", submissions: tagged(["z"]) },
@@ -166,7 +157,7 @@ export const appends = (withStorage: WithStorage): void => {
               ]
             })
           )
-          expect(issuesOf(error)).toEqual([
+          expect(Fixtures.issuesOf(error)).toEqual([
             { path: "$.files[1].id", detail: "no file has this id" },
             { path: "$.files[2].id", detail: "file id appears twice" },
             {
@@ -178,7 +169,7 @@ export const appends = (withStorage: WithStorage): void => {
           ])
           yield* unchanged
           // The counter may reach the largest safe integer itself.
-          expect(yield* appendDocument({ files: [{ id: "f-max", submissions: tagged(["p"]) }] })).toEqual({
+          expect(yield* Fixtures.appendDocument({ files: [{ id: "f-max", submissions: tagged(["p"]) }] })).toEqual({
             files: 1,
             submissions: 1
           })
@@ -188,10 +179,10 @@ export const appends = (withStorage: WithStorage): void => {
 
     it.effect("names decoding problems and what storage refuses together, ordered by entry, writing nothing", () =>
       Effect.gen(function* () {
-        yield* importDocument(base)
+        yield* Fixtures.importDocument(base)
         const broken = tagged(numbered("s", 300)).map((row, i) => (i === 250 ? { ...row, content: "text" } : row))
         const error = yield* Effect.flip(
-          appendDocument({
+          Fixtures.appendDocument({
             files: [
               { id: "f1", submissions: broken },
               { id: "nope", VisitCounter: 1 },
@@ -201,7 +192,7 @@ export const appends = (withStorage: WithStorage): void => {
             ]
           })
         )
-        expect(issuesOf(error)).toEqual([
+        expect(Fixtures.issuesOf(error)).toEqual([
           { path: "$.files[0].submissions[250].content", detail: "must be an object of strings" },
           { path: "$.files[1].id", detail: "no file has this id" },
           { path: "$.files[2].VisitCounter", detail: "must be a non-negative integer" },
@@ -214,7 +205,7 @@ export const appends = (withStorage: WithStorage): void => {
     it.effect("writes nothing when its stream fails or an entry is refused part-way, and blocks no later append", () =>
       Effect.gen(function* () {
         const store = yield* OperatorStore.OperatorStore
-        yield* importDocument(base)
+        yield* Fixtures.importDocument(base)
         const decoded = yield* Effect.orDie(
           AppendDocument.decode({
             files: [
@@ -230,8 +221,8 @@ export const appends = (withStorage: WithStorage): void => {
         expect(error).toBe("the source went away")
         yield* unchanged
         const late = tagged(numbered("s", 1000)).map((row, i) => (i === 999 ? { ...row, createdDate: "later" } : row))
-        const refused = yield* Effect.flip(appendDocument({ files: [{ id: "f1", submissions: late }] }))
-        expect(issuesOf(refused)).toEqual([
+        const refused = yield* Effect.flip(Fixtures.appendDocument({ files: [{ id: "f1", submissions: late }] }))
+        expect(Fixtures.issuesOf(refused)).toEqual([
           {
             path: "$.files[0].submissions[999].createdDate",
             detail: "must be an ISO 8601 date-time with a zone, e.g. 2024-01-01T00:00:00.000Z"
@@ -246,10 +237,10 @@ export const appends = (withStorage: WithStorage): void => {
 
     it.effect("takes an empty append, and a file entry with nothing to add, without changing anything", () =>
       Effect.gen(function* () {
-        yield* importDocument(base)
-        expect(yield* appendDocument({})).toEqual({ files: 0, submissions: 0 })
-        expect(yield* appendDocument({ files: [] })).toEqual({ files: 0, submissions: 0 })
-        expect(yield* appendDocument({ files: [{ id: "f1", submissions: [] }, { id: "f2" }] })).toEqual({
+        yield* Fixtures.importDocument(base)
+        expect(yield* Fixtures.appendDocument({})).toEqual({ files: 0, submissions: 0 })
+        expect(yield* Fixtures.appendDocument({ files: [] })).toEqual({ files: 0, submissions: 0 })
+        expect(yield* Fixtures.appendDocument({ files: [{ id: "f1", submissions: [] }, { id: "f2" }] })).toEqual({
           files: 2,
           submissions: 0
         })
@@ -260,7 +251,7 @@ export const appends = (withStorage: WithStorage): void => {
     it.effect("shows a reader the file as it was while an append is under way, and all of it once it ends", () =>
       Effect.gen(function* () {
         const store = yield* OperatorStore.OperatorStore
-        yield* importDocument(base)
+        yield* Fixtures.importDocument(base)
         const reached = yield* Deferred.make<void>()
         const gate = yield* Deferred.make<void>()
         const batch = (from: number, to: number) =>
@@ -279,14 +270,14 @@ export const appends = (withStorage: WithStorage): void => {
             ),
             Stream.make(
               batch(150, 300),
-              Append.AppendEntry.File({ file: { id: fileId("f1"), VisitCounter: 5 }, index: 0 })
+              Append.AppendEntry.File({ file: { id: Fixtures.fileId("f1"), VisitCounter: 5 }, index: 0 })
             )
           )
         )
         const append = yield* Effect.fork(store.appendSubmissions(source))
         yield* Deferred.await(reached)
         yield* unchanged
-        expect(Option.isSome(yield* findFile("k1", "f1"))).toBe(true)
+        expect(Option.isSome(yield* Fixtures.findFile("k1", "f1"))).toBe(true)
         yield* Deferred.succeed(gate, undefined)
         expect(yield* Fiber.join(append)).toEqual({ files: 1, submissions: 300 })
         expect(yield* counters("f1")).toEqual(Option.some([302, 5]))

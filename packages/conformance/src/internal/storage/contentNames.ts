@@ -7,42 +7,30 @@ import { describe, expect, it } from "@effect/vitest"
 import { FileRepository } from "@filedata/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import {
-  appendDocument,
-  appendTo,
-  at,
-  file,
-  fileId,
-  findFile,
-  importDocument,
-  JAN_1,
-  pagesOf,
-  parsed,
-  type WithStorage
-} from "./fixtures.js"
+import * as Fixtures from "./fixtures.js"
 
 /**
  * Content names: each file's names once, in first-seen order, as of a read point.
  *
  * @internal
  */
-export const contentNames = (withStorage: WithStorage): void => {
+export const contentNames = (withStorage: Fixtures.WithStorage): void => {
   describe("FileRepository: content names", () => {
     const users = [{ id: "u1", apiKeys: ["k1"] }]
     const dated = (contents: ReadonlyArray<Record<string, string>>, from = 0) =>
-      contents.map((content, i) => ({ createdDate: at(JAN_1 + (from + i) * 1000), content }))
+      contents.map((content, i) => ({ createdDate: Fixtures.at(Fixtures.JAN_1 + (from + i) * 1000), content }))
     const namesAt = (id: string, readPoint: FileRepository.ReadPoint) =>
-      Effect.flatMap(FileRepository.FileRepository, (files) => files.readContentNames(fileId(id), readPoint))
+      Effect.flatMap(FileRepository.FileRepository, (files) => files.readContentNames(Fixtures.fileId(id), readPoint))
     const names = (id: string) =>
-      Effect.flatMap(findFile("k1", id), (found) => namesAt(id, Option.getOrThrow(found).readPoint))
+      Effect.flatMap(Fixtures.findFile("k1", id), (found) => namesAt(id, Option.getOrThrow(found).readPoint))
 
     it.effect("keeps each file's names once, in the order the file first received them, odd names exactly", () =>
       Effect.gen(function* () {
-        yield* importDocument({
+        yield* Fixtures.importDocument({
           users,
           files: [
-            file({ id: "f2", userId: "u1", submissions: dated([{ z: "1" }, { y: "2", z: "3" }]) }),
-            file({
+            Fixtures.file({ id: "f2", userId: "u1", submissions: dated([{ z: "1" }, { y: "2", z: "3" }]) }),
+            Fixtures.file({
               id: "f1",
               userId: "u1",
               // Reply order is not insertion order here: names follow insertion.
@@ -55,7 +43,7 @@ export const contentNames = (withStorage: WithStorage): void => {
                 10
               ).concat(dated([{ createdDate: "d", "a,b": "", "line\nbreak": "", "😀": "", ["__proto__"]: "" }], 0))
             }),
-            file({ id: "f3", userId: "u1" })
+            Fixtures.file({ id: "f3", userId: "u1" })
           ]
         })
         expect(yield* names("f1")).toEqual([
@@ -77,25 +65,28 @@ export const contentNames = (withStorage: WithStorage): void => {
 
     it.effect("an append adds its new names after the file's, seen only from a read point after it", () =>
       Effect.gen(function* () {
-        yield* importDocument({ users, files: [file({ id: "f1", userId: "u1", submissions: dated([{ a: "1" }]) })] })
-        const before = Option.getOrThrow(yield* findFile("k1", "f1"))
-        yield* appendTo("f1", dated([{ b: "2", a: "3" }, { c: "4" }], -5))
+        yield* Fixtures.importDocument({
+          users,
+          files: [Fixtures.file({ id: "f1", userId: "u1", submissions: dated([{ a: "1" }]) })]
+        })
+        const before = Option.getOrThrow(yield* Fixtures.findFile("k1", "f1"))
+        yield* Fixtures.appendTo("f1", dated([{ b: "2", a: "3" }, { c: "4" }], -5))
         expect(yield* namesAt("f1", before.readPoint)).toEqual(["a"])
         expect(yield* names("f1")).toEqual(["a", "b", "c"])
-        yield* appendTo("f1", dated([{ c: "5", d: "6" }]))
+        yield* Fixtures.appendTo("f1", dated([{ c: "5", d: "6" }]))
         expect(yield* names("f1")).toEqual(["a", "b", "c", "d"])
       }).pipe(withStorage())
     )
 
     it.effect("names of an append that rolls back never appear, and the next append's follow the file's", () =>
       Effect.gen(function* () {
-        yield* importDocument({
+        yield* Fixtures.importDocument({
           users,
-          files: [file({ id: "f1", userId: "u1", submissions: dated([{ a: "1" }]) })]
+          files: [Fixtures.file({ id: "f1", userId: "u1", submissions: dated([{ a: "1" }]) })]
         })
         // Refused whole: a file that does not exist.
         const refused = yield* Effect.flip(
-          appendDocument({
+          Fixtures.appendDocument({
             files: [
               { id: "f1", submissions: dated([{ ghost: "1", a: "2" }]) },
               { id: "missing", submissions: dated([{ other: "1" }]) }
@@ -104,7 +95,7 @@ export const contentNames = (withStorage: WithStorage): void => {
         )
         expect(refused._tag).toBe("FixtureInvalid")
         expect(yield* names("f1")).toEqual(["a"])
-        yield* appendDocument({ files: [{ id: "f1", submissions: dated([{ b: "1" }, { ghost: "2" }]) }] })
+        yield* Fixtures.appendDocument({ files: [{ id: "f1", submissions: dated([{ b: "1" }, { ghost: "2" }]) }] })
         expect(yield* names("f1")).toEqual(["a", "b", "ghost"])
       }).pipe(withStorage())
     )
@@ -112,16 +103,19 @@ export const contentNames = (withStorage: WithStorage): void => {
     it.effect("findFile finds any file by id with a read point, and nothing for an unknown id", () =>
       Effect.gen(function* () {
         const files = yield* FileRepository.FileRepository
-        yield* importDocument({ users, files: [file({ id: "f1", userId: "u1", submissions: dated([{ a: "1" }]) })] })
-        const found = Option.getOrThrow(yield* files.findFile(fileId("f1")))
-        const viaKey = Option.getOrThrow(yield* findFile("k1", "f1"))
+        yield* Fixtures.importDocument({
+          users,
+          files: [Fixtures.file({ id: "f1", userId: "u1", submissions: dated([{ a: "1" }]) })]
+        })
+        const found = Option.getOrThrow(yield* files.findFile(Fixtures.fileId("f1")))
+        const viaKey = Option.getOrThrow(yield* Fixtures.findFile("k1", "f1"))
         expect(found).toEqual(viaKey)
-        expect(yield* files.findFile(fileId("missing"))).toEqual(Option.none())
-        yield* appendTo("f1", dated([{ b: "1" }], 1))
-        const later = Option.getOrThrow(yield* files.findFile(fileId("f1")))
+        expect(yield* files.findFile(Fixtures.fileId("missing"))).toEqual(Option.none())
+        yield* Fixtures.appendTo("f1", dated([{ b: "1" }], 1))
+        const later = Option.getOrThrow(yield* files.findFile(Fixtures.fileId("f1")))
         expect(later.SubmissionCounter).toBe(2)
-        expect(parsed(yield* pagesOf("f1", { upTo: found.readPoint }))).toHaveLength(1)
-        expect(parsed(yield* pagesOf("f1", { upTo: later.readPoint }))).toHaveLength(2)
+        expect(Fixtures.parsed(yield* Fixtures.pagesOf("f1", { upTo: found.readPoint }))).toHaveLength(1)
+        expect(Fixtures.parsed(yield* Fixtures.pagesOf("f1", { upTo: later.readPoint }))).toHaveLength(2)
       }).pipe(withStorage())
     )
   })

@@ -10,36 +10,25 @@ import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import {
-  apiKey,
-  file,
-  fileId,
-  findFile,
-  importDocument,
-  MAX_INSTANT,
-  MIN_INSTANT,
-  readSubmissions,
-  userId,
-  type WithStorage
-} from "./fixtures.js"
+import * as Fixtures from "./fixtures.js"
 
 /**
  * Access and the stored file: keys, finds, content and instants as imported.
  *
  * @internal
  */
-export const files = (withStorage: WithStorage): void => {
+export const files = (withStorage: Fixtures.WithStorage): void => {
   describe("FileRepository", () => {
     it.effect("answers the owner of an active key with the file, and neither for an unknown or revoked key", () =>
       Effect.gen(function* () {
         const files = yield* FileRepository.FileRepository
         const store = yield* OperatorStore.OperatorStore
-        yield* importDocument({
+        yield* Fixtures.importDocument({
           users: [{ id: "u1", apiKeys: ["key-one", "ключ 🔑"] }, { id: "u2" }],
-          files: [file({ id: "f1", userId: "u1" })]
+          files: [Fixtures.file({ id: "f1", userId: "u1" })]
         })
         const access = (key: string, id = "f1") =>
-          Effect.map(files.findAccess(apiKey(key), fileId(id)), ({ owner, file }) => [
+          Effect.map(files.findAccess(Fixtures.apiKey(key), Fixtures.fileId(id)), ({ owner, file }) => [
             owner,
             Option.map(file, (found) => found.id)
           ])
@@ -50,7 +39,7 @@ export const files = (withStorage: WithStorage): void => {
           expect(yield* access(unknown)).toEqual([Option.none(), Option.none()])
           expect(yield* access(unknown, "missing")).toEqual([Option.none(), Option.none()])
         }
-        const created = yield* store.createKey(userId("u2"), apiKey("key-three"))
+        const created = yield* store.createKey(Fixtures.userId("u2"), Fixtures.apiKey("key-three"))
         expect(yield* access("key-three")).toEqual([Option.some("u2"), Option.some("f1")])
         yield* store.revokeKey(created.id)
         expect(yield* access("key-three")).toEqual([Option.none(), Option.none()])
@@ -61,7 +50,7 @@ export const files = (withStorage: WithStorage): void => {
     it.effect("finds a file with its metadata and counters, and nothing for an unknown id", () =>
       Effect.gen(function* () {
         const files = yield* FileRepository.FileRepository
-        yield* importDocument({
+        yield* Fixtures.importDocument({
           users: [{ id: "u1", apiKeys: ["k1"] }],
           files: [
             {
@@ -76,7 +65,7 @@ export const files = (withStorage: WithStorage): void => {
             { id: "f2", userId: "u1", name: "", creationDate: "2024-01-01T00:00:00+05:30" }
           ]
         })
-        expect(yield* files.findAccess(apiKey("k1"), fileId("f1"))).toEqual({
+        expect(yield* files.findAccess(Fixtures.apiKey("k1"), Fixtures.fileId("f1"))).toEqual({
           owner: Option.some("u1"),
           file: Option.some({
             id: "f1",
@@ -89,7 +78,7 @@ export const files = (withStorage: WithStorage): void => {
             readPoint: "0"
           })
         })
-        expect(yield* files.findAccess(apiKey("k1"), fileId("f2"))).toEqual({
+        expect(yield* files.findAccess(Fixtures.apiKey("k1"), Fixtures.fileId("f2"))).toEqual({
           owner: Option.some("u1"),
           file: Option.some({
             id: "f2",
@@ -103,13 +92,13 @@ export const files = (withStorage: WithStorage): void => {
           })
         })
         for (const unknown of ["missing", "F1", "f1 ", "f1\u0001"]) {
-          expect(yield* files.findAccess(apiKey("k1"), fileId(unknown))).toEqual({
+          expect(yield* files.findAccess(Fixtures.apiKey("k1"), Fixtures.fileId(unknown))).toEqual({
             owner: Option.some("u1"),
             file: Option.none()
           })
-          expect(yield* readSubmissions(unknown)).toEqual([])
+          expect(yield* Fixtures.readSubmissions(unknown)).toEqual([])
         }
-        expect(yield* readSubmissions("f2")).toEqual([])
+        expect(yield* Fixtures.readSubmissions("f2")).toEqual([])
         yield* files.ping
       }).pipe(withStorage())
     )
@@ -117,15 +106,15 @@ export const files = (withStorage: WithStorage): void => {
     it.effect("finds another user's file through an active key: who may read it is the core's rule", () =>
       Effect.gen(function* () {
         const files = yield* FileRepository.FileRepository
-        yield* importDocument({
+        yield* Fixtures.importDocument({
           users: [
             { id: "u1", apiKeys: ["k1"] },
             { id: "u2", apiKeys: ["k2"] }
           ],
-          files: [file({ id: "f1", userId: "u1" }), file({ id: "f2", userId: "u2" })]
+          files: [Fixtures.file({ id: "f1", userId: "u1" }), Fixtures.file({ id: "f2", userId: "u2" })]
         })
         const access = (key: string, id: string) =>
-          Effect.map(files.findAccess(apiKey(key), fileId(id)), ({ owner, file }) => [
+          Effect.map(files.findAccess(Fixtures.apiKey(key), Fixtures.fileId(id)), ({ owner, file }) => [
             owner,
             Option.map(file, (found) => found.ownerId)
           ])
@@ -143,10 +132,10 @@ export const files = (withStorage: WithStorage): void => {
           '{"ключ":"значение 😀","emoji 👩‍👩‍👧":"\\u0001 control, \\u001f unit separator","tab\\t":"\\"quoted\\"\\n\\\\"}',
           JSON.stringify(Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${49 - i}`, "v".repeat(i * 40)])))
         ]
-        yield* importDocument({
+        yield* Fixtures.importDocument({
           users: [{ id: "u1" }],
           files: [
-            file({
+            Fixtures.file({
               id: "f1",
               userId: "u1",
               submissions: texts.map((text, i) => ({
@@ -156,7 +145,7 @@ export const files = (withStorage: WithStorage): void => {
             })
           ]
         })
-        const rows = yield* readSubmissions("f1")
+        const rows = yield* Fixtures.readSubmissions("f1")
         expect(rows.map((row) => row.contentJson)).toEqual(texts)
         expect(Object.keys(JSON.parse(rows[1]?.contentJson ?? "{}"))).toEqual([
           "zeta",
@@ -171,22 +160,22 @@ export const files = (withStorage: WithStorage): void => {
     it.effect("keeps instants in UTC to the millisecond, from 0000-01-01 to 9999-12-31T23:59:59.999Z", () =>
       Effect.gen(function* () {
         const given = [
-          MAX_INSTANT,
+          Fixtures.MAX_INSTANT,
           "1970-01-01T00:00:00.000Z",
           "1969-12-31T23:59:59.999Z",
-          MIN_INSTANT,
+          Fixtures.MIN_INSTANT,
           "2024-02-29T23:59:59.999+01:00",
           "2024-06-01T09:00:00.5+02:00",
           "2024-06-01T07:00:00.001Z",
           "0000-01-01T00:00:00.001Z",
           "9999-12-31T23:59:59.998Z"
         ]
-        yield* importDocument({
+        yield* Fixtures.importDocument({
           users: [{ id: "u1", apiKeys: ["k1"] }],
           files: [
-            { id: "f-min", userId: "u1", name: "min", creationDate: MIN_INSTANT },
-            { id: "f-max", userId: "u1", name: "max", creationDate: MAX_INSTANT },
-            file({
+            { id: "f-min", userId: "u1", name: "min", creationDate: Fixtures.MIN_INSTANT },
+            { id: "f-max", userId: "u1", name: "max", creationDate: Fixtures.MAX_INSTANT },
+            Fixtures.file({
               id: "f1",
               userId: "u1",
               submissions: given.map((createdDate, i) => ({ createdDate, content: { i: String(i) } }))
@@ -195,13 +184,13 @@ export const files = (withStorage: WithStorage): void => {
         })
         const creation = (id: string) =>
           Effect.map(
-            findFile("k1", id),
+            Fixtures.findFile("k1", id),
             Option.map((found) => found.creationDate)
           )
-        expect(yield* creation("f-min")).toEqual(Option.some(MIN_INSTANT))
-        expect(yield* creation("f-max")).toEqual(Option.some(MAX_INSTANT))
-        expect((yield* readSubmissions("f1")).map((row) => row.createdDate)).toEqual([
-          MIN_INSTANT,
+        expect(yield* creation("f-min")).toEqual(Option.some(Fixtures.MIN_INSTANT))
+        expect(yield* creation("f-max")).toEqual(Option.some(Fixtures.MAX_INSTANT))
+        expect((yield* Fixtures.readSubmissions("f1")).map((row) => row.createdDate)).toEqual([
+          Fixtures.MIN_INSTANT,
           "0000-01-01T00:00:00.001Z",
           "1969-12-31T23:59:59.999Z",
           "1970-01-01T00:00:00.000Z",
@@ -209,7 +198,7 @@ export const files = (withStorage: WithStorage): void => {
           "2024-06-01T07:00:00.001Z",
           "2024-06-01T07:00:00.500Z",
           "9999-12-31T23:59:59.998Z",
-          MAX_INSTANT
+          Fixtures.MAX_INSTANT
         ])
       }).pipe(withStorage())
     )
@@ -223,11 +212,11 @@ export const files = (withStorage: WithStorage): void => {
             file: FastCheck.constantFrom("f1", "f2"),
             // Few distinct instants, so tie groups are long and page boundaries fall inside them.
             createdDate: FastCheck.constantFrom(
-              MIN_INSTANT,
+              Fixtures.MIN_INSTANT,
               "1969-12-31T23:59:59.999Z",
               "2024-01-01T00:00:00.000Z",
               "2024-01-01T00:00:00.001Z",
-              MAX_INSTANT
+              Fixtures.MAX_INSTANT
             ),
             content: FastCheck.dictionary(FastCheck.string(), FastCheck.string(), { maxKeys: 3 })
           }),
@@ -238,11 +227,11 @@ export const files = (withStorage: WithStorage): void => {
         Effect.gen(function* () {
           const submissionsOf = (id: string) =>
             rows.filter((row) => row.file === id).map(({ content, createdDate }) => ({ createdDate, content }))
-          yield* importDocument({
+          yield* Fixtures.importDocument({
             users: [{ id: "u1" }],
             files: [
-              file({ id: "f1", userId: "u1", submissions: submissionsOf("f1") }),
-              file({ id: "f2", userId: "u1", submissions: submissionsOf("f2") })
+              Fixtures.file({ id: "f1", userId: "u1", submissions: submissionsOf("f1") }),
+              Fixtures.file({ id: "f2", userId: "u1", submissions: submissionsOf("f2") })
             ]
           })
           const files = yield* FileRepository.FileRepository
@@ -253,12 +242,12 @@ export const files = (withStorage: WithStorage): void => {
               .map((row) => ({ createdDate: row.createdDate, contentJson: JSON.stringify(row.content) }))
           for (const id of ["f1", "f2"]) {
             const chunks = Chunk.toReadonlyArray(
-              yield* Stream.runCollect(Stream.chunks(FileRepository.submissions(files, fileId(id))))
+              yield* Stream.runCollect(Stream.chunks(FileRepository.submissions(files, Fixtures.fileId(id))))
             )
             expect(chunks.every((chunk) => Chunk.size(chunk) <= pageSize)).toBe(true)
             expect(chunks.flatMap(Chunk.toReadonlyArray)).toEqual(expected(id))
             // A stream is a description: running it again reads the same rows again.
-            expect(yield* readSubmissions(id)).toEqual(expected(id))
+            expect(yield* Fixtures.readSubmissions(id)).toEqual(expected(id))
           }
         }).pipe(withStorage(pageSize)),
       { fastCheck: { numRuns: 25 } }

@@ -11,48 +11,31 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-import {
-  apiKey,
-  census,
-  chunked,
-  existing,
-  file,
-  fileId,
-  findFile,
-  importDecoded,
-  importDocument,
-  issuesOf,
-  MAX_INSTANT,
-  MIN_INSTANT,
-  readSubmissions,
-  submissionsEverySecond,
-  userId,
-  type WithStorage
-} from "./fixtures.js"
+import * as Fixtures from "./fixtures.js"
 
 /**
  * Imports that are all or nothing, and keys created, listed and revoked.
  *
  * @internal
  */
-export const imports = (withStorage: WithStorage): void => {
+export const imports = (withStorage: Fixtures.WithStorage): void => {
   describe("OperatorStore", () => {
     it.effect("imports a fixture in batches, applying its defaults, and returns what it wrote", () =>
       Effect.gen(function* () {
         yield* TestClock.setTime(Date.UTC(2024, 4, 1, 12))
-        const summary = yield* importDocument({
+        const summary = yield* Fixtures.importDocument({
           users: [{ id: "u1", apiKeys: ["k1", "k2"] }, { id: "u2" }],
           files: [
-            file({ id: "f1", userId: "u1", submissions: submissionsEverySecond(1200) }),
-            file({ id: "f2", userId: "u2" })
+            Fixtures.file({ id: "f1", userId: "u1", submissions: Fixtures.submissionsEverySecond(1200) }),
+            Fixtures.file({ id: "f2", userId: "u2" })
           ]
         })
         expect(summary).toEqual({ users: 2, apiKeys: 2, files: 2, submissions: 1200 })
-        const f1 = yield* findFile("k1", "f1")
+        const f1 = yield* Fixtures.findFile("k1", "f1")
         expect(Option.map(f1, (f) => [f.SubmissionCounter, f.VisitCounter, f.publicAvailability])).toEqual(
           Option.some([1200, 0, false])
         )
-        const rows = yield* readSubmissions("f1")
+        const rows = yield* Fixtures.readSubmissions("f1")
         expect(rows.map((row) => JSON.parse(row.contentJson).index)).toEqual(
           Array.from({ length: 1200 }, (_, i) => String(i))
         )
@@ -62,7 +45,7 @@ export const imports = (withStorage: WithStorage): void => {
           ["u1", "2024-05-01T12:00:00.000Z", Option.none()],
           ["u1", "2024-05-01T12:00:00.000Z", Option.none()]
         ])
-        expect(yield* census({ users: ["u1", "u2"], files: ["f1", "f2"] })).toEqual({
+        expect(yield* Fixtures.census({ users: ["u1", "u2"], files: ["f1", "f2"] })).toEqual({
           users: 2,
           apiKeys: 2,
           files: 2,
@@ -73,61 +56,67 @@ export const imports = (withStorage: WithStorage): void => {
 
     it.effect("writes nothing at all when only the last file of a fixture conflicts", () =>
       Effect.gen(function* () {
-        yield* importDocument(existing)
+        yield* Fixtures.importDocument(Fixtures.existing)
         const error = yield* Effect.flip(
-          importDocument({
+          Fixtures.importDocument({
             users: [
               { id: "u1", apiKeys: ["k1"] },
               { id: "u2", apiKeys: ["k2", "k3"] }
             ],
             files: [
-              file({ id: "f1", userId: "u1", submissions: submissionsEverySecond(1100) }),
-              file({ id: "f2", userId: "u-old", submissions: submissionsEverySecond(3) }),
-              file({ id: "f-old", userId: "u2", submissions: submissionsEverySecond(1) })
+              Fixtures.file({ id: "f1", userId: "u1", submissions: Fixtures.submissionsEverySecond(1100) }),
+              Fixtures.file({ id: "f2", userId: "u-old", submissions: Fixtures.submissionsEverySecond(3) }),
+              Fixtures.file({ id: "f-old", userId: "u2", submissions: Fixtures.submissionsEverySecond(1) })
             ]
           })
         )
-        expect(issuesOf(error)).toEqual([{ path: "$.files[2].id", detail: "already exists" }])
+        expect(Fixtures.issuesOf(error)).toEqual([{ path: "$.files[2].id", detail: "already exists" }])
         const ids = { users: ["u-old", "u1", "u2"], files: ["f-old", "f1", "f2"] }
-        expect(yield* census(ids)).toEqual({ users: 1, apiKeys: 1, files: 1, submissions: 2 })
+        expect(yield* Fixtures.census(ids)).toEqual({ users: 1, apiKeys: 1, files: 1, submissions: 2 })
         const files = yield* FileRepository.FileRepository
         for (const key of ["k1", "k2", "k3"]) {
-          expect(yield* files.findAccess(apiKey(key), fileId("f-old"))).toEqual(FileRepository.noAccess)
+          expect(yield* files.findAccess(Fixtures.apiKey(key), Fixtures.fileId("f-old"))).toEqual(
+            FileRepository.noAccess
+          )
         }
-        expect(Option.map(yield* findFile("old-key", "f-old"), (found) => found.ownerId)).toEqual(Option.some("u-old"))
+        expect(Option.map(yield* Fixtures.findFile("old-key", "f-old"), (found) => found.ownerId)).toEqual(
+          Option.some("u-old")
+        )
         // The failed attempt left nothing behind that blocks the same fixture once it is fixed.
-        const summary = yield* importDocument({
+        const summary = yield* Fixtures.importDocument({
           users: [{ id: "u1", apiKeys: ["k1"] }],
-          files: [file({ id: "f1", userId: "u1", submissions: submissionsEverySecond(3) })]
+          files: [Fixtures.file({ id: "f1", userId: "u1", submissions: Fixtures.submissionsEverySecond(3) })]
         })
         expect(summary).toEqual({ users: 1, apiKeys: 1, files: 1, submissions: 3 })
-        expect(yield* census(ids)).toEqual({ users: 2, apiKeys: 2, files: 2, submissions: 5 })
+        expect(yield* Fixtures.census(ids)).toEqual({ users: 2, apiKeys: 2, files: 2, submissions: 5 })
       }).pipe(withStorage())
     )
 
     it.effect("names every entry that clashes with the database by its JSON path, and writes nothing", () =>
       Effect.gen(function* () {
         const store = yield* OperatorStore.OperatorStore
-        yield* importDocument(existing)
-        yield* store.createKey(userId("u-old"), apiKey("created-key"))
+        yield* Fixtures.importDocument(Fixtures.existing)
+        yield* store.createKey(Fixtures.userId("u-old"), Fixtures.apiKey("created-key"))
         const error = yield* Effect.flip(
-          importDocument({
+          Fixtures.importDocument({
             users: [{ id: "u-old" }, { id: "u-new", apiKeys: ["old-key", "fresh-key", "created-key"] }],
             files: [
-              file({ id: "f-ok", userId: "u-new" }),
-              file({ id: "f-ok-2", userId: "u-old" }),
-              file({ id: "f-old", userId: "nobody" })
+              Fixtures.file({ id: "f-ok", userId: "u-new" }),
+              Fixtures.file({ id: "f-ok-2", userId: "u-old" }),
+              Fixtures.file({ id: "f-old", userId: "nobody" })
             ]
           })
         )
-        expect(issuesOf(error)).toEqual([
+        expect(Fixtures.issuesOf(error)).toEqual([
           { path: "$.users[0].id", detail: "already exists" },
           { path: "$.users[1].apiKeys[0]", detail: "is already in use" },
           { path: "$.users[1].apiKeys[2]", detail: "is already in use" },
           { path: "$.files[2].id", detail: "already exists" },
           { path: "$.files[2].userId", detail: "is not a user of this fixture or of the database" }
         ])
-        expect(yield* census({ users: ["u-old", "u-new", "nobody"], files: ["f-old", "f-ok", "f-ok-2"] })).toEqual({
+        expect(
+          yield* Fixtures.census({ users: ["u-old", "u-new", "nobody"], files: ["f-old", "f-ok", "f-ok-2"] })
+        ).toEqual({
           users: 1,
           apiKeys: 2,
           files: 1,
@@ -139,12 +128,12 @@ export const imports = (withStorage: WithStorage): void => {
     it.effect("refuses a file of a user that is neither in the fixture nor in the database", () =>
       Effect.gen(function* () {
         const error = yield* Effect.flip(
-          importDocument({ users: [{ id: "u1" }], files: [file({ id: "f1", userId: "u2" })] })
+          Fixtures.importDocument({ users: [{ id: "u1" }], files: [Fixtures.file({ id: "f1", userId: "u2" })] })
         )
-        expect(issuesOf(error)).toEqual([
+        expect(Fixtures.issuesOf(error)).toEqual([
           { path: "$.files[0].userId", detail: "is not a user of this fixture or of the database" }
         ])
-        expect(yield* census({ users: ["u1", "u2"], files: ["f1"] })).toEqual({
+        expect(yield* Fixtures.census({ users: ["u1", "u2"], files: ["f1"] })).toEqual({
           users: 0,
           apiKeys: 0,
           files: 0,
@@ -155,15 +144,15 @@ export const imports = (withStorage: WithStorage): void => {
 
     it.effect("accepts files of users already in the database, and an empty fixture", () =>
       Effect.gen(function* () {
-        yield* importDocument(existing)
-        expect(yield* importDocument({ files: [file({ id: "f-new", userId: "u-old" })] })).toEqual({
+        yield* Fixtures.importDocument(Fixtures.existing)
+        expect(yield* Fixtures.importDocument({ files: [Fixtures.file({ id: "f-new", userId: "u-old" })] })).toEqual({
           users: 0,
           apiKeys: 0,
           files: 1,
           submissions: 0
         })
-        expect(yield* importDocument({})).toEqual({ users: 0, apiKeys: 0, files: 0, submissions: 0 })
-        expect(yield* census({ users: ["u-old"], files: ["f-old", "f-new"] })).toEqual({
+        expect(yield* Fixtures.importDocument({})).toEqual({ users: 0, apiKeys: 0, files: 0, submissions: 0 })
+        expect(yield* Fixtures.census({ users: ["u-old"], files: ["f-old", "f-new"] })).toEqual({
           users: 1,
           apiKeys: 1,
           files: 2,
@@ -174,50 +163,56 @@ export const imports = (withStorage: WithStorage): void => {
 
     it.effect("imports a decoded fixture as it imports a stream", () =>
       Effect.gen(function* () {
-        const summary = yield* importDecoded({
+        const summary = yield* Fixtures.importDecoded({
           users: [{ id: "u1", apiKeys: ["k1"] }],
           files: [
-            file({ id: "f1", userId: "u1", submissions: submissionsEverySecond(3) }),
-            file({ id: "f2", userId: "u1" })
+            Fixtures.file({ id: "f1", userId: "u1", submissions: Fixtures.submissionsEverySecond(3) }),
+            Fixtures.file({ id: "f2", userId: "u1" })
           ]
         })
         expect(summary).toEqual({ users: 1, apiKeys: 1, files: 2, submissions: 3 })
-        expect((yield* readSubmissions("f1")).map((row) => JSON.parse(row.contentJson).index)).toEqual(["0", "1", "2"])
+        expect((yield* Fixtures.readSubmissions("f1")).map((row) => JSON.parse(row.contentJson).index)).toEqual([
+          "0",
+          "1",
+          "2"
+        ])
       }).pipe(withStorage())
     )
 
     it.effect("takes users after files and a file's id after its submissions", () =>
       Effect.gen(function* () {
-        yield* importDocument(existing)
+        yield* Fixtures.importDocument(Fixtures.existing)
         const store = yield* OperatorStore.OperatorStore
         const text = JSON.stringify({
           files: [
             {
-              submissions: submissionsEverySecond(250),
+              submissions: Fixtures.submissionsEverySecond(250),
               name: "F",
-              creationDate: MIN_INSTANT,
+              creationDate: Fixtures.MIN_INSTANT,
               userId: "u1",
               id: "f1"
             },
             {
-              submissions: submissionsEverySecond(3),
+              submissions: Fixtures.submissionsEverySecond(3),
               id: "f2",
               userId: "u-old",
               name: "G",
-              creationDate: MAX_INSTANT
+              creationDate: Fixtures.MAX_INSTANT
             }
           ],
           users: [{ apiKeys: ["k1"], id: "u1" }]
         })
-        const summary = yield* store.importFixture(FixtureReader.fromText(chunked(text, 1000), { batchSize: 100 }))
+        const summary = yield* store.importFixture(
+          FixtureReader.fromText(Fixtures.chunked(text, 1000), { batchSize: 100 })
+        )
         expect(summary).toEqual({ users: 1, apiKeys: 1, files: 2, submissions: 253 })
-        expect((yield* readSubmissions("f1")).map((row) => JSON.parse(row.contentJson).index)).toEqual(
+        expect((yield* Fixtures.readSubmissions("f1")).map((row) => JSON.parse(row.contentJson).index)).toEqual(
           Array.from({ length: 250 }, (_, i) => String(i))
         )
-        expect(yield* readSubmissions("f2")).toHaveLength(3)
-        expect(Option.map(yield* findFile("k1", "f1"), (found) => [found.ownerId, found.SubmissionCounter])).toEqual(
-          Option.some(["u1", 250])
-        )
+        expect(yield* Fixtures.readSubmissions("f2")).toHaveLength(3)
+        expect(
+          Option.map(yield* Fixtures.findFile("k1", "f1"), (found) => [found.ownerId, found.SubmissionCounter])
+        ).toEqual(Option.some(["u1", 250]))
       }).pipe(withStorage())
     )
 
@@ -227,7 +222,7 @@ export const imports = (withStorage: WithStorage): void => {
         const decoded = yield* Effect.orDie(
           FixtureDocument.decode({
             users: [{ id: "u1", apiKeys: ["k1"] }],
-            files: [file({ id: "f1", userId: "u1", submissions: submissionsEverySecond(1200) })]
+            files: [Fixtures.file({ id: "f1", userId: "u1", submissions: Fixtures.submissionsEverySecond(1200) })]
           })
         )
         const entries = Fixture.entries(decoded)
@@ -235,7 +230,7 @@ export const imports = (withStorage: WithStorage): void => {
           store.importFixture(Stream.concat(entries, Stream.fail("the source went away" as const)))
         )
         expect(error).toBe("the source went away")
-        expect(yield* census({ users: ["u1"], files: ["f1"] })).toEqual({
+        expect(yield* Fixtures.census({ users: ["u1"], files: ["f1"] })).toEqual({
           users: 0,
           apiKeys: 0,
           files: 0,
@@ -250,24 +245,31 @@ export const imports = (withStorage: WithStorage): void => {
         const store = yield* OperatorStore.OperatorStore
         const document = {
           users: [{ id: "u1", apiKeys: ["k1"] }],
-          files: [file({ id: "f1", userId: "u1", submissions: submissionsEverySecond(1000) })]
+          files: [Fixtures.file({ id: "f1", userId: "u1", submissions: Fixtures.submissionsEverySecond(1000) })]
         }
         const text = JSON.stringify(document)
         const malformed = yield* Effect.flip(
-          store.importFixture(FixtureReader.fromText(chunked(`${text.slice(0, -3)}}}`, 2000), { batchSize: 100 }))
+          store.importFixture(
+            FixtureReader.fromText(Fixtures.chunked(`${text.slice(0, -3)}}}`, 2000), { batchSize: 100 })
+          )
         )
         expect(malformed).toBeInstanceOf(FixtureReader.FixtureMalformed)
-        const late = submissionsEverySecond(1000).map((row, i) => (i === 999 ? { ...row, createdDate: "later" } : row))
-        const refused = yield* Effect.flip(
-          importDocument({ ...document, files: [file({ id: "f1", userId: "u1", submissions: late })] })
+        const late = Fixtures.submissionsEverySecond(1000).map((row, i) =>
+          i === 999 ? { ...row, createdDate: "later" } : row
         )
-        expect(issuesOf(refused)).toEqual([
+        const refused = yield* Effect.flip(
+          Fixtures.importDocument({
+            ...document,
+            files: [Fixtures.file({ id: "f1", userId: "u1", submissions: late })]
+          })
+        )
+        expect(Fixtures.issuesOf(refused)).toEqual([
           {
             path: "$.files[0].submissions[999].createdDate",
             detail: "must be an ISO 8601 date-time with a zone, e.g. 2024-01-01T00:00:00.000Z"
           }
         ])
-        expect(yield* census({ users: ["u1"], files: ["f1"] })).toEqual({
+        expect(yield* Fixtures.census({ users: ["u1"], files: ["f1"] })).toEqual({
           users: 0,
           apiKeys: 0,
           files: 0,
@@ -278,15 +280,17 @@ export const imports = (withStorage: WithStorage): void => {
 
     it.effect("names decoding problems and conflicts with the database together, ordered by entry", () =>
       Effect.gen(function* () {
-        yield* importDocument(existing)
-        const broken = submissionsEverySecond(300).map((row, i) => (i === 250 ? { ...row, content: "text" } : row))
+        yield* Fixtures.importDocument(Fixtures.existing)
+        const broken = Fixtures.submissionsEverySecond(300).map((row, i) =>
+          i === 250 ? { ...row, content: "text" } : row
+        )
         const error = yield* Effect.flip(
-          importDocument({
+          Fixtures.importDocument({
             files: [
-              file({ id: "f1", userId: "u1", submissions: broken }),
-              file({ id: "f2", userId: "nobody" }),
-              { ...file({ id: "f3", userId: "u-bad" }), name: 7 },
-              file({ id: "f-old", userId: "u-bad" })
+              Fixtures.file({ id: "f1", userId: "u1", submissions: broken }),
+              Fixtures.file({ id: "f2", userId: "nobody" }),
+              { ...Fixtures.file({ id: "f3", userId: "u-bad" }), name: 7 },
+              Fixtures.file({ id: "f-old", userId: "u-bad" })
             ],
             // u-bad is refused, but it is a user of this fixture: its files are not reported as unknown.
             users: [
@@ -295,7 +299,7 @@ export const imports = (withStorage: WithStorage): void => {
             ]
           })
         )
-        expect(issuesOf(error)).toEqual([
+        expect(Fixtures.issuesOf(error)).toEqual([
           { path: "$.users[0].apiKeys[0]", detail: "is already in use" },
           { path: "$.users[1].apiKeys[0]", detail: "must be a non-empty string" },
           { path: "$.files[0].submissions[250].content", detail: "must be an object of strings" },
@@ -303,22 +307,24 @@ export const imports = (withStorage: WithStorage): void => {
           { path: "$.files[2].name", detail: "must be a string" },
           { path: "$.files[3].id", detail: "already exists" }
         ])
-        expect(yield* census({ users: ["u-old", "u1", "u-bad"], files: ["f-old", "f1", "f2", "f3"] })).toEqual({
-          users: 1,
-          apiKeys: 1,
-          files: 1,
-          submissions: 2
-        })
+        expect(yield* Fixtures.census({ users: ["u-old", "u1", "u-bad"], files: ["f-old", "f1", "f2", "f3"] })).toEqual(
+          {
+            users: 1,
+            apiKeys: 1,
+            files: 1,
+            submissions: 2
+          }
+        )
       }).pipe(withStorage())
     )
 
     it.effect("creates, lists and revokes keys; revoking again keeps the first revocation time", () =>
       Effect.gen(function* () {
         const store = yield* OperatorStore.OperatorStore
-        yield* importDocument({ users: [{ id: "u1", apiKeys: ["k1"] }, { id: "u2" }] })
+        yield* Fixtures.importDocument({ users: [{ id: "u1", apiKeys: ["k1"] }, { id: "u2" }] })
         const [imported] = yield* store.listKeys(Option.none())
         yield* TestClock.setTime(Date.UTC(2024, 0, 1, 8))
-        const created = yield* store.createKey(userId("u2"), apiKey("k2"))
+        const created = yield* store.createKey(Fixtures.userId("u2"), Fixtures.apiKey("k2"))
         expect(created).toEqual({
           id: created.id,
           userId: "u2",
@@ -327,7 +333,7 @@ export const imports = (withStorage: WithStorage): void => {
           revokedAt: Option.none()
         })
         expect(created.id).not.toEqual(imported?.id)
-        expect(yield* Effect.flip(store.createKey(userId("ghost"), apiKey("k3")))).toEqual(
+        expect(yield* Effect.flip(store.createKey(Fixtures.userId("ghost"), Fixtures.apiKey("k3")))).toEqual(
           new OperatorStore.UserNotFound({ userId: "ghost" })
         )
         yield* TestClock.adjust(Duration.hours(1))
@@ -339,12 +345,12 @@ export const imports = (withStorage: WithStorage): void => {
           expect(yield* Effect.flip(store.revokeKey(keyId))).toEqual(new OperatorStore.KeyNotFound({ keyId }))
         }
         expect(yield* store.listKeys(Option.none())).toEqual([imported, revoked])
-        expect(yield* store.listKeys(Option.some(userId("u2")))).toEqual([revoked])
-        expect(yield* store.listKeys(Option.some(userId("u1")))).toEqual([imported])
-        expect(yield* store.listKeys(Option.some(userId("ghost")))).toEqual([])
-        expect(yield* store.userExists(userId("u1"))).toBe(true)
-        expect(yield* store.userExists(userId("U1"))).toBe(false)
-        expect(yield* census({ users: ["u1", "u2", "ghost"], files: [] })).toEqual({
+        expect(yield* store.listKeys(Option.some(Fixtures.userId("u2")))).toEqual([revoked])
+        expect(yield* store.listKeys(Option.some(Fixtures.userId("u1")))).toEqual([imported])
+        expect(yield* store.listKeys(Option.some(Fixtures.userId("ghost")))).toEqual([])
+        expect(yield* store.userExists(Fixtures.userId("u1"))).toBe(true)
+        expect(yield* store.userExists(Fixtures.userId("U1"))).toBe(false)
+        expect(yield* Fixtures.census({ users: ["u1", "u2", "ghost"], files: [] })).toEqual({
           users: 2,
           apiKeys: 2,
           files: 0,
@@ -356,16 +362,16 @@ export const imports = (withStorage: WithStorage): void => {
     it.effect("stamps keys with the clock's instant at both ends of the representable range", () =>
       Effect.gen(function* () {
         const store = yield* OperatorStore.OperatorStore
-        yield* importDocument({ users: [{ id: "u1" }] })
-        yield* TestClock.setTime(Date.parse(MIN_INSTANT))
-        const early = yield* store.createKey(userId("u1"), apiKey("early"))
-        yield* TestClock.setTime(Date.parse(MAX_INSTANT))
-        const late = yield* store.createKey(userId("u1"), apiKey("late"))
+        yield* Fixtures.importDocument({ users: [{ id: "u1" }] })
+        yield* TestClock.setTime(Date.parse(Fixtures.MIN_INSTANT))
+        const early = yield* store.createKey(Fixtures.userId("u1"), Fixtures.apiKey("early"))
+        yield* TestClock.setTime(Date.parse(Fixtures.MAX_INSTANT))
+        const late = yield* store.createKey(Fixtures.userId("u1"), Fixtures.apiKey("late"))
         const revoked = yield* store.revokeKey(early.id)
         expect([early.createdAt, late.createdAt, revoked.revokedAt]).toEqual([
-          MIN_INSTANT,
-          MAX_INSTANT,
-          Option.some(MAX_INSTANT)
+          Fixtures.MIN_INSTANT,
+          Fixtures.MAX_INSTANT,
+          Option.some(Fixtures.MAX_INSTANT)
         ])
         expect((yield* store.listKeys(Option.none())).map((key) => key.id)).toEqual([early.id, late.id])
       }).pipe(withStorage())

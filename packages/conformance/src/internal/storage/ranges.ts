@@ -8,38 +8,20 @@ import { FileRepository } from "@filedata/core"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Option from "effect/Option"
-import {
-  appendTo,
-  asText,
-  at,
-  BOUNDS,
-  file,
-  fileId,
-  findFile,
-  INSTANTS,
-  importDocument,
-  JAN_1,
-  joinedPagesOf,
-  type NewSubmission,
-  pageSizes,
-  pagesOf,
-  parsed,
-  stored,
-  type WithStorage
-} from "./fixtures.js"
+import * as Fixtures from "./fixtures.js"
 
 /**
  * Pages of a read: limits, windows, positions, joined pages and incremental reads.
  *
  * @internal
  */
-export const ranges = (withStorage: WithStorage): void => {
+export const ranges = (withStorage: Fixtures.WithStorage): void => {
   describe("FileRepository: ranges", () => {
     const users = [{ id: "u1", apiKeys: ["k1"] }]
     // Three submissions a second, so every page of a few holds ties and some pages break inside them.
     const tied = (count: number, tag = "") =>
       Array.from({ length: count }, (_, i) => ({
-        createdDate: at(JAN_1 + Math.floor(i / 3) * 1000),
+        createdDate: Fixtures.at(Fixtures.JAN_1 + Math.floor(i / 3) * 1000),
         content: { i: `${tag}${i}` }
       }))
 
@@ -48,7 +30,7 @@ export const ranges = (withStorage: WithStorage): void => {
     const windowRows: FastCheck.Arbitrary<Array<WindowRow>> = FastCheck.array(
       FastCheck.record({
         file: FastCheck.constantFrom("f1", "f2"),
-        createdDate: FastCheck.constantFrom(...INSTANTS),
+        createdDate: FastCheck.constantFrom(...Fixtures.INSTANTS),
         content: FastCheck.dictionary(FastCheck.string(), FastCheck.string(), { maxKeys: 2 })
       }),
       { maxLength: 24 }
@@ -56,8 +38,8 @@ export const ranges = (withStorage: WithStorage): void => {
     // A read of a window of those rows in small pages: bounds on the rows' own instants and between them.
     const windowRead = {
       limit: FastCheck.option(FastCheck.integer({ min: 1, max: 4 }), { nil: undefined }),
-      since: FastCheck.option(FastCheck.constantFrom(...BOUNDS), { nil: undefined }),
-      until: FastCheck.option(FastCheck.constantFrom(...BOUNDS), { nil: undefined }),
+      since: FastCheck.option(FastCheck.constantFrom(...Fixtures.BOUNDS), { nil: undefined }),
+      until: FastCheck.option(FastCheck.constantFrom(...Fixtures.BOUNDS), { nil: undefined }),
       rows: windowRows
     }
     // Imports the rows into f1 and f2 of u1; gives each file's submissions as imported.
@@ -65,11 +47,11 @@ export const ranges = (withStorage: WithStorage): void => {
       Effect.gen(function* () {
         const submissionsOf = (id: string) =>
           rows.filter((row) => row.file === id).map(({ content, createdDate }) => ({ createdDate, content }))
-        yield* importDocument({
+        yield* Fixtures.importDocument({
           users,
           files: [
-            file({ id: "f1", userId: "u1", submissions: submissionsOf("f1") }),
-            file({ id: "f2", userId: "u1", submissions: submissionsOf("f2") })
+            Fixtures.file({ id: "f1", userId: "u1", submissions: submissionsOf("f1") }),
+            Fixtures.file({ id: "f2", userId: "u1", submissions: submissionsOf("f2") })
           ]
         })
         return submissionsOf
@@ -77,12 +59,12 @@ export const ranges = (withStorage: WithStorage): void => {
 
     it.effect("pages through a file with any limit: full pages but the last, hasMore exactly when more follow", () =>
       Effect.gen(function* () {
-        yield* importDocument({
+        yield* Fixtures.importDocument({
           users,
           files: [
-            file({ id: "f0", userId: "u1" }),
-            file({ id: "f6", userId: "u1", submissions: tied(6) }),
-            file({ id: "f7", userId: "u1", submissions: tied(7) })
+            Fixtures.file({ id: "f0", userId: "u1" }),
+            Fixtures.file({ id: "f6", userId: "u1", submissions: tied(6) }),
+            Fixtures.file({ id: "f7", userId: "u1", submissions: tied(7) })
           ]
         })
         for (const [id, count] of [
@@ -91,10 +73,10 @@ export const ranges = (withStorage: WithStorage): void => {
           ["f7", 7]
         ] as const) {
           for (const limit of [1, 2, undefined, 10_000]) {
-            const pages = yield* pagesOf(id, { limit })
-            expect(pages.map((page) => page.entries.length)).toEqual(pageSizes(count, limit ?? 3))
+            const pages = yield* Fixtures.pagesOf(id, { limit })
+            expect(pages.map((page) => page.entries.length)).toEqual(Fixtures.pageSizes(count, limit ?? 3))
             expect(pages.map((page) => page.hasMore)).toEqual(pages.map((_, i) => i < pages.length - 1))
-            expect(parsed(pages)).toEqual(stored(tied(count)))
+            expect(Fixtures.parsed(pages)).toEqual(Fixtures.stored(tied(count)))
           }
         }
       }).pipe(withStorage(3))
@@ -108,19 +90,19 @@ export const ranges = (withStorage: WithStorage): void => {
       ({ limit, rows, since, until }) =>
         Effect.gen(function* () {
           const submissionsOf = yield* importRows(rows)
-          const inWindow = (row: NewSubmission) =>
+          const inWindow = (row: Fixtures.NewSubmission) =>
             (since === undefined || Date.parse(row.createdDate) >= since) &&
             (until === undefined || Date.parse(row.createdDate) < until)
           for (const id of ["f1", "f2"]) {
-            const expected = stored(submissionsOf(id).filter(inWindow))
-            const pages = yield* pagesOf(id, { since, until, limit })
-            expect(parsed(pages)).toEqual(expected)
-            expect(pages.map((page) => page.entries.length)).toEqual(pageSizes(expected.length, limit ?? 3))
+            const expected = Fixtures.stored(submissionsOf(id).filter(inWindow))
+            const pages = yield* Fixtures.pagesOf(id, { since, until, limit })
+            expect(Fixtures.parsed(pages)).toEqual(expected)
+            expect(pages.map((page) => page.entries.length)).toEqual(Fixtures.pageSizes(expected.length, limit ?? 3))
             expect(pages.map((page) => page.hasMore)).toEqual(pages.map((_, i) => i < pages.length - 1))
             // Where the read ended, the window holds nothing more.
             const files = yield* FileRepository.FileRepository
             const last = pages[pages.length - 1] as FileRepository.SubmissionPage
-            const beyond = yield* files.readSubmissions(fileId(id), { since, until, limit, after: last.next })
+            const beyond = yield* files.readSubmissions(Fixtures.fileId(id), { since, until, limit, after: last.next })
             expect(beyond).toEqual({ entries: [], next: last.next, hasMore: false })
           }
         }).pipe(withStorage(3)),
@@ -129,16 +111,18 @@ export const ranges = (withStorage: WithStorage): void => {
 
     it.effect("a bound on a createdDate: since takes it in, until leaves it out; empty windows are empty", () =>
       Effect.gen(function* () {
-        const t = (second: number) => JAN_1 + second * 1000
+        const t = (second: number) => Fixtures.JAN_1 + second * 1000
         const rows = [
-          { createdDate: at(t(1)), content: { n: "1" } },
-          { createdDate: at(t(2)), content: { n: "2a" } },
-          { createdDate: at(t(2)), content: { n: "2b" } },
-          { createdDate: at(t(3)), content: { n: "3" } }
+          { createdDate: Fixtures.at(t(1)), content: { n: "1" } },
+          { createdDate: Fixtures.at(t(2)), content: { n: "2a" } },
+          { createdDate: Fixtures.at(t(2)), content: { n: "2b" } },
+          { createdDate: Fixtures.at(t(3)), content: { n: "3" } }
         ]
-        yield* importDocument({ users, files: [file({ id: "f1", userId: "u1", submissions: rows })] })
+        yield* Fixtures.importDocument({ users, files: [Fixtures.file({ id: "f1", userId: "u1", submissions: rows })] })
         const read = (range: FileRepository.SubmissionRange) =>
-          Effect.map(pagesOf("f1", range), (pages) => parsed(pages).map((row) => JSON.parse(row.contentJson).n))
+          Effect.map(Fixtures.pagesOf("f1", range), (pages) =>
+            Fixtures.parsed(pages).map((row) => JSON.parse(row.contentJson).n)
+          )
         expect(yield* read({ since: t(2) })).toEqual(["2a", "2b", "3"])
         expect(yield* read({ until: t(2) })).toEqual(["1"])
         expect(yield* read({ since: t(2), until: t(3) })).toEqual(["2a", "2b"])
@@ -158,50 +142,55 @@ export const ranges = (withStorage: WithStorage): void => {
     it.effect("an empty page's next is where its range started; what is appended later follows it", () =>
       Effect.gen(function* () {
         const files = yield* FileRepository.FileRepository
-        yield* importDocument({
+        yield* Fixtures.importDocument({
           users,
-          files: [file({ id: "f0", userId: "u1" }), file({ id: "f1", userId: "u1", submissions: tied(4) })]
+          files: [
+            Fixtures.file({ id: "f0", userId: "u1" }),
+            Fixtures.file({ id: "f1", userId: "u1", submissions: tied(4) })
+          ]
         })
         // An empty file, read from its start and from what the first read handed out.
-        const empty = yield* files.readSubmissions(fileId("f0"), {})
+        const empty = yield* files.readSubmissions(Fixtures.fileId("f0"), {})
         expect(empty).toMatchObject({ entries: [], hasMore: false })
-        expect(yield* files.readSubmissions(fileId("f0"), { after: empty.next })).toEqual(empty)
+        expect(yield* files.readSubmissions(Fixtures.fileId("f0"), { after: empty.next })).toEqual(empty)
         // A window that holds nothing yet starts where the window does.
-        const since = JAN_1 + 60_000
-        const quiet = yield* files.readSubmissions(fileId("f1"), { since })
+        const since = Fixtures.JAN_1 + 60_000
+        const quiet = yield* files.readSubmissions(Fixtures.fileId("f1"), { since })
         expect(quiet).toMatchObject({ entries: [], hasMore: false })
-        expect(yield* files.readSubmissions(fileId("f1"), { since, after: quiet.next })).toEqual(quiet)
+        expect(yield* files.readSubmissions(Fixtures.fileId("f1"), { since, after: quiet.next })).toEqual(quiet)
         // With an `after`, an empty page hands that position back as it was given.
-        const [first] = yield* pagesOf("f1", { limit: 1 })
+        const [first] = yield* Fixtures.pagesOf("f1", { limit: 1 })
         const after = (first as FileRepository.SubmissionPage).next
-        expect(yield* files.readSubmissions(fileId("f1"), { after, until: JAN_1 })).toEqual({
+        expect(yield* files.readSubmissions(Fixtures.fileId("f1"), { after, until: Fixtures.JAN_1 })).toEqual({
           entries: [],
           next: after,
           hasMore: false
         })
 
         const later = [
-          { createdDate: at(since + 5), content: { n: "later" } },
-          { createdDate: at(since), content: { n: "on the bound" } }
+          { createdDate: Fixtures.at(since + 5), content: { n: "later" } },
+          { createdDate: Fixtures.at(since), content: { n: "on the bound" } }
         ]
-        yield* appendTo("f0", later)
-        yield* appendTo("f1", later)
-        expect(parsed(yield* pagesOf("f0", { after: empty.next }))).toEqual(stored(later))
-        expect(parsed(yield* pagesOf("f1", { since, after: quiet.next }))).toEqual(stored(later))
+        yield* Fixtures.appendTo("f0", later)
+        yield* Fixtures.appendTo("f1", later)
+        expect(Fixtures.parsed(yield* Fixtures.pagesOf("f0", { after: empty.next }))).toEqual(Fixtures.stored(later))
+        expect(Fixtures.parsed(yield* Fixtures.pagesOf("f1", { since, after: quiet.next }))).toEqual(
+          Fixtures.stored(later)
+        )
       }).pipe(withStorage(3))
     )
 
     it.effect("a read that asks for no end position reads the same pages; only the last may leave its next out", () =>
       Effect.gen(function* () {
         const submissions = tied(7)
-        yield* importDocument({
+        yield* Fixtures.importDocument({
           users,
-          files: [file({ id: "f0", userId: "u1" }), file({ id: "f1", userId: "u1", submissions })]
+          files: [Fixtures.file({ id: "f0", userId: "u1" }), Fixtures.file({ id: "f1", userId: "u1", submissions })]
         })
         for (const limit of [undefined, 1, 2, 3, 7, 8]) {
-          const asked = yield* pagesOf("f1", { limit })
-          const unasked = yield* pagesOf("f1", { limit, endPosition: false })
-          expect(parsed(unasked)).toEqual(stored(submissions))
+          const asked = yield* Fixtures.pagesOf("f1", { limit })
+          const unasked = yield* Fixtures.pagesOf("f1", { limit, endPosition: false })
+          expect(Fixtures.parsed(unasked)).toEqual(Fixtures.stored(submissions))
           expect(unasked.map((page) => page.hasMore)).toEqual(asked.map((page) => page.hasMore))
           for (const [index, page] of unasked.entries()) {
             const same = asked[index] as FileRepository.SubmissionPage
@@ -213,7 +202,7 @@ export const ranges = (withStorage: WithStorage): void => {
           expect(asked.every((page) => typeof page.next === "string")).toBe(true)
         }
         const files = yield* FileRepository.FileRepository
-        const empty = yield* files.readSubmissions(fileId("f0"), { endPosition: false })
+        const empty = yield* files.readSubmissions(Fixtures.fileId("f0"), { endPosition: false })
         expect(empty).toMatchObject({ entries: [], hasMore: false })
       }).pipe(withStorage(3))
     )
@@ -231,35 +220,39 @@ export const ranges = (withStorage: WithStorage): void => {
           const readJoined = FileRepository.readJoined(files)
           for (const id of ["f1", "f2", "f3"]) {
             const range = { since, until, limit, endPosition }
-            const pages = yield* pagesOf(id, range)
+            const pages = yield* Fixtures.pagesOf(id, range)
             if (limit === undefined) {
               // Without a limit, joined pages may be longer, so their boundaries differ: the same entries in
               // the same order, the same end.
-              const joined = yield* joinedPagesOf(id, range)
+              const joined = yield* Fixtures.joinedPagesOf(id, range)
               const text = (texts: ReadonlyArray<string>) => texts.filter((one) => one !== "").join(",")
               expect(text(joined.map(FileRepository.joinedText))).toEqual(
                 text(pages.map((page) => page.entries.join(",")))
               )
-              expect(joined.reduce((sum, page) => sum + page.count, 0)).toBe(parsed(pages).length)
+              expect(joined.reduce((sum, page) => sum + page.count, 0)).toBe(Fixtures.parsed(pages).length)
               expect(joined.map((page) => page.hasMore)).toEqual(joined.map((_, i) => i < joined.length - 1))
               continue
             }
             // Each page again, joined, from where its read started; and past the last one, when it says where.
             for (const [index, page] of pages.entries()) {
               const after = index === 0 ? undefined : pages[index - 1]?.next
-              expect(asText(yield* readJoined(fileId(id), { ...range, after }))).toEqual(
-                asText(FileRepository.join(page))
+              expect(Fixtures.asText(yield* readJoined(Fixtures.fileId(id), { ...range, after }))).toEqual(
+                Fixtures.asText(FileRepository.join(page))
               )
             }
             const after = pages[pages.length - 1]?.next
             if (after !== undefined) {
-              expect(asText(yield* readJoined(fileId(id), { ...range, after }))).toEqual(
-                asText(FileRepository.join(yield* files.readSubmissions(fileId(id), { ...range, after })))
+              expect(Fixtures.asText(yield* readJoined(Fixtures.fileId(id), { ...range, after }))).toEqual(
+                Fixtures.asText(
+                  FileRepository.join(yield* files.readSubmissions(Fixtures.fileId(id), { ...range, after }))
+                )
               )
             }
           }
-          expect(asText(yield* readJoined(fileId("f1"), { after: "made-up" }))).toEqual(
-            asText(FileRepository.join(yield* files.readSubmissions(fileId("f1"), { after: "made-up" })))
+          expect(Fixtures.asText(yield* readJoined(Fixtures.fileId("f1"), { after: "made-up" }))).toEqual(
+            Fixtures.asText(
+              FileRepository.join(yield* files.readSubmissions(Fixtures.fileId("f1"), { after: "made-up" }))
+            )
           )
         }).pipe(withStorage(3)),
       { fastCheck: { numRuns: 25 } }
@@ -281,13 +274,13 @@ export const ranges = (withStorage: WithStorage): void => {
           38
         ]
         const submissions = seconds.map((second, i) => ({
-          createdDate: at(JAN_1 + second * 1000),
+          createdDate: Fixtures.at(Fixtures.JAN_1 + second * 1000),
           content: { i: String(i) }
         }))
-        yield* importDocument({ users, files: [file({ id: "f1", userId: "u1", submissions })] })
-        const found = Option.getOrThrow(yield* findFile("k1", "f1"))
+        yield* Fixtures.importDocument({ users, files: [Fixtures.file({ id: "f1", userId: "u1", submissions })] })
+        const found = Option.getOrThrow(yield* Fixtures.findFile("k1", "f1"))
         for (const endPosition of [false, undefined]) {
-          const pages = yield* joinedPagesOf("f1", { upTo: found.readPoint, endPosition })
+          const pages = yield* Fixtures.joinedPagesOf("f1", { upTo: found.readPoint, endPosition })
           expect(pages.map((page) => page.hasMore)).toEqual(pages.map((_, i) => i < pages.length - 1))
           expect(
             JSON.parse(
@@ -297,14 +290,17 @@ export const ranges = (withStorage: WithStorage): void => {
                 .join(",")}]`
             )
           ).toEqual(
-            stored(submissions).map((row) => ({ createdDate: row.createdDate, content: JSON.parse(row.contentJson) }))
+            Fixtures.stored(submissions).map((row) => ({
+              createdDate: row.createdDate,
+              content: JSON.parse(row.contentJson)
+            }))
           )
           // Each page's next is the position of its last submission: reading on from it gives the rest.
           let read = 0
           for (const page of pages.slice(0, -1)) {
             read += page.count
-            const rest = yield* pagesOf("f1", { after: page.next, upTo: found.readPoint })
-            expect(parsed(rest)).toEqual(stored(submissions).slice(read))
+            const rest = yield* Fixtures.pagesOf("f1", { after: page.next, upTo: found.readPoint })
+            expect(Fixtures.parsed(rest)).toEqual(Fixtures.stored(submissions).slice(read))
           }
         }
       }).pipe(withStorage(3))
@@ -314,17 +310,17 @@ export const ranges = (withStorage: WithStorage): void => {
       Effect.gen(function* () {
         // Inserted in an order unlike the reply's, with ties, over several full pages.
         const submissions = Array.from({ length: 600 }, (_, i) => ({
-          createdDate: at(JAN_1 + ((i * 37) % 101) * 1000),
+          createdDate: Fixtures.at(Fixtures.JAN_1 + ((i * 37) % 101) * 1000),
           content: { i: String(i) }
         }))
-        yield* importDocument({ users, files: [file({ id: "f1", userId: "u1", submissions })] })
+        yield* Fixtures.importDocument({ users, files: [Fixtures.file({ id: "f1", userId: "u1", submissions })] })
         const files = yield* FileRepository.FileRepository
         const readJoined = FileRepository.readJoined(files)
-        const found = Option.getOrThrow(yield* findFile("k1", "f1"))
+        const found = Option.getOrThrow(yield* Fixtures.findFile("k1", "f1"))
         const texts: Array<string> = []
         let after: string | undefined
         for (;;) {
-          const page = yield* readJoined(fileId("f1"), { after, upTo: found.readPoint, endPosition: false })
+          const page = yield* readJoined(Fixtures.fileId("f1"), { after, upTo: found.readPoint, endPosition: false })
           if (page.count > 0) texts.push(FileRepository.joinedText(page))
           if (!page.hasMore) break
           after = page.next
@@ -332,7 +328,10 @@ export const ranges = (withStorage: WithStorage): void => {
         // Pages after the first too, which an adapter may join differently.
         expect(texts.length).toBeGreaterThanOrEqual(3)
         expect(JSON.parse(`[${texts.join(",")}]`)).toEqual(
-          stored(submissions).map((row) => ({ createdDate: row.createdDate, content: JSON.parse(row.contentJson) }))
+          Fixtures.stored(submissions).map((row) => ({
+            createdDate: row.createdDate,
+            content: JSON.parse(row.contentJson)
+          }))
         )
       }).pipe(withStorage(100))
     )
@@ -340,20 +339,23 @@ export const ranges = (withStorage: WithStorage): void => {
     it.effect("a sync continues after its last next with what was appended at or after that createdDate", () =>
       Effect.gen(function* () {
         const before = tied(7)
-        yield* importDocument({ users, files: [file({ id: "f1", userId: "u1", submissions: before })] })
-        const synced = yield* pagesOf("f1", { limit: 2 })
-        expect(parsed(synced)).toEqual(stored(before))
-        const last = Date.parse((before[6] as NewSubmission).createdDate)
-        yield* appendTo("f1", [
-          { createdDate: at(last + 1000), content: { i: "later" } },
+        yield* Fixtures.importDocument({
+          users,
+          files: [Fixtures.file({ id: "f1", userId: "u1", submissions: before })]
+        })
+        const synced = yield* Fixtures.pagesOf("f1", { limit: 2 })
+        expect(Fixtures.parsed(synced)).toEqual(Fixtures.stored(before))
+        const last = Date.parse((before[6] as Fixtures.NewSubmission).createdDate)
+        yield* Fixtures.appendTo("f1", [
+          { createdDate: Fixtures.at(last + 1000), content: { i: "later" } },
           // Before the cursor: a sync that went past it does not see it again.
-          { createdDate: at(last - 1), content: { i: "earlier" } },
-          { createdDate: at(last), content: { i: "tied with the last" } },
-          { createdDate: at(last + 1), content: { i: "just after" } }
+          { createdDate: Fixtures.at(last - 1), content: { i: "earlier" } },
+          { createdDate: Fixtures.at(last), content: { i: "tied with the last" } },
+          { createdDate: Fixtures.at(last + 1), content: { i: "just after" } }
         ])
         const next = (synced[synced.length - 1] as FileRepository.SubmissionPage).next
-        const resumed = yield* pagesOf("f1", { limit: 2, after: next })
-        expect(parsed(resumed).map((row) => JSON.parse(row.contentJson).i)).toEqual([
+        const resumed = yield* Fixtures.pagesOf("f1", { limit: 2, after: next })
+        expect(Fixtures.parsed(resumed).map((row) => JSON.parse(row.contentJson).i)).toEqual([
           "tied with the last",
           "just after",
           "later"
@@ -368,30 +370,32 @@ export const ranges = (withStorage: WithStorage): void => {
         // Interleaved instants, so the other file's positions fall among this file's submissions.
         const mine = tied(9, "mine-")
         const theirs = Array.from({ length: 9 }, (_, i) => ({
-          createdDate: at(JAN_1 + i * 500),
+          createdDate: Fixtures.at(Fixtures.JAN_1 + i * 500),
           content: { i: `theirs-${i}` }
         }))
-        yield* importDocument({
+        yield* Fixtures.importDocument({
           users,
           files: [
-            file({ id: "mine", userId: "u1", submissions: mine }),
-            file({ id: "theirs", userId: "u1", submissions: theirs })
+            Fixtures.file({ id: "mine", userId: "u1", submissions: mine }),
+            Fixtures.file({ id: "theirs", userId: "u1", submissions: theirs })
           ]
         })
-        const expected = stored(mine)
-        for (const page of yield* pagesOf("theirs", { limit: 1 })) {
-          const read = parsed(yield* pagesOf("mine", { after: page.next }))
+        const expected = Fixtures.stored(mine)
+        for (const page of yield* Fixtures.pagesOf("theirs", { limit: 1 })) {
+          const read = Fixtures.parsed(yield* Fixtures.pagesOf("mine", { after: page.next }))
           expect(read).toEqual(expected.slice(expected.length - read.length))
         }
         for (const made of ["", "x", "1", "1:2:3", "-0:1", "01:1", "1:01", " 1:1", "1e3:1", "1:-1", "1:1.5"]) {
-          expect(yield* files.readSubmissions(fileId("mine"), { after: made })).toEqual({
+          expect(yield* files.readSubmissions(Fixtures.fileId("mine"), { after: made })).toEqual({
             entries: [],
             next: made,
             hasMore: false
           })
         }
         for (const outOfRange of ["99999999999999999:1", "253402300800000:1", "1:9223372036854775808"]) {
-          expect(yield* files.readSubmissions(fileId("mine"), { after: outOfRange })).toMatchObject({ entries: [] })
+          expect(yield* files.readSubmissions(Fixtures.fileId("mine"), { after: outOfRange })).toMatchObject({
+            entries: []
+          })
         }
       }).pipe(withStorage(3))
     )

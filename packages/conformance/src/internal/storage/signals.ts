@@ -10,7 +10,7 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import type { MakeSignalledStorage } from "../../StorageConformance.js"
-import { appendTo, file, fileId, findFile, importDocument } from "./fixtures.js"
+import * as Fixtures from "./fixtures.js"
 
 // Lets the adapter's poll tick on the test clock, and its storage answer in real time, until `fiber` is done.
 const settled = <A>(fiber: Fiber.RuntimeFiber<A>) =>
@@ -31,15 +31,17 @@ const settled = <A>(fiber: Fiber.RuntimeFiber<A>) =>
  */
 export const signals = (makeStorage: MakeSignalledStorage): void => {
   const users = [{ id: "u1", apiKeys: ["k1"] }]
-  const files = [file({ id: "f1", userId: "u1" }), file({ id: "f2", userId: "u1" })]
+  const files = [Fixtures.file({ id: "f1", userId: "u1" }), Fixtures.file({ id: "f2", userId: "u1" })]
 
   it.effect("a wait on a file's read point ends with true after an append to it", () =>
     Effect.gen(function* () {
       const signals = yield* SubmissionSignals.SubmissionSignals
-      yield* importDocument({ users, files })
-      const found = Option.getOrThrow(yield* findFile("k1", "f1"))
-      const waiting = yield* Effect.fork(signals.changed(fileId("f1"), found.readPoint, { timeoutMillis: 600_000 }))
-      yield* appendTo("f1", [{ createdDate: "2024-02-01T00:00:00.000Z", content: { n: "1" } }])
+      yield* Fixtures.importDocument({ users, files })
+      const found = Option.getOrThrow(yield* Fixtures.findFile("k1", "f1"))
+      const waiting = yield* Effect.fork(
+        signals.changed(Fixtures.fileId("f1"), found.readPoint, { timeoutMillis: 600_000 })
+      )
+      yield* Fixtures.appendTo("f1", [{ createdDate: "2024-02-01T00:00:00.000Z", content: { n: "1" } }])
       expect(yield* settled(waiting)).toBe(true)
     }).pipe(Effect.provide(makeStorage({ pageSize: 1000 })))
   )
@@ -47,13 +49,13 @@ export const signals = (makeStorage: MakeSignalledStorage): void => {
   it.effect("a wait ends with false when its time is up or its signal aborts", () =>
     Effect.gen(function* () {
       const signals = yield* SubmissionSignals.SubmissionSignals
-      yield* importDocument({ users, files })
-      const found = Option.getOrThrow(yield* findFile("k1", "f2"))
-      const timed = yield* Effect.fork(signals.changed(fileId("f2"), found.readPoint, { timeoutMillis: 1000 }))
+      yield* Fixtures.importDocument({ users, files })
+      const found = Option.getOrThrow(yield* Fixtures.findFile("k1", "f2"))
+      const timed = yield* Effect.fork(signals.changed(Fixtures.fileId("f2"), found.readPoint, { timeoutMillis: 1000 }))
       expect(yield* settled(timed)).toBe(false)
       const ending = new AbortController()
       const aborted = yield* Effect.fork(
-        signals.changed(fileId("f2"), found.readPoint, { timeoutMillis: 600_000, signal: ending.signal })
+        signals.changed(Fixtures.fileId("f2"), found.readPoint, { timeoutMillis: 600_000, signal: ending.signal })
       )
       ending.abort()
       expect(yield* settled(aborted)).toBe(false)

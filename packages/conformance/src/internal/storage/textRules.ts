@@ -8,27 +8,14 @@ import { FileRepository, OperatorStore, TextRules } from "@filedata/core"
 import { AppendDocument, FixtureDocument } from "@filedata/fixture"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import {
-  apiKey,
-  appendDocument,
-  census,
-  file,
-  fileId,
-  findFile,
-  importDocument,
-  issuesOf,
-  readSubmissions,
-  submissionsEverySecond,
-  userId,
-  type WithStorage
-} from "./fixtures.js"
+import * as Fixtures from "./fixtures.js"
 
 /**
  * The text rules: ids at the longest length, any character kept, refusals by path.
  *
  * @internal
  */
-export const textRules = (withStorage: WithStorage): void => {
+export const textRules = (withStorage: Fixtures.WithStorage): void => {
   describe("text rules", () => {
     const longest = TextRules.maxIdLength
     // The issues of a refusal in path order: decoding problems and storage's are compared as sets.
@@ -41,19 +28,21 @@ export const textRules = (withStorage: WithStorage): void => {
       Effect.gen(function* () {
         const files = yield* FileRepository.FileRepository
         const store = yield* OperatorStore.OperatorStore
-        yield* importDocument({
+        yield* Fixtures.importDocument({
           users: limitIds.map((id, i) => ({ id, apiKeys: [`key-${i}`] })),
-          files: limitIds.map((id) => file({ id, userId: id, submissions: submissionsEverySecond(2) }))
+          files: limitIds.map((id) =>
+            Fixtures.file({ id, userId: id, submissions: Fixtures.submissionsEverySecond(2) })
+          )
         })
         for (const [i, id] of limitIds.entries()) {
-          const { owner, file: found } = yield* files.findAccess(apiKey(`key-${i}`), fileId(id))
+          const { owner, file: found } = yield* files.findAccess(Fixtures.apiKey(`key-${i}`), Fixtures.fileId(id))
           expect(owner).toEqual(Option.some(id))
           expect(Option.map(found, (f) => [f.id, f.ownerId])).toEqual(Option.some([id, id]))
-          expect(yield* readSubmissions(id)).toHaveLength(2)
-          expect(yield* store.userExists(userId(id))).toBe(true)
-          expect((yield* store.listKeys(Option.some(userId(id)))).map((key) => key.userId)).toEqual([id])
+          expect(yield* Fixtures.readSubmissions(id)).toHaveLength(2)
+          expect(yield* store.userExists(Fixtures.userId(id))).toBe(true)
+          expect((yield* store.listKeys(Option.some(Fixtures.userId(id)))).map((key) => key.userId)).toEqual([id])
         }
-        const created = yield* store.createKey(userId(limitIds[2] as string), apiKey("created"))
+        const created = yield* store.createKey(Fixtures.userId(limitIds[2] as string), Fixtures.apiKey("created"))
         expect(created.userId).toBe(limitIds[2])
       }).pipe(withStorage())
     )
@@ -72,10 +61,10 @@ export const textRules = (withStorage: WithStorage): void => {
     it.effect("gives back names, content keys and values with any character byte for byte", () =>
       Effect.gen(function* () {
         const content = Object.fromEntries(texts.map((text, i) => [`${text} ${i}`, text]))
-        yield* importDocument({
+        yield* Fixtures.importDocument({
           users: [{ id: "u1", apiKeys: ["k1"] }],
           files: texts.map((name, i) => ({
-            ...file({
+            ...Fixtures.file({
               id: `f${i}`,
               userId: "u1",
               submissions: [{ createdDate: "2024-01-02T00:00:00.000Z", content }]
@@ -84,10 +73,10 @@ export const textRules = (withStorage: WithStorage): void => {
           }))
         })
         for (const [i, name] of texts.entries()) {
-          const found = yield* findFile("k1", `f${i}`)
+          const found = yield* Fixtures.findFile("k1", `f${i}`)
           const stored = Option.getOrThrow(Option.map(found, (f) => f.name))
           expect(Buffer.from(stored, "utf8").equals(Buffer.from(name, "utf8"))).toBe(true)
-          const rows = yield* readSubmissions(`f${i}`)
+          const rows = yield* Fixtures.readSubmissions(`f${i}`)
           expect(rows.map((row) => row.contentJson)).toEqual([JSON.stringify(content)])
         }
       }).pipe(withStorage())
@@ -97,12 +86,17 @@ export const textRules = (withStorage: WithStorage): void => {
       Effect.gen(function* () {
         const composed = "caf\u00e9"
         const decomposed = "cafe\u0301"
-        yield* importDocument({
+        yield* Fixtures.importDocument({
           users: [{ id: composed, apiKeys: ["k1"] }, { id: decomposed }],
-          files: [file({ id: composed, userId: composed }), file({ id: decomposed, userId: decomposed })]
+          files: [
+            Fixtures.file({ id: composed, userId: composed }),
+            Fixtures.file({ id: decomposed, userId: decomposed })
+          ]
         })
-        expect(Option.map(yield* findFile("k1", composed), (f) => f.ownerId)).toEqual(Option.some(composed))
-        expect(Option.map(yield* findFile("k1", decomposed), (f) => f.ownerId)).toEqual(Option.some(decomposed))
+        expect(Option.map(yield* Fixtures.findFile("k1", composed), (f) => f.ownerId)).toEqual(Option.some(composed))
+        expect(Option.map(yield* Fixtures.findFile("k1", decomposed), (f) => f.ownerId)).toEqual(
+          Option.some(decomposed)
+        )
       }).pipe(withStorage())
     )
 
@@ -111,10 +105,10 @@ export const textRules = (withStorage: WithStorage): void => {
         const document = {
           users: [{ id: "u\u0000" }, { id: "u-ok", apiKeys: ["k\ud800"] }],
           files: [
-            file({ id: "x".repeat(longest + 1), userId: "u-ok" }),
-            file({ id: "😀".repeat(longest + 1), userId: "u-ok" }),
+            Fixtures.file({ id: "x".repeat(longest + 1), userId: "u-ok" }),
+            Fixtures.file({ id: "😀".repeat(longest + 1), userId: "u-ok" }),
             {
-              ...file({
+              ...Fixtures.file({
                 id: "f-ok",
                 userId: "u-ok",
                 submissions: [
@@ -135,9 +129,13 @@ export const textRules = (withStorage: WithStorage): void => {
           { path: "$.files[2].submissions[1].content.k", detail: TextRules.messages.illFormed },
           { path: "$.files[2].name", detail: TextRules.messages.illFormed }
         ]
-        expect(byPath(issuesOf(yield* Effect.flip(importDocument(document))))).toEqual(byPath(expected))
-        expect(byPath(issuesOf(yield* Effect.flip(FixtureDocument.decode(document))))).toEqual(byPath(expected))
-        const left = yield* census({ users: ["u-ok"], files: ["f-ok"] })
+        expect(byPath(Fixtures.issuesOf(yield* Effect.flip(Fixtures.importDocument(document))))).toEqual(
+          byPath(expected)
+        )
+        expect(byPath(Fixtures.issuesOf(yield* Effect.flip(FixtureDocument.decode(document))))).toEqual(
+          byPath(expected)
+        )
+        const left = yield* Fixtures.census({ users: ["u-ok"], files: ["f-ok"] })
         expect(left).toEqual({ users: 0, apiKeys: 0, files: 0, submissions: 0 })
       }).pipe(withStorage())
     )
@@ -146,17 +144,17 @@ export const textRules = (withStorage: WithStorage): void => {
       Effect.gen(function* () {
         const content = Object.fromEntries(texts.map((text, i) => [`${text} ${i}`, text]))
         const at = "2024-01-02T00:00:00.000Z"
-        yield* importDocument({
+        yield* Fixtures.importDocument({
           users: [{ id: "u1", apiKeys: ["k1"] }],
-          files: [...limitIds, "f-ok"].map((id) => file({ id, userId: "u1" }))
+          files: [...limitIds, "f-ok"].map((id) => Fixtures.file({ id, userId: "u1" }))
         })
         expect(
-          yield* appendDocument({
+          yield* Fixtures.appendDocument({
             files: limitIds.map((id) => ({ id, submissions: [{ createdDate: at, content }], VisitCounter: 1 }))
           })
         ).toEqual({ files: limitIds.length, submissions: limitIds.length })
         for (const id of limitIds) {
-          expect((yield* readSubmissions(id)).map((row) => row.contentJson)).toEqual([JSON.stringify(content)])
+          expect((yield* Fixtures.readSubmissions(id)).map((row) => row.contentJson)).toEqual([JSON.stringify(content)])
         }
         const document = {
           files: [
@@ -183,17 +181,19 @@ export const textRules = (withStorage: WithStorage): void => {
           { path: "$.files[3].id", detail: TextRules.messages.nul },
           { path: "$.files[4].id", detail: TextRules.messages.illFormed }
         ]
-        expect(byPath(issuesOf(yield* Effect.flip(appendDocument(document))))).toEqual(byPath(expected))
-        expect(byPath(issuesOf(yield* Effect.flip(AppendDocument.decode(document))))).toEqual(byPath(expected))
+        expect(byPath(Fixtures.issuesOf(yield* Effect.flip(Fixtures.appendDocument(document))))).toEqual(
+          byPath(expected)
+        )
+        expect(byPath(Fixtures.issuesOf(yield* Effect.flip(AppendDocument.decode(document))))).toEqual(byPath(expected))
         const counters = (id: string) =>
           Effect.map(
-            findFile("k1", id),
+            Fixtures.findFile("k1", id),
             Option.map((f) => [f.SubmissionCounter, f.VisitCounter])
           )
         expect(yield* counters("f-ok")).toEqual(Option.some([0, 0]))
         expect(yield* counters(limitIds[0] as string)).toEqual(Option.some([1, 1]))
-        expect(yield* readSubmissions("f-ok")).toEqual([])
-        expect(yield* readSubmissions(limitIds[0] as string)).toHaveLength(1)
+        expect(yield* Fixtures.readSubmissions("f-ok")).toEqual([])
+        expect(yield* Fixtures.readSubmissions(limitIds[0] as string)).toHaveLength(1)
       }).pipe(withStorage())
     )
   })
