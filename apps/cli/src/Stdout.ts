@@ -15,8 +15,8 @@ import * as Layer from "effect/Layer"
  * @category models
  */
 export interface Output {
-  /** Writes a piece, done once the stream can take more. */
-  readonly write: (piece: string) => Effect.Effect<void>
+  /** Writes a piece (text, or UTF-8 bytes), done once the stream can take more. */
+  readonly write: (piece: string | Uint8Array) => Effect.Effect<void>
 }
 
 /**

@@ -21,6 +21,7 @@ import type * as FileRepository from "./FileRepository.js"
 import * as FileRequest from "./FileRequest.js"
 import { GetSubmissionsRequest } from "./GetSubmissions.js"
 import type * as RateLimiter from "./RateLimiter.js"
+import * as SubmissionsExport from "./SubmissionsExport.js"
 
 /**
  * The formats of an export.
@@ -106,10 +107,14 @@ export interface ExportReply {
   readonly file: StoredFile
   readonly format: Format
   readonly contentNames: Effect.Effect<ReadonlyArray<string>, StorageUnavailable>
-  /** The page after `after` (`undefined`: the first); `next` is given whenever `hasMore`. */
+  /**
+   * The page after `after` (`undefined`: the first), each submission rendered as `rows` says; `next` is given
+   * whenever `hasMore`.
+   */
   readonly submissionPage: (
-    after: string | undefined
-  ) => Effect.Effect<FileRepository.SubmissionPage, StorageUnavailable>
+    after: string | undefined,
+    rows: FileRepository.ExportRows
+  ) => Effect.Effect<FileRepository.JoinedPage, StorageUnavailable>
 }
 
 const decodeRequest = FileRequest.decoder(ExportRequest, details)
@@ -153,15 +158,13 @@ export const answer = (
   file,
   format: query.format,
   contentNames: files.readContentNames(file.id, file.readPoint),
-  // Nothing is read past the window's end, so its position need not be looked up.
-  submissionPage: (after) =>
-    files.readSubmissions(file.id, {
-      after,
-      since: query.since,
-      until: query.until,
-      upTo: file.readPoint,
-      endPosition: false
-    })
+  submissionPage: (after, rows) => {
+    // Nothing is read past the window's end, so its position need not be looked up.
+    const range = { after, since: query.since, until: query.until, upTo: file.readPoint, endPosition: false }
+    return files.readExportPage === undefined
+      ? Effect.map(files.readSubmissions(file.id, range), (page) => SubmissionsExport.renderPage(rows, page))
+      : files.readExportPage(file.id, range, rows)
+  }
 })
 
 const operation = FileRequest.operation(parseRequest, answer)

@@ -137,6 +137,17 @@ export type JoinedPage =
     }
 
 /**
+ * What each submission of an export's page becomes (`readExportPage`): its NDJSON line (the entry and `\n`), or
+ * its CSV row under the header of `names` (`SubmissionsExport.csvRows`, CRLF-ended).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ExportRows =
+  | { readonly format: "ndjson" }
+  | { readonly format: "csv"; readonly names: ReadonlyArray<string> }
+
+/**
  * Read access to stored files.
  *
  * @since 0.1.0
@@ -169,6 +180,20 @@ export interface FileRepository {
   readonly readJoinedSubmissions?: (
     fileId: FileId,
     range: SubmissionRange
+  ) => Effect.Effect<JoinedPage, StorageUnavailable>
+  /**
+   * Optional capability; a new adapter leaves it out. The page `readSubmissions` gives for the same range, each
+   * submission as `rows` says, every row ended by its line end and none between (`joined`), made by the adapter
+   * from what import and append stored for it rather than by the core from each entry
+   * (docs/performance.md#export-rows-rendered-at-import). Callers go through `ExportSubmissions`, whose default
+   * renders the pages of `readSubmissions` with `SubmissionsExport.renderPage`.
+   *
+   * @since 0.2.0
+   */
+  readonly readExportPage?: (
+    fileId: FileId,
+    range: SubmissionRange,
+    rows: ExportRows
   ) => Effect.Effect<JoinedPage, StorageUnavailable>
   /**
    * The content names of the file's submissions committed at or before `upTo`, each once, in the order the file

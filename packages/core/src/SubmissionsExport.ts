@@ -1,6 +1,6 @@
 /**
- * The body of an export (`ExportSubmissions`) in its format, written piece by piece as the pages are read, in
- * pieces of about `FileDataJson.maxPieceLength`, so an export of any size is never one string.
+ * The body of an export (`ExportSubmissions`) in its format, written page by page as storage gives the pages
+ * (`FileRepository.readExportPage`), each as text or as UTF-8 bytes, so an export of any size is never one string.
  *
  * - NDJSON: each submission's stored entry (`SubmissionEntry`), the text the File reply holds for it, then `\n`.
  * - CSV (RFC 4180, CRLF): the header `createdDate` and the file's content names, then one row per submission.
@@ -10,9 +10,10 @@
  * @since 0.2.0
  */
 import * as Effect from "effect/Effect"
-import type * as Stream from "effect/Stream"
+import * as Stream from "effect/Stream"
 import type { ExportReply, Format } from "./ExportSubmissions.js"
 import type { StorageUnavailable } from "./FileDataError.js"
+import type * as FileRepository from "./FileRepository.js"
 import * as Pieces from "./internal/pieces.js"
 import * as SubmissionEntry from "./SubmissionEntry.js"
 
@@ -55,6 +56,8 @@ export const contentDisposition = (fileId: string, format: Format): string => {
 // The first characters a spreadsheet may read as the start of a formula.
 const FORMULA = /^[=+\-@\t\r]/u
 const QUOTED = /[",\r\n]/u
+// Either: most cells have neither, and one test says so (a cell is rendered at every import and append).
+const SPECIAL = /^[=+\-@\t]|[",\r\n]/u
 
 /**
  * Whether a cell's text gets the `'` prefix: it begins with `=`, `+`, `-`, `@`, a tab or CR.
@@ -72,6 +75,7 @@ export const needsPrefix = (text: string): boolean => FORMULA.test(text)
  * @category encoding
  */
 export const csvCell = (text: string): string => {
+  if (!SPECIAL.test(text)) return text
   const cell = FORMULA.test(text) ? `'${text}` : text
   return QUOTED.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell
 }
@@ -86,26 +90,78 @@ export const csvHeader = (names: ReadonlyArray<string>): string =>
   `${["createdDate", ...names].map(csvCell).join(",")}\r\n`
 
 /**
+ * A submission's CSV row as import and append store it beside its entry: the `createdDate`, then a cell for each
+ * position up to the last of its names (`width` cells, empty where it lacks the name), without the empty cells
+ * after those nor the line end. A file's names keep their positions once given (`readContentNames`), so the row
+ * stays right under every later header; {@link csvLine} completes it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface StoredCsvRow {
+  readonly text: string
+  readonly width: number
+}
+
+/**
+ * The {@link StoredCsvRow} of a submission (content as stored: an object of strings) whose names stand at
+ * `positions`; undefined when one of its names has none.
+ *
+ * @since 0.2.0
+ * @category encoding
+ */
+export const storedCsvRow = (
+  createdDate: string,
+  content: Readonly<Record<string, string>>,
+  positions: ReadonlyMap<string, number>
+): StoredCsvRow | undefined => rowOf(createdDate, content, positions, false)
+
+// The row's cells up to its last name with a position; a name without one refuses the row, or is left out.
+const rowOf = (
+  createdDate: string,
+  content: Readonly<Record<string, string>>,
+  positions: ReadonlyMap<string, number>,
+  leaveOut: boolean
+): StoredCsvRow | undefined => {
+  const cells: Array<string> = []
+  for (const name in content) {
+    const at = positions.get(name)
+    if (at === undefined) {
+      if (leaveOut) continue
+      return undefined
+    }
+    while (cells.length <= at) cells.push("")
+    cells[at] = csvCell(content[name] as string)
+  }
+  return { text: cells.length === 0 ? createdDate : `${createdDate},${cells.join(",")}`, width: cells.length }
+}
+
+/**
+ * A stored row completed under a header of `columns` names: the empty cells it lacks after its last, and CRLF.
+ *
+ * @since 0.2.0
+ * @category encoding
+ */
+export const csvLine = (text: string, width: number, columns: number): string =>
+  `${text}${",".repeat(Math.max(0, columns - width))}\r\n`
+
+/**
  * The CSV row of a submission's entry under the header of `names`: its `createdDate` (never quoted nor prefixed:
- * a timestamp), then each name's value, empty where the submission lacks the name.
+ * a timestamp), then each name's value, empty where the submission lacks the name; a name not in `names` is left
+ * out.
  *
  * @since 0.2.0
  * @category encoding
  */
 export const csvRows = (names: ReadonlyArray<string>): ((entry: SubmissionEntry.SubmissionEntry) => string) => {
-  const columns = new Map<string, number>()
-  for (let i = 0; i < names.length; i++) columns.set(names[i] as string, i)
-  const empty: Array<string> = names.map(() => "")
+  const positions = new Map<string, number>()
+  for (let i = 0; i < names.length; i++) positions.set(names[i] as string, i)
   return (entry) => {
     const { contentJson, createdDate } = SubmissionEntry.parse(entry)
     // Stored content is a JSON object of strings (the import's rules).
     const content = JSON.parse(contentJson) as Record<string, string>
-    const cells = empty.slice()
-    for (const name in content) {
-      const at = columns.get(name)
-      if (at !== undefined) cells[at] = csvCell(content[name] as string)
-    }
-    return cells.length === 0 ? `${createdDate}\r\n` : `${createdDate},${cells.join(",")}\r\n`
+    const row = rowOf(createdDate, content, positions, true) as StoredCsvRow
+    return csvLine(row.text, row.width, names.length)
   }
 }
 
@@ -117,74 +173,101 @@ export const csvRows = (names: ReadonlyArray<string>): ((entry: SubmissionEntry.
  */
 export const ndjsonLine = (entry: SubmissionEntry.SubmissionEntry): string => `${entry}\n`
 
-// A page's lines gathered into pieces of about `maxPieceLength`, `before` at the start of the first.
-const piecesOf = (
-  entries: ReadonlyArray<SubmissionEntry.SubmissionEntry>,
-  line: (entry: SubmissionEntry.SubmissionEntry) => string,
-  before: string
-): Array<string> => {
-  const out: Array<string> = []
-  let piece = before
-  for (let i = 0; i < entries.length; i++) {
-    const text = line(entries[i] as SubmissionEntry.SubmissionEntry)
-    if (piece.length > 0 && piece.length + text.length >= Pieces.maxPieceLength) {
-      out.push(piece)
-      piece = ""
-    }
-    piece += text
-  }
-  if (piece.length > 0 || out.length === 0) out.push(piece)
-  return out
+/**
+ * Each entry's line as `rows` says: its NDJSON line, or its CSV row under the header of `rows.names`.
+ *
+ * @since 0.2.0
+ * @category encoding
+ */
+export const lineOf = (rows: FileRepository.ExportRows): ((entry: SubmissionEntry.SubmissionEntry) => string) =>
+  rows.format === "ndjson" ? ndjsonLine : csvRows(rows.names)
+
+/**
+ * An export's lines, each with its line end, as a page holds them (`FileRepository.JoinedPage`): as text, or as
+ * UTF-8 bytes once long enough for V8 to make the text a large object.
+ *
+ * @since 0.2.0
+ * @category encoding
+ */
+export const joinLines = (lines: ReadonlyArray<string>): string | Uint8Array => Pieces.joinTexts(lines, "")
+
+/**
+ * A page's entries rendered as `rows` says and joined, as `FileRepository.readExportPage` gives a page: for an
+ * adapter without it, and for rows stored without their CSV row.
+ *
+ * @since 0.2.0
+ * @category encoding
+ */
+export const renderEntries = (
+  rows: FileRepository.ExportRows,
+  entries: ReadonlyArray<SubmissionEntry.SubmissionEntry>
+): string | Uint8Array => joinLines(entries.map(lineOf(rows)))
+
+/**
+ * A page of `readSubmissions` as `readExportPage` gives it.
+ *
+ * @since 0.2.0
+ * @category encoding
+ */
+export const renderPage = (
+  rows: FileRepository.ExportRows,
+  page: FileRepository.SubmissionPage
+): FileRepository.JoinedPage => {
+  const joined = renderEntries(rows, page.entries)
+  return page.hasMore
+    ? { joined, count: page.entries.length, next: page.next, hasMore: true }
+    : { joined, count: page.entries.length, next: page.next, hasMore: false }
 }
 
-// Where the writing stands between pages: the position to read after, and each entry's line, known once the
+// Where the writing stands between pages: the position to read after, and what each row is, known once the
 // header is written (undefined before the first page).
 interface Position {
   readonly after: string | undefined
-  readonly line: ((entry: SubmissionEntry.SubmissionEntry) => string) | undefined
+  readonly rows: FileRepository.ExportRows | undefined
 }
 
-const start: Position = { after: undefined, line: undefined }
+const start: Position = { after: undefined, rows: undefined }
 
-// The line of each entry, and what comes before the first: the CSV header, read once from the stored names.
+const ndjson: FileRepository.ExportRows = { format: "ndjson" }
+
+// What each row is, and what comes before the first: the CSV header, read once from the stored names.
 const begin = (
   reply: ExportReply
-): Effect.Effect<
-  readonly [line: (entry: SubmissionEntry.SubmissionEntry) => string, head: string],
-  StorageUnavailable
-> =>
+): Effect.Effect<readonly [rows: FileRepository.ExportRows, head: string], StorageUnavailable> =>
   reply.format === "ndjson"
-    ? Effect.succeed([ndjsonLine, ""] as const)
-    : Effect.map(reply.contentNames, (names) => [csvRows(names), csvHeader(names)] as const)
+    ? Effect.succeed([ndjson, ""] as const)
+    : Effect.map(reply.contentNames, (names) => [{ format: "csv", names }, csvHeader(names)] as const)
 
-// Reads one page and renders it as the next pieces of the body; no next position after the last page.
+// Reads one page and gives it as the next pieces of the body; no next position after the last page.
 const step = (
   reply: ExportReply,
   position: Position
-): Effect.Effect<readonly [pieces: Array<string>, next: Position | undefined], StorageUnavailable> =>
+): Effect.Effect<readonly [pieces: Array<string | Uint8Array>, next: Position | undefined], StorageUnavailable> =>
   Effect.flatMap(
-    position.line === undefined ? begin(reply) : Effect.succeed([position.line, ""] as const),
-    ([line, head]) =>
-      Effect.map(reply.submissionPage(position.after), (page) => [
-        piecesOf(page.entries, line, head),
+    position.rows === undefined ? begin(reply) : Effect.succeed([position.rows, ""] as const),
+    ([rows, head]) =>
+      Effect.map(reply.submissionPage(position.after, rows), (page) => {
         // An empty page ends the export whatever it says: the same page is never asked for twice.
-        page.hasMore && page.entries.length > 0 ? { after: page.next, line } : undefined
-      ])
+        const next = page.hasMore && page.count > 0 ? { after: page.next, rows } : undefined
+        return [Pieces.aroundJoined(head, page.joined, "", position.rows === undefined && next === undefined), next]
+      })
   )
 
 /**
- * Writes the whole body through `write`, piece by piece, reading the next page only once `write` is done with
- * the last: the transport decides how to wait for a slow reader. An export of one short page is one piece,
- * `last`.
+ * Writes the whole body through `write`, in pieces of text or of UTF-8 bytes (each page as storage gave it),
+ * reading the next page only once `write` is done with the last: the transport decides how to wait for a slow
+ * reader. An export of one page is one piece, `last`.
  *
  * @since 0.2.0
  * @category encoding
  */
 export const writeTo = <E, R>(
   reply: ExportReply,
-  write: (piece: string, last: boolean) => Effect.Effect<void, E, R>
+  write: (piece: string | Uint8Array, last: boolean) => Effect.Effect<void, E, R>
 ): Effect.Effect<void, E | StorageUnavailable, R> =>
   Pieces.writeAll(start, (position: Position) => step(reply, position), write)
+
+const decoder = new TextDecoder()
 
 /**
  * The whole body as a stream of text pieces; pages are read as the stream is pulled.
@@ -193,4 +276,7 @@ export const writeTo = <E, R>(
  * @category encoding
  */
 export const encode = (reply: ExportReply): Stream.Stream<string, StorageUnavailable> =>
-  Pieces.stream(start, (position: Position) => step(reply, position))
+  Stream.map(
+    Pieces.stream(start, (position: Position) => step(reply, position)),
+    (piece) => (typeof piece === "string" ? piece : decoder.decode(piece))
+  )

@@ -5,8 +5,9 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
+import type * as Statement from "@effect/sql/Statement"
 import type { FileDataError } from "@filedata/core"
-import { FileData, FileRepository, SubmissionEntry, type SubmissionSignals } from "@filedata/core"
+import { FileData, FileRepository, SubmissionEntry, type SubmissionSignals, SubmissionsExport } from "@filedata/core"
 import { KeyHash, StorageFailure, SubmissionPosition } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -53,6 +54,15 @@ const prefetchedChars = 4 * 1024 * 1024
 interface SubmissionRow {
   readonly seq: string
   readonly created_date: string
+  readonly entry: string | null
+  readonly content: string | null
+}
+
+// An export's row: its line when import stored what it is made of, else what the line is rendered from.
+interface ExportRow {
+  readonly seq: string
+  readonly created_date: string
+  readonly line: string | null
   readonly entry: string | null
   readonly content: string | null
 }
@@ -121,8 +131,23 @@ export const makeWith = (options: {
       range: FileRepository.SubmissionRange,
       limit: number
     ) =>
-      sql<SubmissionRow>`SELECT seq, ${epochMillis(sql, "created_date")} AS created_date, entry,
-        CASE WHEN entry IS NULL THEN content END AS content
+      rowsOf<SubmissionRow>(
+        sql`entry, CASE WHEN entry IS NULL THEN content END AS content`,
+        fileId,
+        lower,
+        range,
+        limit
+      )
+
+    // The rows of a page, each as `columns` and its position.
+    const rowsOf = <Row extends object>(
+      columns: Statement.Fragment,
+      fileId: FileData.FileId,
+      lower: SubmissionPosition.Position,
+      range: FileRepository.SubmissionRange,
+      limit: number
+    ) =>
+      sql<Row>`SELECT seq, ${epochMillis(sql, "created_date")} AS created_date, ${columns}
         FROM submissions
         WHERE file_id = ${fileId}${
           SubmissionPosition.isStart(lower)
@@ -253,6 +278,43 @@ export const makeWith = (options: {
           if (page !== undefined) return Effect.succeed(page)
         }
         return Effect.map(repository.readSubmissions(fileId, range), FileRepository.join)
+      },
+      // Each row's line made by PostgreSQL from what import stored (docs/performance.md#export-rows-rendered-at-import),
+      // joined here as `readJoinedSubmissions` joins entries; a row stored without it rendered here.
+      readExportPage: (fileId, range, rows) => {
+        const after = range.after === undefined ? undefined : SubmissionPosition.parse(range.after)
+        const lower = SubmissionPosition.lowerBound(after, range.since)
+        if (range.after !== undefined && after === undefined) {
+          return Effect.succeed({ joined: "", count: 0, next: range.after, hasMore: false })
+        }
+        const limit = range.limit ?? pageSize
+        const [stored, line] =
+          rows.format === "csv"
+            ? [sql`csv`, sql`csv || repeat(',', ${rows.names.length}::int4 - csv_width) || E'\r\n'`]
+            : [sql`entry`, sql`entry || E'\n'`]
+        const columns = sql`CASE WHEN ${stored} IS NOT NULL THEN ${line} END AS line,
+          CASE WHEN ${stored} IS NULL THEN entry END AS entry,
+          CASE WHEN ${stored} IS NULL AND entry IS NULL THEN content END AS content`
+        return Effect.map(read(rowsOf<ExportRow>(columns, fileId, lower, range, limit)), (found) => {
+          const count = Math.min(found.length, limit)
+          const lines: Array<string> = new Array(count)
+          let render: ((entry: SubmissionEntry.SubmissionEntry) => string) | undefined
+          for (let i = 0; i < count; i++) {
+            const row = found[i] as ExportRow
+            if (row.line !== null) lines[i] = row.line
+            else {
+              render ??= SubmissionsExport.lineOf(rows)
+              lines[i] = render(SubmissionEntry.fromColumns(row.entry, Number(row.created_date), row.content as string))
+            }
+          }
+          const last = found[count - 1]
+          const next =
+            last === undefined
+              ? (range.after ?? SubmissionPosition.format(lower))
+              : SubmissionPosition.format({ createdDate: Number(last.created_date), seq: last.seq })
+          const joined = SubmissionsExport.joinLines(lines)
+          return found.length > limit ? { joined, count, next, hasMore: true } : { joined, count, next, hasMore: false }
+        })
       },
       // By the primary key (PgMigrations), up to the read point.
       readContentNames: (fileId, upTo) =>

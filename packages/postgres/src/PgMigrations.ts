@@ -196,6 +196,29 @@ const submissionNotify = Effect.gen(function* () {
     FOR EACH STATEMENT EXECUTE FUNCTION notify_submissions_appended()`
 })
 
+// Each submission's CSV row as an export writes it (`SubmissionsExport.StoredCsvRow`), rendered once here and at
+// import and append by the core's own function, so an export reads it as the reply reads entries
+// (docs/performance.md#export-rows-rendered-at-import). Expand only: rows an instance of the previous release
+// writes meanwhile have none, nor does a row whose names its file does not list; reads render those themselves.
+// Numbered 9 on both adapters.
+const csvRows = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE submissions ADD COLUMN csv text, ADD COLUMN csv_width int4`
+  yield* ContentNames.backfillCsvRows(
+    sql,
+    (value) => sql`${value}::int8`,
+    (column) => epochMillis(sql, column),
+    (rows) =>
+      sql`UPDATE submissions SET csv = u.csv, csv_width = u.width
+        FROM unnest(
+          ${rows.map(([seq]) => String(seq))}::int8[],
+          ${rows.map(([, text]) => text)}::text[],
+          ${rows.map(([, , width]) => width)}::int4[]
+        ) AS u (seq, csv, width)
+        WHERE submissions.seq = u.seq`
+  )
+})
+
 /**
  * The channel on which every committed insert of submissions is announced (migration 8).
  *
@@ -217,7 +240,8 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "4_submission_read_point": submissionReadPoint,
   "6_content_names": contentNames,
   "7_webhooks": webhooks,
-  "8_submission_notify": submissionNotify
+  "8_submission_notify": submissionNotify,
+  "9_csv_rows": csvRows
 })
 
 // Any fixed number works; only this adapter's migrations take it.

@@ -9,6 +9,9 @@ import { type SqlDialect, SqlOperatorStore } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import { epochMillis, instant } from "./internal/storage.js"
 
+// Staged rows rendered again per step (`restage`), so a big append does it in bounded memory.
+const RESTAGE_BATCH = 5000
+
 // Any fixed number works; only this adapter's writers take it.
 const WRITE_LOCK_KEY = 7_305_164_212
 
@@ -37,7 +40,9 @@ export const dialect: SqlDialect.Make = (sql) => ({
           file_index int4 NOT NULL,
           created_millis int8 NOT NULL,
           content text NOT NULL,
-          entry text NOT NULL
+          entry text NOT NULL,
+          csv text NOT NULL,
+          csv_width int4 NOT NULL
         ) ON COMMIT DROP`,
         sql`CREATE TEMP TABLE import_files (file_index int4 PRIMARY KEY, id text NOT NULL) ON COMMIT DROP`
       ],
@@ -45,18 +50,41 @@ export const dialect: SqlDialect.Make = (sql) => ({
     ),
     // A batch travels as four array parameters, which PostgreSQL takes far faster than thousands of scalars.
     insert: (submissions) =>
-      sql`INSERT INTO import_submissions (file_index, created_millis, content, entry)
+      sql`INSERT INTO import_submissions (file_index, created_millis, content, entry, csv, csv_width)
         SELECT * FROM unnest(
           ${submissions.map((submission) => submission.file)}::int4[],
           ${submissions.map((submission) => submission.createdDate)}::int8[],
           ${submissions.map((submission) => submission.content)}::text[],
-          ${submissions.map((submission) => submission.entry)}::text[]
+          ${submissions.map((submission) => submission.entry)}::text[],
+          ${submissions.map((submission) => submission.csv)}::text[],
+          ${submissions.map((submission) => submission.csvWidth)}::int4[]
         )`,
+    // A step's rows read by seq and written back in one statement, as arrays.
+    restage: (file, render) =>
+      Effect.gen(function* () {
+        let last = "0"
+        for (;;) {
+          const rows = yield* sql<{ readonly seq: string; readonly created_millis: string; readonly content: string }>`
+            SELECT seq, created_millis, content FROM import_submissions
+            WHERE file_index = ${file} AND seq > ${last}::int8 ORDER BY seq LIMIT ${RESTAGE_BATCH}`
+          const end = rows.at(-1)
+          if (end === undefined) return
+          const rendered = rows.map((row) => render(Number(row.created_millis), row.content))
+          yield* sql`UPDATE import_submissions AS s SET csv = u.csv, csv_width = u.width
+            FROM unnest(
+              ${rows.map((row) => row.seq)}::int8[],
+              ${rendered.map((csv) => csv.text)}::text[],
+              ${rendered.map((csv) => csv.width)}::int4[]
+            ) AS u (seq, csv, width)
+            WHERE s.seq = u.seq`
+          last = end.seq
+        }
+      }),
     // Milliseconds become a timestamptz as `instant` makes them: whole seconds, exact as float8, plus the rest.
-    copy: sql`INSERT INTO submissions (file_id, created_date, content, entry)
+    copy: sql`INSERT INTO submissions (file_id, created_date, content, entry, csv, csv_width)
       SELECT f.id,
         to_timestamp(div(s.created_millis, 1000)::float8) + mod(s.created_millis, 1000)::int * interval '1 millisecond',
-        s.content, s.entry
+        s.content, s.entry, s.csv, s.csv_width
       FROM import_submissions AS s JOIN import_files AS f USING (file_index)
       ORDER BY s.seq`,
     close: Effect.void

@@ -150,7 +150,9 @@ describe.skipIf(testDatabaseUrl === undefined)("PgMigrations on PostgreSQL (TEST
         "file_id text NO",
         "created_date timestamp with time zone NO",
         "content text NO",
-        "entry text YES"
+        "entry text YES",
+        "csv text YES",
+        "csv_width integer YES"
       ])
       const recorded = yield* inSchema(
         schema,
@@ -163,7 +165,8 @@ describe.skipIf(testDatabaseUrl === undefined)("PgMigrations on PostgreSQL (TEST
         { migration_id: 4, name: "submission_read_point" },
         { migration_id: 6, name: "content_names" },
         { migration_id: 7, name: "webhooks" },
-        { migration_id: 8, name: "submission_notify" }
+        { migration_id: 8, name: "submission_notify" },
+        { migration_id: 9, name: "csv_rows" }
       ])
     })
   )

@@ -55,7 +55,8 @@ const allMigrations = [
   { migration_id: 4, name: "submission_read_point" },
   { migration_id: 6, name: "content_names" },
   { migration_id: 7, name: "webhooks" },
-  { migration_id: 8, name: "submission_notify" }
+  { migration_id: 8, name: "submission_notify" },
+  { migration_id: 9, name: "csv_rows" }
 ]
 
 // SHA-256 of the UTF-8 text, computed independently of the adapter.
@@ -360,7 +361,9 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
         "submissions.file_id text",
         "submissions.created_date timestamp with time zone",
         "submissions.content text",
-        "submissions.entry text"
+        "submissions.entry text",
+        "submissions.csv text",
+        "submissions.csv_width integer"
       ])
       const stored = yield* admin(
         (sql) => sql<{ content: string; entry: string; created: string; key_hash: string }>`

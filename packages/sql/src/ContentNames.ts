@@ -10,6 +10,7 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
+import { FileData, SubmissionsExport } from "@filedata/core"
 import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 
@@ -20,15 +21,17 @@ const BACKFILL_BATCH = 5000
 
 /**
  * The names an import or an append brings, by the position of their file in the document's `$.files`, each
- * file's in order of first appearance.
+ * file's in order of first appearance with its position among them; and each submission's CSV row
+ * (`SubmissionsExport.StoredCsvRow`) under those positions, which are the file's own unless it already had names
+ * ({@link plan}).
  *
  * @since 0.2.0
  * @category models
  */
 export interface Collector {
-  /** Adds the names of one submission's content (JSON text of an object), in their order. */
-  readonly add: (file: number, contentJson: string) => void
-  readonly byFile: ReadonlyMap<number, ReadonlySet<string>>
+  /** Adds the names of one submission's content (JSON text of an object), in their order; its CSV row. */
+  readonly add: (file: number, createdDate: string, contentJson: string) => SubmissionsExport.StoredCsvRow
+  readonly byFile: ReadonlyMap<number, ReadonlyMap<string, number>>
 }
 
 /**
@@ -38,30 +41,95 @@ export interface Collector {
  * @category constructors
  */
 export const collector = (): Collector => {
-  const byFile = new Map<number, Set<string>>()
+  const byFile = new Map<number, Map<string, number>>()
   return {
     byFile,
-    add: (file, contentJson) => {
+    add: (file, createdDate, contentJson) => {
       let names = byFile.get(file)
       if (names === undefined) {
-        names = new Set()
+        names = new Map()
         byFile.set(file, names)
       }
       // A `for in` over the parsed object: its own keys in the stored text's order, `__proto__` included.
-      const content = JSON.parse(contentJson) as Record<string, unknown>
-      for (const name in content) names.add(name)
+      const content = JSON.parse(contentJson) as Record<string, string>
+      for (const name in content) if (!names.has(name)) names.set(name, names.size)
+      return SubmissionsExport.storedCsvRow(createdDate, content, names) as SubmissionsExport.StoredCsvRow
     }
   }
 }
 
 interface NameRow {
   readonly file_id: string
+  readonly position: number | string
   readonly name: string
 }
 
 /**
- * Writes the names of `collected` that the files do not have yet, after the file's own, inside the transaction
- * that has just copied their submissions: `seq` is the highest of the table, one of those submissions.
+ * What a write adds to `content_names` (`rows`, each file's new names after its own), and the files in the
+ * document whose submissions' CSV rows were made under other positions than the file's (`restage`, by index in
+ * `$.files`, with every position of the file's names): an append to a file that had names, or a file named twice.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Plan {
+  readonly rows: ReadonlyArray<readonly [file: string, position: number, name: string]>
+  readonly restage: ReadonlyMap<number, ReadonlyMap<string, number>>
+}
+
+/**
+ * The {@link Plan} of `collected`, inside the transaction that writes it, before its submissions are copied.
+ *
+ * @since 0.2.0
+ * @category writing
+ */
+export const plan = (
+  sql: SqlClient.SqlClient,
+  files: ReadonlyArray<{ readonly id: string; readonly index: number }>,
+  collected: Collector
+): Effect.Effect<Plan, SqlError> =>
+  Effect.gen(function* () {
+    // A file may be named by more than one entry of an append: its names in document order.
+    const ordered = [...files].sort((a, b) => a.index - b.index)
+    const ids = [...new Set(ordered.filter((file) => collected.byFile.has(file.index)).map((file) => file.id))]
+    const positions = new Map<string, Map<string, number>>()
+    for (const batch of Arr.chunksOf(ids, INSERT_BATCH)) {
+      const rows = yield* sql<NameRow>`SELECT file_id, position, name FROM content_names
+        WHERE ${sql.in("file_id", batch)} ORDER BY file_id, position`
+      for (const row of rows) {
+        const names = positions.get(row.file_id) ?? new Map<string, number>()
+        names.set(row.name, Number(row.position))
+        positions.set(row.file_id, names)
+      }
+    }
+    const rows: Array<readonly [string, number, string]> = []
+    const restage = new Map<number, ReadonlyMap<string, number>>()
+    for (const file of ordered) {
+      const local = collected.byFile.get(file.index)
+      if (local === undefined) continue
+      let names = positions.get(file.id)
+      if (names === undefined) {
+        names = new Map()
+        positions.set(file.id, names)
+      }
+      for (const name of local.keys()) {
+        if (names.has(name)) continue
+        rows.push([file.id, names.size, name])
+        names.set(name, names.size)
+      }
+      for (const [name, at] of local) {
+        if (names.get(name) !== at) {
+          restage.set(file.index, names)
+          break
+        }
+      }
+    }
+    return { rows, restage }
+  })
+
+/**
+ * Writes the names of a {@link plan}, inside its transaction, once its submissions are copied: `seq` is the
+ * highest of the table, one of those submissions.
  *
  * @since 0.2.0
  * @category writing
@@ -69,41 +137,16 @@ interface NameRow {
 export const record = (
   sql: SqlClient.SqlClient,
   int8: (value: number | string) => Statement.Fragment,
-  files: ReadonlyArray<{ readonly id: string; readonly index: number }>,
-  collected: Collector
+  planned: Plan
 ): Effect.Effect<void, SqlError> =>
   Effect.gen(function* () {
-    // A file may be named by more than one entry of an append: its names in document order.
-    const wanted = new Map<string, Set<string>>()
-    for (const file of [...files].sort((a, b) => a.index - b.index)) {
-      const names = collected.byFile.get(file.index)
-      if (names === undefined || names.size === 0) continue
-      const all = wanted.get(file.id) ?? new Set<string>()
-      for (const name of names) all.add(name)
-      wanted.set(file.id, all)
-    }
-    if (wanted.size === 0) return
-    const known = new Map<string, Set<string>>()
-    for (const batch of Arr.chunksOf([...wanted.keys()], INSERT_BATCH)) {
-      const rows = yield* sql<NameRow>`SELECT file_id, name FROM content_names WHERE ${sql.in("file_id", batch)}`
-      for (const row of rows) {
-        const names = known.get(row.file_id) ?? new Set<string>()
-        names.add(row.name)
-        known.set(row.file_id, names)
-      }
-    }
+    if (planned.rows.length === 0) return
     const [top] = yield* sql<{ readonly seq: number | string }>`SELECT max(seq) AS seq FROM submissions`
     const seq = top?.seq ?? 0
-    const rows: Array<readonly [string, number, string]> = []
-    for (const [id, names] of wanted) {
-      const have = known.get(id) ?? new Set<string>()
-      let position = have.size
-      for (const name of names) if (!have.has(name)) rows.push([id, position++, name])
-    }
     yield* insert(
       sql,
       int8,
-      rows.map(([id, position, name]) => [id, position, name, seq] as const)
+      planned.rows.map(([id, position, name]) => [id, position, name, seq] as const)
     )
   })
 
@@ -159,6 +202,64 @@ export const backfill = (
         }
       }
       yield* insert(sql, int8, added)
+      last = end.seq
+    }
+  })
+
+/**
+ * Renders the CSV row (`SubmissionsExport.StoredCsvRow`) of every stored submission under its file's names, in
+ * steps of a few thousand in seq order, each step written by `update` as `[seq, text, width]`: for the migration
+ * that adds the rows. A submission with a name its file does not list (written by an older release meanwhile,
+ * docs/operations.md#migrations-in-a-rolling-deploy), or with U+0000 (stored before the text rules), keeps none,
+ * and is rendered when read. Holds every file's
+ * names (not its submissions) in memory.
+ *
+ * @since 0.2.0
+ * @category migrations
+ */
+export const backfillCsvRows = (
+  sql: SqlClient.SqlClient,
+  int8: (value: number | string) => Statement.Fragment,
+  epochMillis: (column: string) => Statement.Fragment,
+  update: (
+    rows: ReadonlyArray<readonly [seq: number | string, text: string, width: number]>
+  ) => Effect.Effect<void, SqlError>
+): Effect.Effect<void, SqlError> =>
+  Effect.gen(function* () {
+    const positions = new Map<string, Map<string, number>>()
+    for (const row of yield* sql<NameRow>`SELECT file_id, position, name FROM content_names`) {
+      const names = positions.get(row.file_id) ?? new Map<string, number>()
+      names.set(row.name, Number(row.position))
+      positions.set(row.file_id, names)
+    }
+    const none = new Map<string, number>()
+    let last: number | string = 0
+    for (;;) {
+      const rows: ReadonlyArray<{
+        readonly seq: number | string
+        readonly file_id: string
+        readonly created_date: number | string
+        readonly content: string
+      }> = yield* sql<{
+        readonly seq: number | string
+        readonly file_id: string
+        readonly created_date: number | string
+        readonly content: string
+      }>`SELECT seq, file_id, ${epochMillis("created_date")} AS created_date, content FROM submissions
+        WHERE seq > ${int8(last)} ORDER BY seq LIMIT ${BACKFILL_BATCH}`
+      const end = rows.at(-1)
+      if (end === undefined) return
+      const rendered: Array<readonly [number | string, string, number]> = []
+      for (const row of rows) {
+        const csv = SubmissionsExport.storedCsvRow(
+          FileData.timestampFromEpochMillis(Number(row.created_date)),
+          JSON.parse(row.content) as Record<string, string>,
+          positions.get(row.file_id) ?? none
+        )
+        // U+0000, which rows from before the text rules may hold, fits no PostgreSQL text.
+        if (csv !== undefined && !csv.text.includes("\u0000")) rendered.push([row.seq, csv.text, csv.width])
+      }
+      yield* Effect.forEach(Arr.chunksOf(rendered, INSERT_BATCH), update, { discard: true })
       last = end.seq
     }
   })

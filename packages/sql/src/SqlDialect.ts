@@ -10,7 +10,8 @@ import type * as Effect from "effect/Effect"
 
 /**
  * A submission on its way through the staging table of an import or an append: `file` is its file's index in
- * the document's `$.files`, `entry` the submission as the reply writes it.
+ * the document's `$.files`, `entry` the submission as the reply writes it, `csv` and `csvWidth` its CSV row as an
+ * export writes it (`SubmissionsExport.StoredCsvRow`).
  *
  * @since 0.1.0
  * @category models
@@ -20,6 +21,8 @@ export interface StagedSubmission {
   readonly createdDate: number
   readonly content: string
   readonly entry: string
+  readonly csv: string
+  readonly csvWidth: number
 }
 
 /**
@@ -36,6 +39,16 @@ export interface Staging {
   readonly open: Effect.Effect<void, SqlError>
   /** Adds a batch of submissions, in document order. */
   readonly insert: (submissions: ReadonlyArray<StagedSubmission>) => Effect.Effect<void, SqlError>
+  /**
+   * Renders again the CSV row of each staged submission of the file at `file` in `$.files`, from its instant
+   * (epoch milliseconds) and content, a few thousand rows at a time (`ContentNames.plan`).
+   *
+   * @since 0.2.0
+   */
+  readonly restage: (
+    file: number,
+    render: (createdDate: number, content: string) => { readonly text: string; readonly width: number }
+  ) => Effect.Effect<void, SqlError>
   /** Copies the staged rows into `submissions` in staging order, which is document order, so `seq` breaks `createdDate` ties the way the fixture lists them. */
   readonly copy: Effect.Effect<void, SqlError>
   /** Removes both tables before a successful commit, where the engine does not. */

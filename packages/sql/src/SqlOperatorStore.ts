@@ -13,7 +13,8 @@ import {
   type FileDataError,
   Fixture,
   OperatorStore,
-  SubmissionEntry
+  SubmissionEntry,
+  SubmissionsExport
 } from "@filedata/core"
 import * as Arr from "effect/Array"
 import * as Clock from "effect/Clock"
@@ -122,25 +123,26 @@ export const make = (
         })
       })
 
-    // Each submission is staged also rendered as the reply writes it, so no read formats it; content is still
-    // written for older instances, which read only it during a rolling deploy (docs/operations.md).
-    // The content names they bring are collected on the way, for `ContentNames.record` once they are copied.
+    // Each submission is staged also rendered as the reply and the CSV export write it, so no read formats it;
+    // content is still written for older instances, which read only it during a rolling deploy
+    // (docs/operations.md). The content names they bring are collected on the way, with each CSV row.
     const stage =
       (names: ContentNames.Collector) =>
-      (submissions: ReadonlyArray<Fixture.FileSubmission>): Effect.Effect<void, SqlError> => {
-        for (const submission of submissions) names.add(submission.file, submission.contentJson)
-        return stageRows(submissions)
-      }
-
-    const stageRows = (submissions: ReadonlyArray<Fixture.FileSubmission>): Effect.Effect<void, SqlError> =>
-      staging.insert(
-        submissions.map((submission) => ({
-          file: submission.file,
-          createdDate: submission.createdDate,
-          content: submission.contentJson,
-          entry: SubmissionEntry.render(submission.createdDate, submission.contentJson)
-        }))
-      )
+      (submissions: ReadonlyArray<Fixture.FileSubmission>): Effect.Effect<void, SqlError> =>
+        staging.insert(
+          submissions.map((submission) => {
+            const createdDate = FileData.timestampFromEpochMillis(submission.createdDate)
+            const csv = names.add(submission.file, createdDate, submission.contentJson)
+            return {
+              file: submission.file,
+              createdDate: submission.createdDate,
+              content: submission.contentJson,
+              entry: SubmissionEntry.fromStored({ createdDate, contentJson: submission.contentJson }),
+              csv: csv.text,
+              csvWidth: csv.width
+            }
+          })
+        )
 
     const write = (
       fixture: Fixture.FixtureOutline,
@@ -175,20 +177,30 @@ export const make = (
       })
 
     // The staged rows go into `submissions` in document order, each to the file at its position in `$.files`,
-    // so seq keeps a createdDate tie in the document's order, after the file's earlier rows.
-    // Their new content names follow in the same transaction.
+    // so seq keeps a createdDate tie in the document's order, after the file's earlier rows. Their new content
+    // names follow in the same transaction; CSV rows made under other positions than the file's are made again
+    // first (`ContentNames.plan`).
     const copyStaged = (
       files: ReadonlyArray<{ readonly id: string; readonly index: number }>,
       names: ContentNames.Collector
     ): Effect.Effect<void, SqlError> =>
-      Effect.all(
-        [
-          insertAll("import_files", ["file_index", "id"], files, (file) => sql`(${file.index}, ${file.id})`),
-          staging.copy,
-          ContentNames.record(sql, int8, files, names)
-        ],
-        { discard: true }
-      )
+      Effect.gen(function* () {
+        yield* insertAll("import_files", ["file_index", "id"], files, (file) => sql`(${file.index}, ${file.id})`)
+        const planned = yield* ContentNames.plan(sql, files, names)
+        for (const [index, positions] of planned.restage) {
+          yield* staging.restage(
+            index,
+            (createdDate, content) =>
+              SubmissionsExport.storedCsvRow(
+                FileData.timestampFromEpochMillis(createdDate),
+                JSON.parse(content) as Record<string, string>,
+                positions
+              ) as SubmissionsExport.StoredCsvRow
+          )
+        }
+        yield* staging.copy
+        yield* ContentNames.record(sql, int8, planned)
+      })
 
     // The stored SubmissionCounter of each of these files that exists.
     const submissionCounters = (ids: ReadonlyArray<string>): Effect.Effect<Map<string, number>, SqlError> =>

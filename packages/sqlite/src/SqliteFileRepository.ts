@@ -24,7 +24,14 @@
  *
  * @since 0.1.0
  */
-import { FileData, type FileDataError, FileRepository, SubmissionEntry, type SubmissionSignals } from "@filedata/core"
+import {
+  FileData,
+  type FileDataError,
+  FileRepository,
+  SubmissionEntry,
+  type SubmissionSignals,
+  SubmissionsExport
+} from "@filedata/core"
 import { KeyHash, SubmissionPosition } from "@filedata/sql"
 import type Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
@@ -93,9 +100,18 @@ const toFoundFile = (id: FileData.FileId, ownerId: string, row: AccessRow): File
 // documented aggregate ORDER BY sorts the rows again in a temporary B-tree, about twice the time. The page's last
 // createdDate, for `lastSeqAt`. group_concat skips a row without an entry: a file that has any is read as rows
 // (`withoutEntry`).
-const joinedSql = (limit: string) =>
-  `SELECT CAST(group_concat(entry, ',') AS BLOB), count(*), max(created_date)
-    FROM (SELECT entry, created_date FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ${limit})`
+// An export's page is the same statement with each row as its line (`exportRows`).
+const joinedSql = (limit: string, row = "entry", separator = "','", columns = "entry") =>
+  `SELECT CAST(group_concat(${row}, ${separator}) AS BLOB), count(*), max(created_date)
+    FROM (SELECT ${columns}, created_date FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ${limit})`
+
+// An export's rows joined inside SQLite from what import stored (docs/performance.md#export-rows-rendered-at-import):
+// NDJSON, each entry and LF; CSV, each stored row, the empty cells it lacks under the header (the first argument,
+// one comma a name, cut after the row's own cells) and CRLF.
+const exportRows = (limit: string) => ({
+  ndjson: joinedSql(limit, "entry || char(10)", "''"),
+  csv: joinedSql(limit, "csv || substr(?, csv_width + 1) || char(13, 10)", "''", "csv, csv_width")
+})
 
 type JoinedRow = [joined: Buffer | null, count: number, lastDate: number | null]
 
@@ -150,9 +166,19 @@ const prepare = (db: Database.Database, pageSize: number, joins: boolean) => ({
   ...(joins && db.pragma("encoding", { simple: true }) === "UTF-8"
     ? {
         joined: db.prepare<RangeArguments, JoinedRow>(joinedSql(String(joinedPageSize(pageSize)))).raw(),
-        joinedOf: db.prepare<[...RangeArguments, limit: number], JoinedRow>(joinedSql("?")).raw()
+        joinedOf: db.prepare<[...RangeArguments, limit: number], JoinedRow>(joinedSql("?")).raw(),
+        // The limit bound: an export reads a first page of `pageSize` and longer ones after it, as a reply does,
+        // and the statement planned again per page costs nothing beside a page of thousands of rows.
+        exportLines: db.prepare<[...RangeArguments, limit: number], JoinedRow>(exportRows("?").ndjson).raw(),
+        exportCsv: db.prepare<[commas: string, ...RangeArguments, limit: number], JoinedRow>(exportRows("?").csv).raw()
       }
-    : { joined: undefined, joinedOf: undefined }),
+    : { joined: undefined, joinedOf: undefined, exportLines: undefined, exportCsv: undefined }),
+  // Whether the file has a submission without a CSV row up to the read point, as `withoutEntry` (SqliteMigrations).
+  withoutCsv: db
+    .prepare<[fileId: string, upTo: number], number>(
+      "SELECT 1 FROM submissions WHERE file_id = ? AND csv IS NULL AND seq <= ? LIMIT 1"
+    )
+    .pluck(),
   // Whether the file has a submission without an entry up to the read point, from the partial index that holds
   // only those (SqliteMigrations): a seek, where counting entries in the joined statement cost each of its rows
   // (docs/performance.md#pages-joined-in-storage).
@@ -319,6 +345,8 @@ const joinedPageSize = (pageSize: number): number => 4 * pageSize
  * @category models
  */
 export interface SqliteFileRepository extends FileRepository.FileRepository {
+  /** Joins each page inside SQLite from the rows import stored (docs/performance.md#export-rows-rendered-at-import). */
+  readonly readExportPage: NonNullable<FileRepository.FileRepository["readExportPage"]>
   /** Joins each page inside SQLite (docs/performance.md#pages-joined-in-storage). */
   readonly readJoinedSubmissions: (
     fileId: FileData.FileId,
@@ -405,6 +433,35 @@ export const make = (options: {
           }
           const [stored, count, lastDate] = (
             range.limit === undefined ? joinedStatement.get(...bounds) : joinedOf.get(...bounds, limit)
+          ) as JoinedRow
+          const end =
+            (count === limit && lastDate !== null && endingAt(statements, bounds, lastDate)) ||
+            ending(statements, span, range, count, limit)
+          return { joined: stored ?? "", count, ...end }
+        }),
+      // Joined inside SQLite from the rows import stored, a first page of `pageSize` and the reply's longer pages
+      // after it; a file with rows stored without them read as rows and rendered here.
+      readExportPage: (fileId, range, rows) =>
+        read((statements) => {
+          const span = spanOf(fileId, range)
+          if (span === undefined) return { joined: "", count: 0, next: range.after, hasMore: false }
+          const bounds = span[1]
+          const limit = range.limit ?? (range.after === undefined ? pageSize : joinedPageSize(pageSize))
+          const csv = rows.format === "csv"
+          const missing = csv ? statements.withoutCsv : statements.withoutEntry
+          if (
+            statements.exportCsv === undefined ||
+            statements.exportLines === undefined ||
+            missing.get(bounds[0], bounds[6]) !== undefined
+          ) {
+            const entries = pageParts(statements, bounds, limit)
+            const end = ending(statements, span, range, entries.length, limit)
+            return SubmissionsExport.renderPage(rows, { entries, ...end })
+          }
+          const [stored, count, lastDate] = (
+            csv
+              ? statements.exportCsv.get(",".repeat(rows.names.length), ...bounds, limit)
+              : statements.exportLines.get(...bounds, limit)
           ) as JoinedRow
           const end =
             (count === limit && lastDate !== null && endingAt(statements, bounds, lastDate)) ||

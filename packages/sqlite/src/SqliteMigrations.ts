@@ -174,6 +174,29 @@ const contentNames = Effect.gen(function* () {
   yield* ContentNames.backfill(sql, (value) => sql`${Number(value)}`)
 })
 
+// Each submission's CSV row as an export writes it (`SubmissionsExport.StoredCsvRow`), rendered once here and at
+// import and append, so an export reads rows joined inside SQLite as a reply does
+// (docs/performance.md#export-rows-rendered-at-import). Expand only: instances of the previous release write
+// rows without one meanwhile, and a row whose names its file does not list gets none here; reads render those
+// themselves, found by the partial index that holds only them. Numbered 9 on both adapters.
+const csvRows = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE submissions ADD COLUMN csv TEXT`
+  yield* sql`ALTER TABLE submissions ADD COLUMN csv_width INTEGER`
+  yield* ContentNames.backfillCsvRows(
+    sql,
+    (value) => sql`${Number(value)}`,
+    (column) => sql`${sql(column)}`,
+    (rows) =>
+      // The seq range keeps SQLite from scanning the whole table for each step (as `submissionEntries`).
+      sql`UPDATE submissions SET csv = v.column2, csv_width = v.column3 FROM (VALUES ${sql.csv(
+        rows.map(([seq, text, width]) => sql`(${Number(seq)}, ${text}, ${width})`)
+      )}) AS v WHERE submissions.seq = v.column1
+        AND submissions.seq BETWEEN ${Number(rows[0]?.[0])} AND ${Number(rows.at(-1)?.[0])}`
+  )
+  yield* sql`CREATE INDEX submissions_without_csv ON submissions (file_id) WHERE csv IS NULL`
+})
+
 /**
  * Every migration, by `<id>_<name>`; entries are only ever appended.
  *
@@ -186,7 +209,8 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "3_api_key_prefixes": apiKeyPrefixes,
   "5_submissions_without_entry": submissionsWithoutEntry,
   "6_content_names": contentNames,
-  "7_webhooks": webhooks
+  "7_webhooks": webhooks,
+  "9_csv_rows": csvRows
 })
 
 /**

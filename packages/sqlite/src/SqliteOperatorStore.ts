@@ -10,6 +10,9 @@ import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import { writeLock } from "./internal/writeLock.js"
 
+// Staged rows rendered again per step (`restage`), so a big append does it in bounded memory.
+const RESTAGE_BATCH = 5000
+
 /**
  * Instants as epoch milliseconds in INTEGER columns, booleans as 0 and 1; temporary tables stay until dropped.
  *
@@ -29,7 +32,9 @@ export const dialect: SqlDialect.Make = (sql) => ({
         file_index INTEGER NOT NULL,
         created_date INTEGER NOT NULL,
         content TEXT NOT NULL,
-        entry TEXT NOT NULL
+        entry TEXT NOT NULL,
+        csv TEXT NOT NULL,
+        csv_width INTEGER NOT NULL
       )`,
       sql`CREATE TEMP TABLE import_files (file_index INTEGER PRIMARY KEY, id TEXT NOT NULL)`
     ),
@@ -42,15 +47,41 @@ export const dialect: SqlDialect.Make = (sql) => ({
               file_index: submission.file,
               created_date: submission.createdDate,
               content: submission.content,
-              entry: submission.entry
+              entry: submission.entry,
+              csv: submission.csv,
+              csv_width: submission.csvWidth
             }))
           )}`,
         { discard: true }
       ),
+    // A step's rows read by rowid and written back with one UPDATE from their VALUES.
+    restage: (file, render) =>
+      Effect.gen(function* () {
+        let last = 0
+        for (;;) {
+          const rows = yield* sql<{ readonly rowid: number; readonly created_date: number; readonly content: string }>`
+            SELECT rowid, created_date, content FROM import_submissions
+            WHERE file_index = ${file} AND rowid > ${last} ORDER BY rowid LIMIT ${RESTAGE_BATCH}`
+          const end = rows.at(-1)
+          if (end === undefined) return
+          yield* Effect.forEach(
+            Arr.chunksOf(rows, SqlOperatorStore.batchSize),
+            (batch) =>
+              sql`UPDATE import_submissions SET csv = v.column2, csv_width = v.column3 FROM (VALUES ${sql.csv(
+                batch.map((row) => {
+                  const csv = render(row.created_date, row.content)
+                  return sql`(${row.rowid}, ${csv.text}, ${csv.width})`
+                })
+              )}) AS v WHERE import_submissions.rowid = v.column1`,
+            { discard: true }
+          )
+          last = end.rowid
+        }
+      }),
     // `content` too, while instances of the previous release may still read it (SqliteMigrations).
-    copy: sql`INSERT INTO submissions (file_id, created_date, content, entry)
+    copy: sql`INSERT INTO submissions (file_id, created_date, content, entry, csv, csv_width)
       SELECT (SELECT id FROM import_files AS f WHERE f.file_index = s.file_index), s.created_date, s.content,
-        s.entry
+        s.entry, s.csv, s.csv_width
       FROM import_submissions AS s ORDER BY s.rowid`,
     // Temporary tables outlive a transaction on SQLite; a failed one takes them away with its rollback.
     close: Effect.zipRight(sql`DROP TABLE temp.import_submissions`, sql`DROP TABLE temp.import_files`)

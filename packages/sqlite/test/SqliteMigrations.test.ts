@@ -5,7 +5,7 @@ import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { describe, expect, it } from "@effect/vitest"
-import { FileRepository, OperatorStore, SubmissionEntry } from "@filedata/core"
+import { ExportSubmissions, FileRepository, OperatorStore, SubmissionEntry, SubmissionsExport } from "@filedata/core"
 import { SqliteMigrations, SqliteStorage } from "@filedata/sqlite"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -102,7 +102,9 @@ describe("SqliteMigrations", () => {
         { name: "file_id", notnull: 1 },
         { name: "created_date", notnull: 1 },
         { name: "content", notnull: 1 },
-        { name: "entry", notnull: 0 }
+        { name: "entry", notnull: 0 },
+        { name: "csv", notnull: 0 },
+        { name: "csv_width", notnull: 0 }
       ])
       const sequence = yield* inspect(
         filename,
@@ -205,6 +207,74 @@ describe("SqliteMigrations", () => {
         )
       ).pipe(Effect.provide(SqliteStorage.layer({ filename })))
       expect(names).toEqual([["a", "", "late"], ["a,b"], []])
+    })
+  )
+
+  it.scoped("migration 9 stores each row's CSV row, and an export of it and of rows without one is unchanged", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDatabase
+      mkdirSync(dirname(filename), { recursive: true })
+      const migrateTo = (last: number) =>
+        Migrator.make({})({ loader: Effect.map(SqliteMigrations.loader, (all) => all.filter(([id]) => id <= last)) })
+      const insert = (content: Record<string, string>, i: number) =>
+        Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql`INSERT INTO submissions (file_id, created_date, content)
+            VALUES ('f1', ${Date.UTC(2024, 0, 1) - (i % 7)}, ${JSON.stringify(content)})`
+        )
+      yield* Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        yield* migrateTo(5)
+        yield* sql`INSERT INTO users (id) VALUES ('u1')`
+        yield* sql`INSERT INTO files (id, user_id, name, creation_date, public_availability, submission_counter, visit_counter)
+          VALUES ('f1', 'u1', 'F', 0, 0, 0, 0)`
+        // More rows than a step reads, names in changing orders, values a spreadsheet would run.
+        for (let i = 0; i < 5_003; i++) {
+          yield* insert(
+            i % 3 === 0 ? { b: `=${i}`, a: "x,y" } : i % 3 === 1 ? { a: String(i) } : { c: '"q"', b: "" },
+            i
+          )
+        }
+      }).pipe(Effect.provide(SqliteClient.layer({ filename })))
+      // Migrated at start; then rows an instance of the previous release writes: no CSV row, a name it never listed.
+      const count = (filename: string) =>
+        inspect(
+          filename,
+          (sql) => sql<{ all: number; csv: number }>`SELECT count(*) AS "all", count(csv) AS csv FROM submissions`
+        )
+      const exportOf = Effect.flatMap(FileRepository.FileRepository, (files) =>
+        Effect.gen(function* () {
+          const found = Option.getOrThrow(yield* files.findFile(fileId("f1")))
+          const names = yield* files.readContentNames(fileId("f1"), found.readPoint)
+          const reply = yield* ExportSubmissions.exportFile(files, {
+            fileId: fileId("f1"),
+            format: "csv",
+            since: undefined,
+            until: undefined
+          })
+          const body = Chunk.join(yield* Stream.runCollect(SubmissionsExport.encode(reply)), "")
+          const rendered = yield* Stream.runCollect(FileRepository.submissions(files, fileId("f1"))).pipe(
+            Effect.map((rows) =>
+              Chunk.toReadonlyArray(rows)
+                .map((row) => SubmissionsExport.csvRows(names)(SubmissionEntry.fromStored(row)))
+                .join("")
+            )
+          )
+          return { body, expected: SubmissionsExport.csvHeader(names) + rendered }
+        })
+      ).pipe(Effect.provide(SqliteStorage.layer({ filename, pageSize: 700 })))
+      const migrated = yield* exportOf
+      expect(migrated.body).toBe(migrated.expected)
+      expect(migrated.body.split("\r\n")[0]).toBe("createdDate,b,a,c")
+      expect(yield* count(filename)).toEqual([{ all: 5_003, csv: 5_003 }])
+      yield* Effect.gen(function* () {
+        yield* insert({ a: "old", c: "release" }, 1)
+        yield* insert({ unlisted: "1", b: "=2" }, 2)
+      }).pipe(Effect.provide(SqliteClient.layer({ filename })))
+      expect(yield* count(filename)).toEqual([{ all: 5_005, csv: 5_003 }])
+      const after = yield* exportOf
+      expect(after.body).toBe(after.expected)
+      expect(after.body).toContain("\r\n2023-12-31T23:59:59.999Z,,old,release\r\n")
     })
   )
 })

@@ -45,7 +45,8 @@ describe("SqliteStorage", () => {
         { migration_id: 3, name: "api_key_prefixes" },
         { migration_id: 5, name: "submissions_without_entry" },
         { migration_id: 6, name: "content_names" },
-        { migration_id: 7, name: "webhooks" }
+        { migration_id: 7, name: "webhooks" },
+        { migration_id: 9, name: "csv_rows" }
       ])
     })
   )

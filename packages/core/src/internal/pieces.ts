@@ -43,11 +43,19 @@ const encoder = new TextEncoder()
  *
  * @internal
  */
-export const joinEntries = (entries: ReadonlyArray<SubmissionEntry>): string | Uint8Array => {
-  let length = entries.length - 1
-  for (let i = 0; i < entries.length; i++) length += (entries[i] as SubmissionEntry).length
-  if (length < maxPieceLength) return entries.join(",")
-  // One byte a code unit, as most entries are; grown when they are not.
+export const joinEntries = (entries: ReadonlyArray<SubmissionEntry>): string | Uint8Array => joinTexts(entries, ",")
+
+/**
+ * Texts joined by `separator` (one code unit, or none), as {@link joinEntries} joins entries.
+ *
+ * @internal
+ */
+export const joinTexts = (texts: ReadonlyArray<string>, separator: string): string | Uint8Array => {
+  let length = separator.length * (texts.length - 1)
+  for (let i = 0; i < texts.length; i++) length += (texts[i] as string).length
+  if (length < maxPieceLength) return texts.join(separator)
+  const code = separator.charCodeAt(0)
+  // One byte a code unit, as most texts are; grown when they are not.
   let out = new Uint8Array(length + 1024)
   let at = 0
   const room = (bytes: number) => {
@@ -56,15 +64,15 @@ export const joinEntries = (entries: ReadonlyArray<SubmissionEntry>): string | U
     grown.set(out.subarray(0, at))
     out = grown
   }
-  for (let i = 0; i < entries.length; i++) {
-    if (i > 0) {
+  for (let i = 0; i < texts.length; i++) {
+    if (i > 0 && separator.length > 0) {
       room(1)
-      out[at++] = 0x2c
+      out[at++] = code
     }
-    const entry = entries[i] as SubmissionEntry
+    const text = texts[i] as string
     // UTF-8 takes at most three bytes per UTF-16 code unit.
-    room(3 * entry.length)
-    at += encoder.encodeInto(entry, out.subarray(at)).written
+    room(3 * text.length)
+    at += encoder.encodeInto(text, out.subarray(at)).written
   }
   return out.subarray(0, at)
 }
