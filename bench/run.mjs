@@ -7,6 +7,7 @@
 // and info). --starts 5: starts of each kind for the start-up rows (0: none). --replies 3: repetitions of each
 // big-reply measurement (median time, largest memory). --codings gzip,br: the content codings the big replies of
 // large and huge are also measured in ("" for none).
+// large-pg, huge-pg: the same on the large and huge datasets, their big replies and exports (only when named).
 // small-pg: the small dataset served by filedata on PostgreSQL and Redis (BENCH_DATABASE_URL or TEST_DATABASE_URL,
 // BENCH_REDIS_URL or TEST_REDIS_URL; a fresh database is created and dropped), against the plain PostgreSQL and
 // Redis server (bench/baseline-pg.mjs) on a copy of that database, with the same pool size; both report
@@ -65,8 +66,8 @@ const shapes = {
   "wide-huge": { files: 1, submissionsPerFile: 1_000_000, users: 1, contentBytes: 260 }
 }
 // Profiles served from PostgreSQL and Redis: the dataset of another profile, whose fixture and SQLite baseline
-// they share.
-const onPostgres = { "small-pg": "small" }
+// they share. large-pg and huge-pg run only when named: big replies and exports on PostgreSQL.
+const onPostgres = { "small-pg": "small", "large-pg": "large", "huge-pg": "huge" }
 
 // The `pg` driver the PostgreSQL adapter uses, reached through that package (the root does not depend on it).
 const pgClient = (connectionString) => {

@@ -9,6 +9,9 @@ import { type SqlDialect, SqlOperatorStore } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import { epochMillis, instant } from "./internal/storage.js"
 
+// Submissions a write copies at least for it to refresh the table's statistics (`settle`).
+const ANALYZE_AFTER = 10_000
+
 // Staged rows rendered again per step (`restage`), so a big append does it in bounded memory.
 const RESTAGE_BATCH = 5000
 
@@ -87,6 +90,11 @@ export const dialect: SqlDialect.Make = (sql) => ({
         s.content, s.entry, s.csv, s.csv_width
       FROM import_submissions AS s JOIN import_files AS f USING (file_index)
       ORDER BY s.seq`,
+    // Until autovacuum gets to it (a minute or more), a table just filled has no statistics, and the planner
+    // reads each page of a file by a bitmap scan and a sort of all the file's rows past the position instead of
+    // the index in order: 26 ms a page at 100,000 submissions against 0.7 ms. Sampled, so it costs a fraction of
+    // the write it follows.
+    settle: (copied) => (copied >= ANALYZE_AFTER ? Effect.asVoid(sql`ANALYZE submissions`) : Effect.void),
     close: Effect.void
   }
 })

@@ -51,6 +51,13 @@ export interface Staging {
   ) => Effect.Effect<void, SqlError>
   /** Copies the staged rows into `submissions` in staging order, which is document order, so `seq` breaks `createdDate` ties the way the fixture lists them. */
   readonly copy: Effect.Effect<void, SqlError>
+  /**
+   * After the copy of `copied` submissions, before the commit, where the engine's planner needs it: PostgreSQL
+   * refreshes the table's statistics after a big write (docs/performance.md#postgresql-pages-in-index-order).
+   *
+   * @since 0.2.0
+   */
+  readonly settle?: ((copied: number) => Effect.Effect<void, SqlError>) | undefined
   /** Removes both tables before a successful commit, where the engine does not. */
   readonly close: Effect.Effect<void, SqlError>
 }

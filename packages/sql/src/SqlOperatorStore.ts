@@ -268,6 +268,7 @@ export const make = (
           const refusal = Fixture.refusal(outline.refused, yield* check(outline))
           if (Option.isSome(refusal)) return yield* refusal.value
           const result = yield* writeAll(outline)
+          if (staging.settle !== undefined) yield* staging.settle(outline.submissions)
           yield* staging.close
           return result
         })
