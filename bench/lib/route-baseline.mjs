@@ -6,4 +6,4 @@ import { handler } from "./baseline-handler.mjs"
 import { measure } from "./route-harness.mjs"
 
 const [db, requests, runs] = process.argv.slice(2)
-measure(handler(new Database(db, { readonly: true, fileMustExist: true })), Number(requests), Number(runs))
+await measure(handler(new Database(db, { readonly: true, fileMustExist: true })), Number(requests), Number(runs))

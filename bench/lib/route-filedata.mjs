@@ -2,7 +2,7 @@
 // (SQLite reader with its default page size, memory limiter with quotas out of the way, `LOG_LEVEL=warn`, metrics
 // and traces off), driven by `route-harness.mjs`. Bundled from the TypeScript sources by `bench/route.mjs`.
 
-import { FileRepository, RateLimiter } from "@filedata/core"
+import { FileRepository, RateLimiter, SubmissionSignals, WaitingRequests } from "@filedata/core"
 import { MemoryRateLimiter } from "@filedata/rate-limiter-memory"
 import { SqliteFileRepository } from "@filedata/sqlite"
 import * as Effect from "effect/Effect"
@@ -19,9 +19,12 @@ const program = Effect.gen(function* () {
   const limiter = yield* MemoryRateLimiter.make({ apiKey: unlimited, clientAddress: unlimited })
   const listener = yield* FileDataRoute.make({ trustProxy: false }).pipe(
     Effect.provideService(FileRepository.FileRepository, files),
-    Effect.provideService(RateLimiter.RateLimiter, limiter)
+    Effect.provideService(RateLimiter.RateLimiter, limiter),
+    // Only the incremental read waits: no poll is needed for this route's requests.
+    Effect.provideService(SubmissionSignals.SubmissionSignals, { changed: () => Effect.succeed(false) }),
+    Effect.provideServiceEffect(WaitingRequests.WaitingRequests, WaitingRequests.make())
   )
-  measure(listener, Number(requests), Number(runs))
+  yield* Effect.promise(() => measure(listener, Number(requests), Number(runs)))
 })
 
 await Effect.runPromise(Effect.scoped(program).pipe(Effect.provide(Logger.minimumLogLevel(LogLevel.Warning))))
