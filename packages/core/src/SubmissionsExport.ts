@@ -183,13 +183,15 @@ export const lineOf = (rows: FileRepository.ExportRows): ((entry: SubmissionEntr
   rows.format === "ndjson" ? ndjsonLine : csvRows(rows.names)
 
 /**
- * An export's lines, each with its line end, as a page holds them (`FileRepository.JoinedPage`): as text, or as
- * UTF-8 bytes once long enough for V8 to make the text a large object.
+ * An export's lines, each followed by `end` (its line end, when the lines do not hold it), as a page holds them
+ * (`FileRepository.JoinedPage`): as text, or as UTF-8 bytes once long enough for V8 to make the text a large
+ * object.
  *
  * @since 0.2.0
  * @category encoding
  */
-export const joinLines = (lines: ReadonlyArray<string>): string | Uint8Array => Pieces.joinTexts(lines, "")
+export const joinLines = (lines: ReadonlyArray<string>, end = ""): string | Uint8Array =>
+  Pieces.joinTexts(lines, end, end)
 
 /**
  * A page's entries rendered as `rows` says and joined, as `FileRepository.readExportPage` gives a page: for an

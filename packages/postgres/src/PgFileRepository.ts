@@ -290,10 +290,11 @@ export const makeWith = (options: {
           return Effect.succeed({ joined: "", count: 0, next: range.after, hasMore: false })
         }
         const limit = range.limit ?? pageSize
-        const [stored, line] =
+        // The line ends are written by the join, not concatenated to each row here.
+        const [stored, line, end] =
           rows.format === "csv"
-            ? [sql`csv`, sql`csv || repeat(',', ${rows.names.length}::int4 - csv_width) || E'\r\n'`]
-            : [sql`entry`, sql`entry || E'\n'`]
+            ? [sql`csv`, sql`csv || repeat(',', ${rows.names.length}::int4 - csv_width)`, "\r\n"]
+            : [sql`entry`, sql`entry`, "\n"]
         const columns = sql`CASE WHEN ${stored} IS NOT NULL THEN ${line} END AS line,
           CASE WHEN ${stored} IS NULL THEN entry END AS entry,
           CASE WHEN ${stored} IS NULL AND entry IS NULL THEN content END AS content`
@@ -306,7 +307,10 @@ export const makeWith = (options: {
             if (row.line !== null) lines[i] = row.line
             else {
               render ??= SubmissionsExport.lineOf(rows)
-              lines[i] = render(SubmissionEntry.fromColumns(row.entry, Number(row.created_date), row.content as string))
+              const rendered = render(
+                SubmissionEntry.fromColumns(row.entry, Number(row.created_date), row.content as string)
+              )
+              lines[i] = rendered.slice(0, rendered.length - end.length)
             }
           }
           const last = found[count - 1]
@@ -314,7 +318,7 @@ export const makeWith = (options: {
             last === undefined
               ? (range.after ?? SubmissionPosition.format(lower))
               : SubmissionPosition.format({ createdDate: Number(last.created_date), seq: last.seq })
-          const joined = SubmissionsExport.joinLines(lines)
+          const joined = SubmissionsExport.joinLines(lines, end)
           return found.length > limit ? { joined, count, next, hasMore: true } : { joined, count, next, hasMore: false }
         })
       },

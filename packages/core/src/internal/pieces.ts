@@ -46,15 +46,17 @@ const encoder = new TextEncoder()
 export const joinEntries = (entries: ReadonlyArray<SubmissionEntry>): string | Uint8Array => joinTexts(entries, ",")
 
 /**
- * Texts joined by `separator` (one code unit, or none), as {@link joinEntries} joins entries.
+ * Texts joined by `separator`, `end` after the last when there is one (both ASCII), as {@link joinEntries} joins
+ * entries.
  *
  * @internal
  */
-export const joinTexts = (texts: ReadonlyArray<string>, separator: string): string | Uint8Array => {
-  let length = separator.length * (texts.length - 1)
+export const joinTexts = (texts: ReadonlyArray<string>, separator: string, end = ""): string | Uint8Array => {
+  if (texts.length === 0) return ""
+  let length = separator.length * (texts.length - 1) + end.length
   for (let i = 0; i < texts.length; i++) length += (texts[i] as string).length
-  if (length < maxPieceLength) return texts.join(separator)
-  const code = separator.charCodeAt(0)
+  if (length < maxPieceLength) return texts.join(separator) + end
+  const between = encoder.encode(separator)
   // One byte a code unit, as most texts are; grown when they are not.
   let out = new Uint8Array(length + 1024)
   let at = 0
@@ -65,15 +67,18 @@ export const joinTexts = (texts: ReadonlyArray<string>, separator: string): stri
     out = grown
   }
   for (let i = 0; i < texts.length; i++) {
-    if (i > 0 && separator.length > 0) {
-      room(1)
-      out[at++] = code
+    if (i > 0 && between.length > 0) {
+      room(between.length)
+      out.set(between, at)
+      at += between.length
     }
     const text = texts[i] as string
     // UTF-8 takes at most three bytes per UTF-16 code unit.
     room(3 * text.length)
     at += encoder.encodeInto(text, out.subarray(at)).written
   }
+  room(end.length)
+  at += encoder.encodeInto(end, out.subarray(at)).written
   return out.subarray(0, at)
 }
 
