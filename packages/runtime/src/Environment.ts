@@ -114,6 +114,9 @@ export const misspellings = (
     let nearest = ""
     let best = Number.POSITIVE_INFINITY
     for (const name of known) {
+      // The distance is at least the difference in length: such a name cannot be nearer (pnpm's environment
+      // has a hundred variables, each compared with every known name at start).
+      if (Math.abs(variable.length - name.length) >= best) continue
       const d = distance(variable, name)
       if (d < best) [nearest, best] = [name, d]
     }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Environment, ServiceConfig } from "@filedata/runtime"
 import * as Effect from "effect/Effect"
+import * as FastCheck from "effect/FastCheck"
 import * as Redacted from "effect/Redacted"
 import { notingProvider, readmeRows } from "./utils/ConfigDocs.js"
 
@@ -63,6 +64,43 @@ describe("Environment.misspellings", () => {
       ].map((name) => [name, "x"])
     )
     expect(Environment.misspellings(env)).toEqual([])
+  })
+
+  // The oracle: every known name's edit distance, the first nearest kept, as before names were skipped by length.
+  const levenshtein = (a: string, b: string): number => {
+    const row = Array.from({ length: b.length + 1 }, (_, j) => j)
+    for (let i = 1; i <= a.length; i++) {
+      let diagonal = row[0] ?? 0
+      row[0] = i
+      for (let j = 1; j <= b.length; j++) {
+        const above = row[j] ?? 0
+        row[j] = Math.min(above + 1, (row[j - 1] ?? 0) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1))
+        diagonal = above
+      }
+    }
+    return row[b.length] ?? 0
+  }
+  const nearestOf = (variable: string) =>
+    known.reduce((best, name) => (levenshtein(variable, name) < levenshtein(variable, best) ? name : best))
+  const edited = FastCheck.tuple(
+    FastCheck.constantFrom(...known),
+    FastCheck.array(FastCheck.tuple(FastCheck.nat(40), FastCheck.constantFrom("", "_", "A", "E", "S", "X")), {
+      maxLength: 3
+    })
+  ).map(([name, edits]) =>
+    edits.reduce((text, [at, letter]) => {
+      const i = at % (text.length + 1)
+      return text.slice(0, i) + letter + text.slice(i + (letter === "" || at % 2 === 0 ? 1 : 0))
+    }, name)
+  )
+
+  it.prop("names the nearest known variable, as comparing with every known name does", [edited], ([variable]) => {
+    const found = Environment.misspellings({ [variable]: "x" })
+    for (const { nearest } of found)
+      expect(levenshtein(variable, nearest)).toBe(levenshtein(variable, nearestOf(variable)))
+    if (!known.includes(variable) && levenshtein(variable, nearestOf(variable)) === 1) {
+      expect(found.map((entry) => entry.variable)).toEqual([variable])
+    }
   })
 
   it("takes a variable added to the definitions as known, and its prefix as the service's", () => {
