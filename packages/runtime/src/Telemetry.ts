@@ -153,11 +153,27 @@ const observedRepository = (files: FileRepository.FileRepository, enabled: Enabl
       : effect
     return enabled.traces ? inSpan(counted, `FileRepository.${operation}`, attributes) : counted
   }
+  const { readJoinedSubmissions, readExportPage } = files
   return {
     findAccess: (apiKey, fileId) =>
       observe(files.findAccess(apiKey, fileId), "findAccess", { "filedata.file_id": fileId }),
     readSubmissions: (fileId, range) =>
       observe(files.readSubmissions(fileId, range), "readSubmissions", { "filedata.file_id": fileId }),
+    // The optional ways of reading the same pages, kept when the port has them (without, a reply or an export
+    // joins and renders each page in JavaScript, docs/performance.md#export-rows-rendered-at-import), counted as
+    // the pages they are.
+    ...(readJoinedSubmissions === undefined
+      ? {}
+      : {
+          readJoinedSubmissions: (fileId, range) =>
+            observe(readJoinedSubmissions(fileId, range), "readSubmissions", { "filedata.file_id": fileId })
+        }),
+    ...(readExportPage === undefined
+      ? {}
+      : {
+          readExportPage: (fileId, range, rows) =>
+            observe(readExportPage(fileId, range, rows), "readSubmissions", { "filedata.file_id": fileId })
+        }),
     readContentNames: (fileId, upTo) =>
       observe(files.readContentNames(fileId, upTo), "readContentNames", { "filedata.file_id": fileId }),
     findFile: (fileId) => observe(files.findFile(fileId), "findFile", { "filedata.file_id": fileId }),

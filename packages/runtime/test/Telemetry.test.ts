@@ -192,6 +192,38 @@ describe("Telemetry.instrumentedPorts", () => {
   )
 })
 
+describe("Telemetry.instrumentedPorts, optional reads", () => {
+  it.effect("keeps the port's joined and export pages, each counted as a page read, and adds none it lacks", () =>
+    Effect.gen(function* () {
+      const withPages = Layer.succeedContext(
+        Context.make(FileRepository.FileRepository, {
+          findAccess: () => Effect.fail(unavailable),
+          readSubmissions: () => Effect.fail(unavailable),
+          readJoinedSubmissions: () => Effect.fail(unavailable),
+          readExportPage: () => Effect.fail(unavailable),
+          readContentNames: () => Effect.fail(unavailable),
+          findFile: () => Effect.fail(unavailable),
+          ping: Effect.fail(unavailable)
+        }).pipe(
+          Context.add(RateLimiter.RateLimiter, Context.get(yield* Layer.build(failingPorts), RateLimiter.RateLimiter))
+        )
+      )
+      const enabled = Layer.succeed(Telemetry.Settings, { metrics: true, traces: false })
+      const files = yield* FileRepository.FileRepository.pipe(
+        Effect.provide(Telemetry.instrumentedPorts.pipe(Layer.provide(withPages), Layer.provide(enabled)))
+      )
+      const before = counters("filedata_storage_failures_total")
+      yield* Effect.exit(files.readJoinedSubmissions?.(fileId, {}) ?? Effect.void)
+      yield* Effect.exit(files.readExportPage?.(fileId, {}, { format: "ndjson" }) ?? Effect.void)
+      expect(delta(before, counters("filedata_storage_failures_total"))["operation=readSubmissions"]).toBe(2)
+      const plain = yield* FileRepository.FileRepository.pipe(
+        Effect.provide(Telemetry.instrumentedPorts.pipe(Layer.provide(failingPorts), Layer.provide(enabled)))
+      )
+      expect([plain.readJoinedSubmissions, plain.readExportPage]).toEqual([undefined, undefined])
+    }).pipe(Effect.scoped)
+  )
+})
+
 describe("Telemetry.instrumentedPorts, sampling", () => {
   it.effect("makes no span for the calls of a request whose span is not sampled", () =>
     Effect.gen(function* () {
