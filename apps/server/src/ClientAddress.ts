@@ -194,21 +194,36 @@ const lastEntry = (forwarded: string): string | undefined => {
 
 type RequestHeaders = IncomingHttpHeaders | Readonly<Record<string, string | undefined>>
 
+// `form` with its last answer kept: a connection's requests, and a busy client's connections, come from one
+// address, which is then read once (docs/performance.md#small-per-request-costs).
+const lastKept = (form: (text: string) => string | undefined): ((text: string) => string | undefined) => {
+  let last: string | undefined
+  let formed: string | undefined
+  return (text) => {
+    if (text !== last) {
+      formed = form(text)
+      last = text
+    }
+    return formed
+  }
+}
+
 // The socket's peer, or with `trustProxy` the last `X-Forwarded-For` entry, the one the trusted proxy appended,
 // when `form` reads it as an address; each in `form`.
-const addressIn =
-  (form: (text: string) => string | undefined) =>
-  (headers: RequestHeaders, socketAddress: string | undefined, trustProxy: boolean): string => {
+const addressIn = (form: (text: string) => string | undefined) => {
+  const formOf = lastKept(form)
+  return (headers: RequestHeaders, socketAddress: string | undefined, trustProxy: boolean): string => {
     if (trustProxy) {
       const forwarded = headers["x-forwarded-for"]
       const last =
         forwarded === undefined ? undefined : lastEntry(Array.isArray(forwarded) ? forwarded.join(",") : forwarded)
-      const address = last === undefined ? undefined : form(last)
+      const address = last === undefined ? undefined : formOf(last)
       if (address !== undefined) return address
     }
     // Node hands out addresses only; anything else would come from the operating system, not from a client.
-    return socketAddress === undefined ? "unknown" : (form(socketAddress) ?? socketAddress)
+    return socketAddress === undefined ? "unknown" : (formOf(socketAddress) ?? socketAddress)
   }
+}
 
 /**
  * The address a request came from as its log line names it: the address {@link of} counts the request under

@@ -57,6 +57,58 @@ export interface Meter {
   readonly standing: () => string | undefined
 }
 
+// One request's view of the limiter: what it answered is kept by methods on one object a request, not by
+// closures made for each (docs/performance.md#small-per-request-costs).
+class MeteredLimiter implements RateLimiter.RateLimiter {
+  readonly standings: Array<Standing> = []
+  readonly policy: RateLimiter.RateLimitPolicy
+  constructor(private readonly inner: RateLimiter.RateLimiter) {
+    this.policy = inner.policy
+  }
+
+  consume(subject: RateLimiter.RateLimitSubject): Effect.Effect<RateLimiter.RateLimitState, Failure> {
+    const consumed = this.inner.consume(subject)
+    // An answer already evaluated stays so (`Immediate`); a success is handed on as it came.
+    if (Exit.isExit(consumed)) {
+      const exit = consumed as Exit.Exit<RateLimiter.RateLimitState, Failure>
+      if (Exit.isSuccess(exit)) {
+        this.standings.push(exit.value)
+        return exit
+      }
+      return Exit.mapError(exit, (failure) => this.refused(failure))
+    }
+    return Effect.mapBoth(consumed, {
+      onSuccess: (state) => {
+        this.standings.push(state)
+        return state
+      },
+      onFailure: (failure) => this.refused(failure)
+    })
+  }
+
+  private refused(failure: Failure): Failure {
+    if (failure._tag === "RateLimited") {
+      this.standings.push({ scope: failure.scope, remaining: 0, resetMillis: failure.retryAfterMillis })
+    }
+    return failure
+  }
+}
+
+class RequestMeter implements Meter {
+  readonly limiter: MeteredLimiter
+  constructor(
+    limiter: RateLimiter.RateLimiter,
+    readonly policy: string
+  ) {
+    this.limiter = new MeteredLimiter(limiter)
+  }
+
+  standing(): string | undefined {
+    const { standings } = this.limiter
+    return standings.length === 0 ? undefined : standings.map(standingItem).join(", ")
+  }
+}
+
 /**
  * Returns a function that makes a fresh {@link Meter} per request over `limiter`.
  *
@@ -65,34 +117,5 @@ export interface Meter {
  */
 export const meters = (limiter: RateLimiter.RateLimiter): (() => Meter) => {
   const policy = policyField(limiter.policy)
-  return () => {
-    const standings: Array<Standing> = []
-    const standing = () => (standings.length === 0 ? undefined : standings.map(standingItem).join(", "))
-    const noted = {
-      onSuccess: (state: RateLimiter.RateLimitState) => {
-        standings.push(state)
-        return state
-      },
-      onFailure: (failure: Failure) => {
-        if (failure._tag === "RateLimited") {
-          standings.push({ scope: failure.scope, remaining: 0, resetMillis: failure.retryAfterMillis })
-        }
-        return failure
-      }
-    }
-    return {
-      limiter: {
-        policy: limiter.policy,
-        consume: (subject) => {
-          const consumed = limiter.consume(subject)
-          // An answer already evaluated stays so (`Immediate`).
-          return Exit.isExit(consumed)
-            ? Exit.mapBoth(consumed as Exit.Exit<RateLimiter.RateLimitState, Failure>, noted)
-            : Effect.mapBoth(consumed, noted)
-        }
-      },
-      policy,
-      standing
-    }
-  }
+  return () => new RequestMeter(limiter, policy)
 }

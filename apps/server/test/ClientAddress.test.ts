@@ -293,6 +293,17 @@ describe("ClientAddress", () => {
     expect(ClientAddress.of({}, undefined, false)).toBe("unknown")
   })
 
+  it("answers an address read again as the first time, whatever was read between", () => {
+    const peers = ["::ffff:127.0.0.1", "2001:DB8:0:0:1::7", "::ffff:127.0.0.1", "::ffff:127.0.0.1", "not an address"]
+    for (const peer of [...peers, ...peers.reverse()]) {
+      expect(ClientAddress.of({}, peer, false)).toBe(ClientAddress.counted(peer) ?? peer)
+      expect(ClientAddress.logged({}, peer, false)).toBe(ClientAddress.canonical(peer) ?? peer)
+      expect(ClientAddress.of({ "x-forwarded-for": peer }, "192.0.2.1", true)).toBe(
+        ClientAddress.counted(peer) ?? "192.0.2.1"
+      )
+    }
+  })
+
   it("reads repeated X-Forwarded-For headers as one list", () => {
     const headers = { "x-forwarded-for": ["192.0.2.1, 10.0.0.1", "10.0.0.2 ,"] } as never
     expect(ClientAddress.of(headers, "127.0.0.1", true)).toBe("10.0.0.2")
