@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import * as MetricBoundaries from "effect/MetricBoundaries"
 import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
 import * as Random from "effect/Random"
 import type * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
@@ -251,7 +252,8 @@ export const observeBacklog = (webhooks: WebhookStore.WebhookStore): Effect.Effe
 /**
  * Delivers until interrupted: every `pollMillis` it claims as many due events as it has room for, up to
  * `concurrency` attempts in flight, each attempt in a fiber of its own, so a receiver that hangs holds one
- * place for at most the timeout and the others go on. A full claim asks again at once.
+ * place for at most the timeout and the others go on. A full claim asks again at once, and so does the end of
+ * an attempt, which frees a place and may have made its webhook's next event due.
  *
  * @since 0.2.0
  * @category use cases
@@ -270,6 +272,8 @@ export const run = (
       secrets: yield* WebhookSecrets.WebhookSecrets
     }
     const inFlight = yield* Ref.make(0)
+    // Ends of attempts since the last claim, as one signal: a burst of them wakes one claim, not one each.
+    const ended = yield* Queue.sliding<void>(1)
     const scope = yield* Effect.scope
     const leaseMillis = options.timeoutMillis + leaseMarginMillis
     // Claims only what free places can take at once, so a claimed event never waits on its lease. Attempts run
@@ -289,7 +293,10 @@ export const run = (
         yield* Effect.forkIn(
           Effect.ensuring(
             attempt(ports, options, claim),
-            Ref.update(inFlight, (n) => n - 1)
+            Effect.zipRight(
+              Ref.update(inFlight, (n) => n - 1),
+              Queue.offer(ended, undefined)
+            )
           ),
           scope
         )
@@ -297,8 +304,9 @@ export const run = (
       return claims.length === free
     })
     yield* Effect.forkIn(Effect.repeat(observeBacklog(ports.webhooks), Schedule.spaced(Duration.seconds(5))), scope)
-    // A full claim may have left more due: ask again at once rather than after the poll's pause.
-    return yield* Effect.forever(
-      Effect.flatMap(round, (full) => (full ? Effect.void : Effect.sleep(Duration.millis(options.pollMillis))))
-    )
+    // A full claim may have left more due: ask again at once rather than after the poll's pause. Otherwise the
+    // next claim is at the poll or at the end of an attempt, whichever comes first: a webhook's events go one
+    // at a time, so waiting for the poll after each would hold a burst of appends to one event a poll.
+    const pause = Effect.raceFirst(Queue.take(ended), Effect.sleep(Duration.millis(options.pollMillis)))
+    return yield* Effect.forever(Effect.flatMap(round, (full) => (full ? Effect.void : pause)))
   }).pipe(Effect.scoped)

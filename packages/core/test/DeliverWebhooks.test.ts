@@ -174,6 +174,20 @@ describe("DeliverWebhooks.run", () => {
     })
   )
 
+  it.scoped("claims a webhook's next event when its attempt ends, not at the next poll", () =>
+    Effect.gen(function* () {
+      const { webhooks, sender, layer, register } = setUp(() => Effect.succeed(answered(200)))
+      const webhook = yield* register("a", "https://fine.example/")
+      for (let i = 0; i < 5; i++) yield* webhooks.enqueue(webhook.id, `burst-${i}`)
+      yield* Effect.forkScoped(
+        Effect.provide(DeliverWebhooks.run({ ...options, concurrency: 4, pollMillis: 60_000 }), layer)
+      )
+      // The clock never reaches the poll: each end of an attempt wakes the next claim.
+      yield* TestClock.adjust(1)
+      expect(sender.sent.map((attempt) => attempt.body)).toEqual(Array.from({ length: 5 }, (_, i) => `burst-${i}`))
+    })
+  )
+
   it.scoped("keeps at most `concurrency` attempts in flight", () =>
     Effect.gen(function* () {
       const release = yield* Deferred.make<void>()
