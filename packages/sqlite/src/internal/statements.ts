@@ -1,0 +1,244 @@
+// The read connection's statements, prepared once per connection, and the SQL they share: the access row, the
+// range of a file's submissions, and the pages joined inside SQLite (docs/performance.md#pages-joined-in-storage).
+import { FileData, type FileRepository } from "@filedata/core"
+import type Database from "better-sqlite3"
+
+// A key's owner with its file's columns, null when no file has the id; the file's id is the one asked for. Read
+// as an array: a row as an object costs each column's name looked up and a hidden-class transition per column,
+// on every request (docs/performance.md#one-access-statement).
+/** @internal */
+export type AccessRow = readonly [
+  owner: string,
+  fileOwner: string | null,
+  name: string,
+  creationDate: number,
+  publicAvailability: number,
+  submissionCounter: number,
+  visitCounter: number,
+  readPoint: number | null
+]
+
+// A range of a file's submissions: past `(created_date, seq)`, before `until`, committed at or before the read
+// point. The leading `created_date >= ?` repeats what the OR implies, but without it SQLite only seeks on
+// file_id and rescans the file's earlier rows on every page. EXPLAIN QUERY PLAN: `SEARCH submissions USING
+// INDEX submissions_file_created_seq (file_id=? AND created_date>? AND created_date<?)`, no
+// `USE TEMP B-TREE FOR ORDER BY`.
+/** @internal */
+export const RANGE =
+  "file_id = ? AND created_date >= ? AND (created_date > ? OR (created_date = ? AND seq > ?))" +
+  " AND created_date < ? AND seq <= ?"
+
+/** @internal */
+export type RangeArguments = [
+  fileId: string,
+  createdDate: number,
+  createdDate: number,
+  createdDate: number,
+  seq: number,
+  until: number,
+  upTo: number
+]
+
+// Rows were checked by the core's schemas when they were written, so their ids are valid as read.
+/** @internal */
+export const toFoundFile = (id: FileData.FileId, ownerId: string, row: AccessRow): FileRepository.FoundFile => ({
+  id,
+  ownerId: ownerId as FileData.UserId,
+  name: row[2],
+  creationDate: FileData.timestampFromEpochMillis(row[3]),
+  publicAvailability: row[4] === 1,
+  SubmissionCounter: row[5],
+  VisitCounter: row[6],
+  readPoint: String(row[7] ?? 0) as FileRepository.ReadPoint
+})
+
+// A page joined inside SQLite, `LIMIT limit`, as the reply's bytes (docs/performance.md#pages-joined-in-storage):
+// no row and no string reaches JavaScript. The order is the subquery's: SQLite keeps a FROM-subquery's ORDER BY
+// under an aggregate other than count, min and max, and runs it as a co-routine walking the index in order. It
+// does not document that, so `JoinedOrder.holds` checks the library in use before the statement is used; the
+// documented aggregate ORDER BY sorts the rows again in a temporary B-tree, about twice the time. The page's last
+// createdDate, for `lastSeqAt`. group_concat skips a row without an entry: a file that has any is read as rows
+// (`withoutEntry`).
+// An export's page is the same statement with each row as its line (`exportRows`).
+/** @internal */
+export const joinedSql = (limit: string, row = "entry", separator = "','", columns = "entry") =>
+  `SELECT CAST(group_concat(${row}, ${separator}) AS BLOB), count(*), max(created_date)
+    FROM (SELECT ${columns}, created_date FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ${limit})`
+
+// An export's rows joined inside SQLite from what import stored (docs/performance.md#export-rows-rendered-at-import):
+// NDJSON, each entry and LF; CSV, each stored row, the empty cells it lacks under the header (the first argument,
+// one comma a name, cut after the row's own cells) and CRLF.
+/** @internal */
+export const exportRows = (limit: string) => ({
+  ndjson: joinedSql(limit, "entry || char(10)", "''"),
+  csv: joinedSql(limit, "csv || substr(?, csv_width + 1) || char(13, 10)", "''", "csv, csv_width")
+})
+
+/** @internal */
+export type JoinedRow = [joined: Buffer | null, count: number, lastDate: number | null]
+
+/** A prepared statement as the reads use it: better-sqlite3's, named here so the type can be written out. @internal */
+export interface Query<P extends Array<unknown>, R> {
+  readonly get: (...params: P) => R | undefined
+  readonly all: (...params: P) => Array<R>
+}
+
+type Page = [...RangeArguments, limit: number]
+
+/** The connection's statements; `prepare` says what each is for. @internal */
+export interface Statements {
+  readonly pageSize: number
+  readonly access: Query<[fileId: string, keyHash: string], AccessRow>
+  readonly page: Query<RangeArguments, string | null>
+  readonly firstPage: Query<[fileId: string, upTo: number], string | null>
+  readonly pageOf: Query<Page, string | null>
+  readonly pageParts: Query<Page, [entry: string | null, createdDate: number, content: string]>
+  readonly joined: Query<RangeArguments, JoinedRow> | undefined
+  readonly joinedOf: Query<Page, JoinedRow> | undefined
+  readonly exportLines: Query<Page, JoinedRow> | undefined
+  readonly exportCsv: Query<[commas: string, ...Page], JoinedRow> | undefined
+  readonly withoutCsv: Query<[fileId: string, upTo: number], number>
+  readonly withoutEntry: Query<[fileId: string, upTo: number], number>
+  readonly lastSeqAt: Query<
+    [fileId: string, createdDate: number, lowerDate: number, lowerSeq: number, upTo: number],
+    number
+  >
+  readonly beyond: Query<RangeArguments, number>
+  readonly rangeEnd: Query<RangeArguments, [createdDate: number, seq: number]>
+  readonly pageEnd: Query<[...RangeArguments, offset: number], [createdDate: number, seq: number]>
+  readonly contentNames: Query<[fileId: string, upTo: number], string>
+  readonly file: Query<[fileId: string], AccessRow>
+  readonly ping: Query<[], unknown>
+  readonly changes: Query<[after: number], [fileId: string, top: number]>
+}
+
+// The connection's statements, prepared once per connection.
+/** @internal */
+export const prepare = (db: Database.Database, pageSize: number, joins: boolean): Statements => ({
+  pageSize,
+  // The key's row first, so an unknown or revoked key never reaches `files`; no row when the key matches
+  // no active key, the file's columns null when no file has the id. The read point in the same statement
+  // as the file's row: the highest seq is the last entry of the table's rowid tree, an instant lookup,
+  // and a reader sees only committed rows.
+  access: db
+    .prepare<[fileId: string, keyHash: string], AccessRow>(
+      `SELECT k.user_id, f.user_id, f.name, f.creation_date, f.public_availability,
+          f.submission_counter, f.visit_counter, (SELECT max(seq) FROM submissions)
+          FROM api_keys k LEFT JOIN files f ON f.id = ?
+          WHERE k.key_hash = ? AND k.revoked_at IS NULL`
+    )
+    .raw(),
+  // Keyset paging: each page seeks past the last row of the previous one, so a page costs the same at
+  // the end of a million rows as at the start. Only the entries are read: measured, the two numbers of
+  // every row cost a quarter of the page. Where the page ends is looked up on its own, from the index
+  // (docs/performance.md#stored-reply-entries). The page size's limit is a constant: SQLite plans with the
+  // value bound to a `LIMIT ?`, so prepares the statement again at every run
+  // (docs/performance.md#pages-not-a-stream).
+  page: db
+    .prepare<RangeArguments, string | null>(
+      `SELECT entry FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ${pageSize}`
+    )
+    .pluck(),
+  // A range's first page when nothing bounds it but the read point, as a whole file's reply reads it: two
+  // arguments and two conditions where the range has seven and six, about a tenth of the page's time in
+  // isolation (docs/performance.md#first-page-of-a-whole-file).
+  firstPage: db
+    .prepare<[fileId: string, upTo: number], string | null>(
+      `SELECT entry FROM submissions WHERE file_id = ? AND seq <= ? ORDER BY created_date, seq LIMIT ${pageSize}`
+    )
+    .pluck(),
+  pageOf: db
+    .prepare<[...RangeArguments, limit: number], string | null>(
+      `SELECT entry FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ?`
+    )
+    .pluck(),
+  // The same page with what an entry is made of, for rows an instance of the previous release imported
+  // during a rolling upgrade: they have no entry yet (SqliteMigrations).
+  pageParts: db
+    .prepare<[...RangeArguments, limit: number], [entry: string | null, createdDate: number, content: string]>(
+      `SELECT entry, created_date, content FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ?`
+    )
+    .raw(),
+  // The same page joined by SQLite (`joinedSql`) as bytes, when it is known to keep reply order and the file's
+  // text is UTF-8, as a BLOB cast of it then is.
+  ...(joins && db.pragma("encoding", { simple: true }) === "UTF-8"
+    ? {
+        joined: db.prepare<RangeArguments, JoinedRow>(joinedSql(String(joinedPageSize(pageSize)))).raw(),
+        joinedOf: db.prepare<[...RangeArguments, limit: number], JoinedRow>(joinedSql("?")).raw(),
+        // The limit bound: an export reads a first page of `pageSize` and longer ones after it, as a reply does,
+        // and the statement planned again per page costs nothing beside a page of thousands of rows.
+        exportLines: db.prepare<[...RangeArguments, limit: number], JoinedRow>(exportRows("?").ndjson).raw(),
+        exportCsv: db.prepare<[commas: string, ...RangeArguments, limit: number], JoinedRow>(exportRows("?").csv).raw()
+      }
+    : { joined: undefined, joinedOf: undefined, exportLines: undefined, exportCsv: undefined }),
+  // Whether the file has a submission without a CSV row up to the read point, as `withoutEntry` (SqliteMigrations).
+  withoutCsv: db
+    .prepare<[fileId: string, upTo: number], number>(
+      "SELECT 1 FROM submissions WHERE file_id = ? AND csv IS NULL AND seq <= ? LIMIT 1"
+    )
+    .pluck(),
+  // Whether the file has a submission without an entry up to the read point, from the partial index that holds
+  // only those (SqliteMigrations): a seek, where counting entries in the joined statement cost each of its rows
+  // (docs/performance.md#pages-joined-in-storage).
+  withoutEntry: db
+    .prepare<[fileId: string, upTo: number], number>(
+      "SELECT 1 FROM submissions WHERE file_id = ? AND entry IS NULL AND seq <= ? LIMIT 1"
+    )
+    .pluck(),
+  // The range's submissions at one createdDate, at most two: where that createdDate is the last of a full page
+  // and only one submission of the range has it, that one ends the page, found by a seek instead of `pageEnd`'s
+  // walk of the page (docs/performance.md#pages-joined-in-storage).
+  lastSeqAt: db
+    .prepare<[fileId: string, createdDate: number, lowerDate: number, lowerSeq: number, upTo: number], number>(
+      `SELECT seq FROM submissions WHERE file_id = ? AND created_date = ? AND (created_date > ? OR seq > ?)
+          AND seq <= ? ORDER BY seq LIMIT 2`
+    )
+    .pluck(),
+  // Whether the range holds anything past a position.
+  beyond: db.prepare<RangeArguments, number>(`SELECT 1 FROM submissions WHERE ${RANGE} LIMIT 1`).pluck(),
+  // A page shorter than its limit holds the rest of the range: it ends where the range does. Looked up only
+  // when asked for: a reply of the whole file, most requests, does not need it.
+  rangeEnd: db
+    .prepare<RangeArguments, [createdDate: number, seq: number]>(
+      `SELECT created_date, seq FROM submissions WHERE ${RANGE}
+          ORDER BY created_date DESC, seq DESC LIMIT 1`
+    )
+    .raw(),
+  // A full page's last row and the one after it, if any: where it ends, and whether more match.
+  pageEnd: db
+    .prepare<[...RangeArguments, offset: number], [createdDate: number, seq: number]>(
+      `SELECT created_date, seq FROM submissions WHERE ${RANGE}
+          ORDER BY created_date, seq LIMIT 2 OFFSET ?`
+    )
+    .raw(),
+  // The file's content names up to the read point, in order (SqliteMigrations), by the primary key.
+  contentNames: db
+    .prepare<[fileId: string, upTo: number], string>(
+      "SELECT name FROM content_names WHERE file_id = ? AND seq <= ? ORDER BY position"
+    )
+    .pluck(),
+  // A file by its id alone with the read point, as `access` reads them, for operators.
+  file: db
+    .prepare<[fileId: string], AccessRow>(
+      `SELECT f.user_id, f.user_id, f.name, f.creation_date, f.public_availability,
+          f.submission_counter, f.visit_counter, (SELECT max(seq) FROM submissions)
+          FROM files f WHERE f.id = ?`
+    )
+    .raw(),
+  // Reads a table, so it takes the same lock and needs the same schema as a request; `SELECT 1` would
+  // answer without touching the file.
+  ping: db.prepare("SELECT 1 FROM files LIMIT 1").pluck(),
+  // What waiting requests wake on: the files with rows past a seq, by a range of the rowid tree, so a poll
+  // with nothing new is one seek and one with new rows reads only those.
+  changes: db
+    .prepare<[after: number], [fileId: string, top: number]>(
+      "SELECT file_id, max(seq) FROM submissions WHERE seq > ? GROUP BY file_id"
+    )
+    .raw()
+})
+
+// How many submissions a joined page after a range's first reads when no limit is given: four pages of rows.
+// Joined pages hold no strings, and a whole file's reply measured fastest with pages of about 4,000 submissions
+// (docs/performance.md#pages-joined-in-storage).
+/** @internal */
+export const joinedPageSize = (pageSize: number): number => 4 * pageSize
