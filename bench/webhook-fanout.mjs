@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto"
 import { mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
-import * as esbuild from "esbuild"
+import { bundleScript } from "./lib/bundle.mjs"
 import { build, root, start, stop } from "./lib/processes.mjs"
 
 const option = (name, fallback) => {
@@ -56,27 +56,9 @@ const imported = spawnSync(process.execPath, ["scripts/run.mjs", "cli", "import"
 if (imported.status !== 0) throw new Error(imported.stderr)
 
 const appender = join(work, "appender.mjs")
-await esbuild.build({
-  absWorkingDir: root,
-  entryPoints: [join(root, "bench/lib/fanout-appender.mjs")],
-  outfile: appender,
-  bundle: true,
-  format: "esm",
-  platform: "node",
-  target: "node20",
-  logLevel: "error",
-  external: ["better-sqlite3"],
-  nodePaths: [join(root, "packages/sqlite/node_modules")],
-  plugins: [
-    {
-      name: "workspace",
-      setup(build) {
-        build.onResolve({ filter: /^@filedata\/([\w-]+)$/ }, (args) => ({
-          path: join(root, "packages", args.path.slice("@filedata/".length), "src", "index.ts")
-        }))
-      }
-    }
-  ]
+await bundleScript("bench/lib/fanout-appender.mjs", appender, {
+  nodePaths: ["packages/sqlite/node_modules"],
+  external: ["better-sqlite3"]
 })
 
 const lines = (child) => createInterface({ input: child.stdout })[Symbol.asyncIterator]()

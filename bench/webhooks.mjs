@@ -8,7 +8,7 @@ import { execFileSync, spawn, spawnSync } from "node:child_process"
 import { mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
-import * as esbuild from "esbuild"
+import { bundleScript } from "./lib/bundle.mjs"
 import { root } from "./lib/processes.mjs"
 
 const option = (name, fallback) => {
@@ -33,27 +33,7 @@ execFileSync(
 )
 
 const sender = join(work, "sender.mjs")
-await esbuild.build({
-  absWorkingDir: root,
-  entryPoints: [join(root, "bench/lib/webhook-sender.mjs")],
-  outfile: sender,
-  bundle: true,
-  format: "esm",
-  platform: "node",
-  target: "node20",
-  logLevel: "error",
-  nodePaths: [join(root, "packages/webhooks-node/node_modules")],
-  plugins: [
-    {
-      name: "workspace",
-      setup(build) {
-        build.onResolve({ filter: /^@filedata\/([\w-]+)$/ }, (args) => ({
-          path: join(root, "packages", args.path.slice("@filedata/".length), "src", "index.ts")
-        }))
-      }
-    }
-  ]
-})
+await bundleScript("bench/lib/webhook-sender.mjs", sender, { nodePaths: ["packages/webhooks-node/node_modules"] })
 
 const receiver = spawn(process.execPath, [join(root, "bench/lib/webhook-receiver.mjs"), key, cert], {
   stdio: ["ignore", "pipe", "inherit"]
