@@ -2,7 +2,7 @@
 // docs/*.md, after the built CLI's `demo`, against the built server (docs/architecture.md#examples-that-run).
 
 import { spawn } from "node:child_process"
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
@@ -33,8 +33,14 @@ const run = (command: string, args: ReadonlyArray<string>, cwd: string, env: Rec
   return finish(child)
 }
 
-// Bundled from a directory under apps/server, so `@filedata/*` and `effect` resolve as in a project using them.
+// Bundled from a directory under apps/server, so `effect` and the drivers resolve as in a project using them.
 const bundleDir = join(root, "apps/server/.examples")
+
+// The workspace's packages export their tsc output (`dist/`), which a fresh clone has only after
+// `pnpm typecheck`: the bundle takes their sources, as scripts/bundle.mjs does.
+const aliases = readdirSync(join(root, "packages"))
+  .filter((name) => existsSync(join(root, "packages", name, "src/index.ts")))
+  .map((name) => `--alias:@filedata/${name}=${join(root, "packages", name, "src/index.ts")}`)
 
 const runBlock = async (block: Block, base: string, apiKey: string) => {
   const dir = mkdtempSync(join(tmpdir(), "filedata-docs-example-"))
@@ -47,7 +53,7 @@ const runBlock = async (block: Block, base: string, apiKey: string) => {
   const bundle = join(dir, "example.mjs")
   const built = await run(
     join(root, "node_modules/.bin/esbuild"),
-    [source, "--bundle", "--platform=node", "--format=esm", `--outfile=${bundle}`, "--log-level=error"],
+    [source, "--bundle", "--platform=node", "--format=esm", ...aliases, `--outfile=${bundle}`, "--log-level=error"],
     root,
     {}
   )
