@@ -137,7 +137,11 @@ const unmetered: Meter = { measured: (listener) => listener, unrouted: () => {},
 
 const closedLabels = Telemetry.labels<ClosedBecause>("reason", ["address_limit", "first_request_timeout"])
 
-const meterOf = (server: Server, routeOf: (url: string) => string): Meter => {
+const meterOf = (
+  server: Server,
+  routeOf: (url: string) => string,
+  routes: ReadonlyMap<string, ReadonlyArray<string>>
+): Meter => {
   const routeLabels = labelCache((route: string) => [MetricLabel.make("route", route)])
   const durationLabels = labelCache((key: string) => {
     const [route, method, status] = key.split(" ")
@@ -156,6 +160,13 @@ const meterOf = (server: Server, routeOf: (url: string) => string): Meter => {
   for (const labels of Object.values(closedLabels)) connectionsClosed.unsafeUpdate(0, labels)
   repliesInFlight.unsafeUpdate(0, noLabels)
   repliesAbandoned.unsafeUpdate(0, noLabels)
+  // Each route's bytes, and its methods' successful replies, from the start too: reading a series registers it,
+  // a histogram at count 0 included. Other statuses are not known in advance; they come with their first reply.
+  for (const [route, methods] of routes) {
+    sentBytes.unsafeUpdate(0, routeLabels(route))
+    for (const method of methods) requestDuration.unsafeValue(durationLabels(`${route} ${method} 200`))
+  }
+  sentBytes.unsafeUpdate(0, routeLabels(unknownRoute))
   return {
     measured: (listener) => (request, response) => {
       const started = performance.now()
@@ -188,13 +199,17 @@ const meterOf = (server: Server, routeOf: (url: string) => string): Meter => {
 /**
  * The metrics of `server`'s requests and connections when metrics are on (see the module's description);
  * parts that do nothing when they are off. `routeOf` names the route of a request target: a path the service
- * serves, or {@link unknownRoute}.
+ * serves, or {@link unknownRoute}; `routes` lists those paths with their methods, whose series start at 0.
  *
  * @since 0.1.0
  * @category metrics
  */
-export const meter = (server: Server, routeOf: (url: string) => string): Effect.Effect<Meter> =>
-  Effect.map(Telemetry.Settings, (enabled) => (enabled.metrics ? meterOf(server, routeOf) : unmetered))
+export const meter = (
+  server: Server,
+  routeOf: (url: string) => string,
+  routes: ReadonlyMap<string, ReadonlyArray<string>>
+): Effect.Effect<Meter> =>
+  Effect.map(Telemetry.Settings, (enabled) => (enabled.metrics ? meterOf(server, routeOf, routes) : unmetered))
 
 /**
  * How the hot route runs a request's effect (`FileDataRoute.runNowOrAsync`).

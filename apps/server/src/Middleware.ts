@@ -25,7 +25,13 @@ import * as Instrumentation from "./Instrumentation.js"
 import * as Problem from "./Problem.js"
 import * as Reply from "./Reply.js"
 
-const allowedMethods = (): ReadonlyMap<string, ReadonlyArray<string>> => {
+/**
+ * The paths the service serves, each with the methods it answers there.
+ *
+ * @since 0.1.0
+ * @category paths
+ */
+export const allowedMethods = (): ReadonlyMap<string, ReadonlyArray<string>> => {
   const methods = new Map<string, Array<string>>(
     [Documentation.paths.openApi, Documentation.paths.swaggerUi, ...Documentation.paths.assets].map(
       (path) => [path, ["GET", "HEAD"]] as const

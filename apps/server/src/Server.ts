@@ -209,7 +209,7 @@ export const layer = (
         requireHostHeader: false
       })
       server.maxConnections = http.maxConnections
-      const meter = yield* Instrumentation.meter(server, Middleware.routeOf())
+      const meter = yield* Instrumentation.meter(server, Middleware.routeOf(), Middleware.allowedMethods())
 
       // The log line of a reply the server writes before any route sees the request, its problem counted.
       const logged = (problem: Problem.Problem, requestId: string, clientAddress: string, request?: IncomingMessage) =>

@@ -143,7 +143,7 @@ describe("metrics (built server, real process)", () => {
     const text = await Conditions.until(
       async () => {
         const text = await scrape()
-        return sampleValue(samples(text), duration, { route: "/health" }) === 1 ? text : undefined
+        return sampleValue(samples(text), duration, { route: "/health", method: "GET" }) === 1 ? text : undefined
       },
       { what: "the /health request counted", limitMillis: 5_000 }
     )
@@ -212,21 +212,43 @@ describe("metrics (built server, real process)", () => {
     const text = await (await fetch(scrapeUrl)).text()
     await stop(running)
     const all = samples(text)
-    // docs/operations.md's table of the service's metrics: each row, its labels' values when it lists them.
+    // docs/operations.md's table of the metrics: each row, its labels' values when it lists them.
     const operations = readFileSync(fileURLToPath(new URL("../../../docs/operations.md", import.meta.url)), "utf8")
-    const rows = [...operations.matchAll(/^\| `(filedata_\w+)` \| (\w+) \|([^|]*)\|/gm)]
-    expect(rows.length).toBeGreaterThan(8)
-    for (const [, name, type, labels] of rows) {
-      // Series labelled by what only a request tells (its route, method, status) come with the first one.
-      if (/`(route|status)`/.test(labels ?? "")) continue
-      const series = all.filter((sample) => sample.name === name)
-      expect(series.length, `${name} (${type})`).toBeGreaterThan(0)
-      for (const sample of series) expect(sample.value, name).toBe(0)
+    const rows = [...operations.matchAll(/^\| (`[^|]+`) \| (\w+) \|([^|]*)\|/gm)]
+    expect(rows.length).toBeGreaterThan(12)
+    for (const [, names, type, labels] of rows) {
+      // `a`, `b` lists several series; `x_{min,max}_y` stands for `x_min_y` and `x_max_y`.
+      const listed = [...(names ?? "").matchAll(/`(\w+)(?:\{([\w,]+)\}(\w+))?`/g)].flatMap(([, head, parts, tail]) =>
+        parts === undefined ? [head ?? ""] : parts.split(",").map((part) => `${head}${part}${tail}`)
+      )
+      for (const name of listed) {
+        const series = all.filter((sample) => sample.name === name || sample.name.startsWith(`${name}_`))
+        expect(series.length, `${name} (${type})`).toBeGreaterThan(0)
+        expect(text, name).toMatch(new RegExp(`^# HELP ${name} \\S`, "m"))
+        const unit = /_(seconds|bytes)(_total)?$/.exec(name)?.[1]
+        if (unit !== undefined) expect(text, name).toMatch(new RegExp(`^# UNIT ${name} ${unit}$`, "m"))
+        // The service's own series count what happened since the start: nothing yet.
+        if (name.startsWith("filedata_")) for (const sample of series) expect(sample.value, name).toBe(0)
+      }
       const label = /^`(\w+)` \((.*)\)/.exec((labels ?? "").trim())
       if (label !== null) {
         const values = [...(label[2] ?? "").matchAll(/`(\w+)`/g)].map((match) => match[1])
-        expect(series.map((sample) => sample.labels[label[1] ?? ""]).sort(), name).toEqual(values.sort())
+        const series = all.filter((sample) => sample.name === listed[0])
+        expect(series.map((sample) => sample.labels[label[1] ?? ""]).sort(), listed[0]).toEqual(values.sort())
       }
+    }
+    // Each route's series from the start, the duration's for its methods' 200.
+    const route = "/api/v1/file-data"
+    expect(sampleValue(all, "filedata_replies_sent_bytes_total", { route })).toBe(0)
+    expect(sampleValue(all, "filedata_replies_sent_bytes_total", { route: "unknown" })).toBe(0)
+    for (const [path, method] of [
+      [route, "POST"],
+      ["/api/v1/file-data/submissions", "POST"],
+      ["/health", "GET"]
+    ]) {
+      const labels = { route: path ?? "", method: method ?? "", status: "200" }
+      expect(sampleValue(all, "filedata_http_request_duration_seconds_count", labels), path).toBe(0)
+      expect(sampleValue(all, "filedata_http_request_duration_seconds_bucket", { ...labels, le: "+Inf" })).toBe(0)
     }
     // `# UNIT` is the unit the name ends in, and no other; Effect's undescribed fiber metrics are not exported.
     const units = [...text.matchAll(/^# UNIT (\S+) (\S+)$/gm)]

@@ -66,6 +66,9 @@ export const make: Effect.Effect<{ readonly update: () => void }, never, Scope.S
   (delay) => {
     let cpu = { user: 0, system: 0 }
     startTime.unsafeUpdate(performance.timeOrigin / 1000, none)
+    // The lag's series from the start, at 0 until the monitor has a sample: a scrape right after the start
+    // would otherwise miss them.
+    for (const gauge of [lagMin, lagMax, lagMean, lagP50, lagP90, lagP99]) gauge.unsafeValue(none)
     return {
       update: () => {
         const now = process.cpuUsage()
