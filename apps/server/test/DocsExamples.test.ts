@@ -44,8 +44,12 @@ const aliases = readdirSync(join(root, "packages"))
 
 const runBlock = async (block: Block, base: string, apiKey: string) => {
   const dir = mkdtempSync(join(tmpdir(), "filedata-docs-example-"))
-  const text = block.text.replaceAll("http://127.0.0.1:3000", base)
-  const env = { FILEDATA_API_KEY: apiKey }
+  // `pnpm filedata`, which a reader runs from the repository's root, run from the block's directory.
+  const text = block.text
+    .replaceAll("http://127.0.0.1:3000", base)
+    .replaceAll("pnpm filedata ", `node ${join(root, "scripts/run.mjs")} cli `)
+  // INIT_CWD: where pnpm says the command was typed, which the CLI reads a relative path from.
+  const env = { ...database, FILEDATA_API_KEY: apiKey, INIT_CWD: dir }
   if (block.language === "sh") return { dir, ...(await run("sh", ["-c", text], dir, env)) }
   mkdirSync(bundleDir, { recursive: true })
   const source = join(bundleDir, `${block.where.replace(/\W/g, "_")}.ts`)
@@ -72,7 +76,8 @@ beforeAll(async () => {
   expect(demo.code, demo.stderr).toBe(0)
   apiKey = /export FILEDATA_API_KEY=(\S+)/.exec(demo.stdout)?.[1] ?? ""
   expect(apiKey).not.toBe("")
-  served = await serve(database)
+  // docs/webhooks.md's receiver listens on 127.0.0.1, as the page says to allow.
+  served = await serve({ ...database, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" })
 }, 60_000)
 
 afterAll(async () => {
@@ -94,11 +99,29 @@ describe("the docs' runnable examples, after `pnpm filedata demo`", () => {
   }
 
   it("the README's survey block shows compression and the 2,500 submissions", async () => {
-    const block = blocks.find((found) => found.where.startsWith("README.md") && found.text.includes("--compressed"))
+    const block = blocks.find((found) => found.where.startsWith("README.md") && found.text.includes("survey.json"))
     expect(block).toBeDefined()
     const exit = await runBlock(block as Block, served?.base ?? "", apiKey)
     expect(exit.stdout).toMatch(/^content-encoding: (gzip|br|zstd|deflate)/im)
     expect(exit.stdout.trim().split("\n").at(-1)).toBe("2500")
+  }, 60_000)
+})
+
+describe("the export and webhook pages' blocks", () => {
+  it("docs/api.md's export gives the CSV header, the 1060 lines of 2 June and the CLI's same bytes", async () => {
+    const block = blocks.find((found) => found.text.includes("june-2.ndjson")) as Block
+    const exit = await runBlock(block, served?.base ?? "", apiKey)
+    expect(exit.code, exit.stderr).toBe(0)
+    expect(exit.stdout).toBe("createdDate,name,email,message\r\n1060\nthe same bytes\n")
+  }, 60_000)
+
+  it("docs/webhooks.md's receiver verifies a delivery, its redelivery, and catches up with data.next", async () => {
+    const block = blocks.find((found) => found.where.startsWith("docs/webhooks.md")) as Block
+    const exit = await runBlock(block, served?.base ?? "", apiKey)
+    expect(exit.code, exit.stderr).toBe(0)
+    expect(exit.stdout).toMatch(
+      /^appended 1 submission to 1 file\ndelivery (\S+): 1 new, SubmissionCounter \d+\nlog: delivered, status 204, attempt 1\ndelivery \1: 1 new, SubmissionCounter \d+\nredelivered under the same webhook-id\ncaught up: 1 since the last cursor, next = data.next\n$/
+    )
   }, 60_000)
 })
 
