@@ -4,6 +4,10 @@
  *
  * @since 0.1.0
  */
+import { randomBytes } from "node:crypto"
+import { createRequire } from "node:module"
+import { join } from "node:path"
+import { root } from "./Processes.js"
 
 /**
  * The PostgreSQL server for tests, if any.
@@ -37,3 +41,46 @@ export const databaseUnset =
  * @category services
  */
 export const redisUnset = "TEST_REDIS_URL is unset (e.g. TEST_REDIS_URL=redis://127.0.0.1:6379)"
+
+// One statement on a connection of its own, with the `pg` driver the PostgreSQL adapter uses (reached through
+// that package: the test packages do not depend on it).
+const admin = async (connectionString: string, statement: string): Promise<void> => {
+  const fromPostgres = createRequire(join(root, "packages/postgres/package.json"))
+  const fromSqlPg = createRequire(fromPostgres.resolve("@effect/sql-pg/package.json"))
+  const pg = fromSqlPg("pg") as {
+    Client: new (options: {
+      connectionString: string
+    }) => {
+      connect(): Promise<void>
+      query(text: string): Promise<unknown>
+      end(): Promise<void>
+    }
+  }
+  const client = new pg.Client({ connectionString })
+  await client.connect()
+  try {
+    await client.query(statement)
+  } finally {
+    await client.end()
+  }
+}
+
+/**
+ * A database of its own on the server `TEST_DATABASE_URL` names, created now, with its URL and a `drop` that
+ * ends its connections and removes it.
+ *
+ * @since 0.2.0
+ * @category services
+ */
+export const temporaryDatabase = async (
+  prefix: string
+): Promise<{ readonly url: string; readonly drop: () => Promise<void> }> => {
+  if (databaseUrl === undefined) throw new Error(databaseUnset)
+  const server = databaseUrl
+  const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`
+  await admin(server, `CREATE DATABASE ${name}`)
+  const url = new URL(server)
+  url.pathname = `/${name}`
+  // WITH (FORCE) ends connections a failed test may have left open (PostgreSQL 13 and later).
+  return { url: url.toString(), drop: () => admin(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
+}
