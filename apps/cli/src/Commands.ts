@@ -11,7 +11,7 @@ import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Span from "@effect/cli/HelpDoc/Span"
 import * as Options from "@effect/cli/Options"
-import type * as ValidationError from "@effect/cli/ValidationError"
+import * as ValidationError from "@effect/cli/ValidationError"
 import type * as PlatformError from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
@@ -38,7 +38,9 @@ import * as Either from "effect/Either"
 import * as Logger from "effect/Logger"
 import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as ApiKeyGenerator from "./ApiKeyGenerator.js"
 import * as CliError from "./CliError.js"
@@ -198,10 +200,30 @@ const appendCommand = Command.make(
   )
 )
 
+// A value checked by `schema`, refused with the option's or argument's name and the schema's own words
+// (`--since: must be an ISO 8601 date-time with a zone, ...`), not the schema's tree of transformations.
+const refusal =
+  <A>(name: string, schema: Schema.Schema<A, string>) =>
+  (text: string): Effect.Effect<A, HelpDoc.HelpDoc> =>
+    Schema.decode(schema)(text).pipe(
+      Effect.mapError((error) =>
+        HelpDoc.p(
+          `${name}: ${ParseResult.ArrayFormatter.formatErrorSync(error)
+            .map((issue) => issue.message)
+            .join("; ")}`
+        )
+      )
+    )
+
+const named =
+  <A>(name: string, schema: Schema.Schema<A, string>) =>
+  (text: string): Effect.Effect<A, ValidationError.ValidationError> =>
+    Effect.mapError(refusal(name, schema)(text), ValidationError.invalidValue)
+
 // An instant given on the command line, as a request gives one.
 const instantOption = (name: "since" | "until", description: string) =>
   Options.text(name).pipe(
-    Options.withSchema(FileData.InstantFromIso),
+    Options.mapEffect(named(`--${name}`, FileData.InstantFromIso)),
     Options.withDescription(description),
     Options.optional
   )
@@ -210,7 +232,7 @@ const exportCommand = Command.make(
   "export",
   {
     file: Options.text("file").pipe(
-      Options.withSchema(FileData.FileId),
+      Options.mapEffect(named("--file", FileData.FileId)),
       Options.withDescription("the id of the file to export")
     ),
     format: Options.choice("format", ["csv", "ndjson"]).pipe(
@@ -288,7 +310,10 @@ const demoCommand = Command.make("demo", {}, () =>
   })
 ).pipe(Command.withDescription("create a demo user with files and print a key and a curl command to try"))
 
-const userOption = Options.text("user").pipe(Options.withSchema(FileData.UserId), Options.withDescription("user id"))
+const userOption = Options.text("user").pipe(
+  Options.mapEffect(named("--user", FileData.UserId)),
+  Options.withDescription("user id")
+)
 
 const createKeyCommand = Command.make("create", { user: userOption }, ({ user }) =>
   Effect.gen(function* () {
@@ -403,7 +428,7 @@ const listWebhooksCommand = Command.make(
   "list",
   {
     file: Options.text("file").pipe(
-      Options.withSchema(FileData.FileId),
+      Options.mapEffect(named("--file", FileData.FileId)),
       Options.withDescription("only this file's webhooks"),
       Options.optional
     )
@@ -433,7 +458,7 @@ const createUserCommand = Command.make(
   "create",
   {
     id: Args.text({ name: "ID" }).pipe(
-      Args.withSchema(FileData.UserId),
+      Args.mapEffect(refusal("ID", FileData.UserId)),
       Args.withDescription("the new user's id, under a fixture's text rules: at most 256 characters")
     )
   },

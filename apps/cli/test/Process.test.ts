@@ -45,6 +45,20 @@ describe("the CLI as a real process", () => {
       expect(run.code, wrong[i]?.join(" ")).toBe(2)
       expect(run.stderr).not.toBe("")
     }
+    // A careless value is refused with the option's or argument's name and the rule, not a schema's tree.
+    const named = [
+      [
+        ["export", "--file", "x", "--format", "csv", "--since", "2024-03-07"],
+        "--since: must be an ISO 8601 date-time with a zone, e.g. 2024-01-01T00:00:00.000Z"
+      ],
+      [["key", "list", "--user", ""], "--user: must be a non-empty string"],
+      [["user", "create", ""], "ID: must be a non-empty string"]
+    ] as const
+    for (const [args, line] of named) {
+      const run = await runBuilt([...args], env())
+      expect(run.code, args.join(" ")).toBe(2)
+      expect(run.stderr.split("\n")[0], args.join(" ")).toBe(line)
+    }
   }, 60_000)
 
   it("names every problem of a fixture in one run: a refused entry's duplicate id and unknown user too", async () => {
