@@ -107,6 +107,21 @@ describe("the docs' runnable examples, after `pnpm filedata demo`", () => {
   }, 60_000)
 })
 
+describe("Swagger UI's Try it out, after `pnpm filedata demo`", () => {
+  it("fills in a file id of the demo's, which the demo's key reads", async () => {
+    const base = served?.base ?? ""
+    const document = await (await fetch(`${base}/openapi.json`)).text()
+    const fileIds = new Set([...document.matchAll(/"examples":\["(demo-[\w-]+|file-\d+)"\]/g)].map((match) => match[1]))
+    expect([...fileIds]).toEqual(["demo-contact-form"])
+    const reply = await fetch(`${base}/api/v1/file-data`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ fileId: "demo-contact-form", apiKey })
+    })
+    expect(reply.status).toBe(200)
+  })
+})
+
 describe("the export and webhook pages' blocks", () => {
   it("docs/api.md's export gives the CSV header, the 1060 lines of 2 June and the CLI's same bytes", async () => {
     const block = blocks.find((found) => found.text.includes("june-2.ndjson")) as Block

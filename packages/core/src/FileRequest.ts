@@ -119,7 +119,7 @@ const shallow = (
  * @category schemas
  */
 export const fileIdField = (description: string) =>
-  FileId.annotations({ title: "File id", description, examples: [FileId.make("file-1")] })
+  FileId.annotations({ title: "File id", description, examples: [FileId.make("demo-contact-form")] })
 
 /**
  * The `apiKey` member of a request: a non-empty text, decoded into `Redacted` (`FileData.ApiKey`).
@@ -130,8 +130,10 @@ export const fileIdField = (description: string) =>
 export const apiKeyField = Schema.Redacted(
   ApiKeyText.annotations({
     title: "API key",
-    description: "The caller's API key; it travels only in this body. Well-formed Unicode without U+0000",
-    examples: [ApiKeyText.make("a-plaintext-api-key")]
+    description:
+      "The caller's API key (`pnpm filedata demo` prints one); it travels only in this body. Well-formed Unicode " +
+      "without U+0000",
+    examples: [ApiKeyText.make("fdk_...")]
   })
 )
 
