@@ -12,6 +12,7 @@ import type * as Layer from "effect/Layer"
 import { accounts } from "./internal/storage/accounts.js"
 import { appends } from "./internal/storage/appends.js"
 import { contentNames } from "./internal/storage/contentNames.js"
+import { exportPages } from "./internal/storage/exportPages.js"
 import { files } from "./internal/storage/files.js"
 import type { WithStorage } from "./internal/storage/fixtures.js"
 import { imports } from "./internal/storage/imports.js"
@@ -36,6 +37,7 @@ const registered = {
   ranges,
   readPoints,
   contentNames,
+  exportPages,
   imports,
   appends,
   accounts
@@ -44,8 +46,8 @@ const registered = {
 /**
  * The suite's sections, in the order {@link suite} runs them: `files` (keys, finds, content and instants as
  * imported), `textRules` (longest ids, any character, refusals by path), `ranges` (pages, windows, positions,
- * joined pages, incremental reads), `readPoints`, `contentNames`, `imports` (all or nothing; keys), `appends`
- * and `accounts` (key prefixes, users).
+ * joined pages, incremental reads), `readPoints`, `contentNames`, `exportPages` (CSV and NDJSON pages as the core
+ * renders them), `imports` (all or nothing; keys), `appends` and `accounts` (key prefixes, users).
  *
  * @since 0.2.0
  * @category models
