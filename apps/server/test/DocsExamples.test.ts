@@ -2,7 +2,7 @@
 // docs/*.md, after the built CLI's `demo`, against the built server (docs/architecture.md#examples-that-run).
 
 import { spawn } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
@@ -33,15 +33,6 @@ const run = (command: string, args: ReadonlyArray<string>, cwd: string, env: Rec
   return finish(child)
 }
 
-// Bundled from a directory under apps/server, so `effect` and the drivers resolve as in a project using them.
-const bundleDir = join(root, "apps/server/.examples")
-
-// The workspace's packages export their tsc output (`dist/`), which a fresh clone has only after
-// `pnpm typecheck`: the bundle takes their sources, as scripts/bundle.mjs does.
-const aliases = readdirSync(join(root, "packages"))
-  .filter((name) => existsSync(join(root, "packages", name, "src/index.ts")))
-  .map((name) => `--alias:@filedata/${name}=${join(root, "packages", name, "src/index.ts")}`)
-
 const runBlock = async (block: Block, base: string, apiKey: string) => {
   const dir = mkdtempSync(join(tmpdir(), "filedata-docs-example-"))
   // `pnpm filedata`, which a reader runs from the repository's root, run from the block's directory.
@@ -51,18 +42,9 @@ const runBlock = async (block: Block, base: string, apiKey: string) => {
   // INIT_CWD: where pnpm says the command was typed, which the CLI reads a relative path from.
   const env = { ...database, FILEDATA_API_KEY: apiKey, INIT_CWD: dir }
   if (block.language === "sh") return { dir, ...(await run("sh", ["-c", text], dir, env)) }
-  mkdirSync(bundleDir, { recursive: true })
-  const source = join(bundleDir, `${block.where.replace(/\W/g, "_")}.ts`)
-  writeFileSync(source, text)
-  const bundle = join(dir, "example.mjs")
-  const built = await run(
-    join(root, "node_modules/.bin/esbuild"),
-    [source, "--bundle", "--platform=node", "--format=esm", ...aliases, `--outfile=${bundle}`, "--log-level=error"],
-    root,
-    {}
-  )
-  if (built.code !== 0) return { dir, ...built }
-  return { dir, ...(await run(process.execPath, [bundle], dir, env)) }
+  // As docs/webhooks.md tells the reader: saved as a file, run with scripts/example.mjs.
+  writeFileSync(join(dir, "example.ts"), text)
+  return { dir, ...(await run(process.execPath, [join(root, "scripts/example.mjs"), "example.ts"], dir, env)) }
 }
 
 let database: Record<string, string> = {}
