@@ -40,6 +40,9 @@ describe("the server's start", () => {
     ])
     const settings = logged.filter((line) => line.message === "settings")
     expect(settings).toHaveLength(1)
+    // In the order they happened: the warnings and the settings come before the line that says it serves.
+    const listening = logged.findIndex((line) => String(line.message).startsWith("listening on"))
+    expect(listening).toBeGreaterThan(logged.indexOf(settings[0] as (typeof logged)[number]))
     expect(settings[0]?.annotations).toMatchObject({
       "rateLimiting.policy.apiKey.limit": 60,
       "rateLimiting.policy.clientAddress.limit": 7,

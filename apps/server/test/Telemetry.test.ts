@@ -676,7 +676,8 @@ describe("the request log line (built server, real process)", () => {
     // One line per request, and every line of the stream JSON, the listening line included.
     const lines = logLines(stdout)
     expect(lines.filter((line) => line.message === "request")).toHaveLength(calls.length)
-    expect(lines[0]?.message).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+ \(pid \d+\)$/)
+    const listening = lines.find((line) => String(line.message).startsWith("listening on"))
+    expect(listening?.message).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+ \(pid \d+\)$/)
   }, 60_000)
 
   it("writes the listening and stop lines as JSON whatever LOG_LEVEL is, none included", async () => {

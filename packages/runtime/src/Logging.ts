@@ -116,9 +116,10 @@ export const jsonLines: Logger.Logger<unknown, string> = Logger.make(
 )
 
 /**
- * Writes one `info` line at once, whatever `LOG_LEVEL` says and ahead of the lines waiting for their batch
- * window: for what an operator or a supervisor waits for, such as the `listening on` line of the contract. The
- * line has the shape of every other line ({@link plainLine}).
+ * Writes one `info` line at once, whatever `LOG_LEVEL` says, after the lines waiting for their batch window
+ * (written first, so the log stays in time order: the start's warnings and settings before `listening on`): for
+ * what an operator or a supervisor waits for, such as the `listening on` line of the contract. The line has the
+ * shape of every other line ({@link plainLine}).
  *
  * @since 0.1.0
  * @category logging
@@ -129,6 +130,7 @@ export const announce = (
 ): Effect.Effect<void> =>
   Effect.withFiberRuntime((fiber) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      for (const flush of waiting) flush()
       const options: Logger.Logger.Options<unknown> = {
         fiberId: fiber.id(),
         logLevel: LogLevel.Info,
@@ -170,10 +172,23 @@ const makeBatch = () => {
 }
 
 const batches = new WeakMap<Logger.Logger<unknown, unknown>, (line: string) => void>()
+// Each open batch's writing of its waiting lines, for `announce`.
+const waiting = new Set<() => void>()
 
 // The batch is the service's own so that a line written without a fiber joins the same stream in order.
 const batchedJson: Effect.Effect<Logger.Logger<unknown, void>, never, Scope.Scope> = Effect.map(
-  Effect.acquireRelease(Effect.sync(makeBatch), (batch) => Effect.sync(batch.close)),
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const batch = makeBatch()
+      waiting.add(batch.close)
+      return batch
+    }),
+    (batch) =>
+      Effect.sync(() => {
+        waiting.delete(batch.close)
+        batch.close()
+      })
+  ),
   (batch) => {
     const logger = Logger.make<unknown, void>((options) => batch.push(jsonLines.log(options)))
     batches.set(logger, batch.push)
