@@ -11,19 +11,26 @@ export const testDatabaseUrl = TestServices.databaseUrl
 
 if (testDatabaseUrl === undefined) console.warn(`PostgreSQL tests skipped: ${TestServices.databaseUnset}`)
 
+// The tests' commits do not wait for the WAL to reach the disk: no test outlives a crash of the server, and a
+// schema's creation, migration and drop took about a third less time (the conformance suite makes one per test).
+const startOptions = (schema?: string) =>
+  ["-c synchronous_commit=off", ...(schema === undefined ? [] : [`-c search_path=${schema}`])].join(" ")
+
+const testUrl = (schema?: string): Redacted.Redacted<string> => {
+  const url = new URL(testDatabaseUrl ?? "")
+  url.searchParams.set("options", startOptions(schema))
+  return Redacted.make(url.toString())
+}
+
 /** Runs statements on a client of its own against the test database, outside the adapter. */
 export const admin = <A, E>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>) =>
   Effect.flatMap(SqlClient.SqlClient, f).pipe(
-    Effect.provide(PgClient.layer({ url: Redacted.make(testDatabaseUrl ?? ""), maxConnections: 1 })),
+    Effect.provide(PgClient.layer({ url: testUrl(), maxConnections: 1 })),
     Effect.orDie
   )
 
 /** The test URL with its connections confined to one schema. */
-export const urlForSchema = (schema: string): Redacted.Redacted<string> => {
-  const url = new URL(testDatabaseUrl ?? "")
-  url.searchParams.set("options", `-c search_path=${schema}`)
-  return Redacted.make(url.toString())
-}
+export const urlForSchema = (schema: string): Redacted.Redacted<string> => testUrl(schema)
 
 /**
  * A fresh, empty schema, dropped with everything in it when the scope closes. A schema is far cheaper than
