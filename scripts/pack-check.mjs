@@ -140,7 +140,7 @@ export const all = [${packages.map((_, i) => `p${i}`).join(", ")}] as const
 )
 for (const dir of packages) writeFileSync(join(checks, "node", `readme-${dir}.ts`), readmeExample(dir))
 const embedding = readFileSync(join(root, "docs", "embedding.md"), "utf8")
-for (const [i, [, code]] of [...embedding.matchAll(/```ts\n([\s\S]*?)```/g)].entries()) {
+for (const [i, [, code]] of [...embedding.matchAll(/```ts(?: runnable)?\n([\s\S]*?)```/g)].entries()) {
   writeFileSync(join(checks, "node", `embedding-${i + 1}.ts`), code)
 }
 mkdirSync(join(checks, "browser"))

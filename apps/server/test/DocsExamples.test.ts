@@ -184,3 +184,23 @@ describe("docs/api.md's sync script", () => {
     expect(exit.stderr).toContain('"code":"access_denied"')
   }, 60_000)
 })
+
+describe("docs/embedding.md's client example", () => {
+  const example = () =>
+    blocks.find(
+      (block) => block.where.startsWith("docs/embedding.md") && block.text.includes("FileDataClient")
+    ) as Block
+
+  it("reads the demo's contact form with the demo's key", async () => {
+    const exit = await runBlock(example(), served?.base ?? "", apiKey)
+    expect(exit.code, exit.stderr).toBe(0)
+    // 4 on a fresh demo; the append and webhook blocks before it add to the same file.
+    expect(exit.stdout).toMatch(/^Contact form: \d+ submissions\n$/)
+  }, 60_000)
+
+  it("names the refusal for a key that is not the owner's", async () => {
+    const exit = await runBlock(example(), served?.base ?? "", "not-a-key-of-anyone")
+    expect(exit.code, exit.stderr).toBe(0)
+    expect(exit.stdout).toBe("refused: access_denied\n")
+  }, 60_000)
+})
