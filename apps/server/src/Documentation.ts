@@ -121,8 +121,9 @@ const page = (title: string): string => `<!DOCTYPE html>
   <title>${title.replace(/[<>&"]/g, "")} API</title>
   <link rel="stylesheet" href=".${assetsPath}/swagger-ui.css" />
   <style>
-    /* Swagger UI gives a description's Markdown tables no cell padding: header cells ran together ("statuswhen"). */
-    .swagger-ui .renderedMarkdown table th, .swagger-ui .renderedMarkdown table td { padding: 4px 16px 4px 0; text-align: left; vertical-align: baseline; }
+    /* Swagger UI gives a description's Markdown tables no cell padding: header cells ran together ("statuswhen").
+       Its "table tbody tr td:first-of-type" rule outranks a shorter selector, so the body cells repeat its length. */
+    .swagger-ui .renderedMarkdown table thead tr th, .swagger-ui .renderedMarkdown table tbody tr td { padding: 4px 16px 4px 0; text-align: left; vertical-align: baseline; }
   </style>
 </head>
 <body>
