@@ -73,6 +73,7 @@ export const leaseMarginMillis = 10_000
  */
 export const jitterShare = 0.1
 
+const outcomes = ["delivered", "retrying", "failed"] as const
 const attempts = Metric.counter("filedata_webhook_attempts_total", {
   description: "Webhook delivery attempts, by outcome: delivered, retrying, failed",
   incremental: true
@@ -303,6 +304,9 @@ export const run = (
       }
       return claims.length === free
     })
+    // Every series from 0 at the start, so `rate()` and `increase()` see the first attempt of each outcome.
+    yield* Effect.forEach(outcomes, (outcome) => Metric.value(Metric.tagged(attempts, "outcome", outcome)))
+    yield* Metric.value(latency)
     yield* Effect.forkIn(Effect.repeat(observeBacklog(ports.webhooks), Schedule.spaced(Duration.seconds(5))), scope)
     // A full claim may have left more due: ask again at once rather than after the poll's pause. Otherwise the
     // next claim is at the poll or at the end of an attempt, whichever comes first: a webhook's events go one
