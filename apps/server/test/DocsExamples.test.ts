@@ -102,6 +102,24 @@ describe("Swagger UI's Try it out, after `pnpm filedata demo`", () => {
     })
     expect(reply.status).toBe(200)
   })
+
+  it("shows the demo's reply for that file as the 200's example", async () => {
+    const base = served?.base ?? ""
+    const document = await (await fetch(`${base}/openapi.json`)).json()
+    const example = document.components.schemas.FileData.examples[0]
+    const reply = await (
+      await fetch(`${base}/api/v1/file-data`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ fileId: "demo-contact-form", apiKey })
+      })
+    ).json()
+    // Other blocks append to this file: the demo's own submissions come first.
+    const { submissions, SubmissionCounter: _, ...fields } = example
+    expect(reply).toMatchObject(fields)
+    expect(reply.submissions.slice(0, submissions.length)).toEqual(submissions)
+    expect(submissions.length).toBe(example.SubmissionCounter)
+  })
 })
 
 describe("the export and webhook pages' blocks", () => {

@@ -284,16 +284,43 @@ export const FileData = Schema.Struct({
   submissions: Schema.Array(Submission)
 }).annotations({
   identifier: "FileData",
+  // The reply for `pnpm filedata demo`'s demo-contact-form, the file the request's example names.
   examples: [
     {
       name: "Contact form",
-      creationDate: "2024-01-01T00:00:00.000Z" as Timestamp,
+      creationDate: "2024-03-04T08:15:00.000Z" as Timestamp,
       publicAvailability: true,
-      SubmissionCounter: 2,
-      VisitCounter: 10,
+      SubmissionCounter: 4,
+      VisitCounter: 412,
       submissions: [
-        { createdDate: "2024-01-02T09:30:00.000Z" as Timestamp, content: { email: "a@example.com" } },
-        { createdDate: "2024-01-03T10:00:00.000Z" as Timestamp, content: { email: "b@example.com", message: "Hello" } }
+        {
+          createdDate: "2024-03-05T09:12:44.120Z" as Timestamp,
+          content: {
+            name: "Ada Lovelace",
+            email: "ada@example.com",
+            message: "Could you send me the price list for the analytical engine?"
+          }
+        },
+        {
+          createdDate: "2024-03-07T16:40:03.981Z" as Timestamp,
+          content: {
+            name: "Grace Hopper",
+            email: "grace@example.org",
+            message: "Found a moth in the relay again. Is on-site support included?"
+          }
+        },
+        {
+          createdDate: "2024-03-11T11:02:17.500Z" as Timestamp,
+          content: {
+            name: "Alan Turing",
+            email: "alan@example.net",
+            message: "Is the contact form itself Turing complete? Asking for a friend."
+          }
+        },
+        {
+          createdDate: "2024-03-18T07:55:30.004Z" as Timestamp,
+          content: { name: "Katherine Johnson", email: "katherine@example.com", message: "Please call me back." }
+        }
       ]
     }
   ]
