@@ -120,6 +120,30 @@ describe("Swagger UI's Try it out, after `pnpm filedata demo`", () => {
     expect(reply.submissions.slice(0, submissions.length)).toEqual(submissions)
     expect(submissions.length).toBe(example.SubmissionCounter)
   })
+
+  it("fills getSubmissions' body with fields the demo answers, and shows that answer as the 200's example", async () => {
+    const base = served?.base ?? ""
+    const document = await (await fetch(`${base}/openapi.json`)).json()
+    const { properties } = document.components.schemas.GetSubmissionsRequest
+    // Each field as Swagger UI fills it in: its example.
+    const body = Object.fromEntries(
+      Object.entries(properties as Record<string, { examples?: Array<unknown> }>).map(([name, field]) => [
+        name,
+        field.examples?.[0]
+      ])
+    )
+    expect(Object.values(body)).not.toContain(undefined)
+    const reply = await fetch(`${base}/api/v1/file-data/submissions`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ ...body, apiKey })
+    })
+    expect(reply.status).toBe(200)
+    const page = await reply.json()
+    const example = document.components.schemas.SubmissionsPage.examples[0]
+    // Other blocks append to this file (outside the window): the demo's own submissions are the page.
+    expect(page).toEqual(example)
+  })
 })
 
 describe("the export and webhook pages' blocks", () => {

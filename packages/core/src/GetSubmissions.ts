@@ -101,14 +101,14 @@ export const GetSubmissionsRequest = Schema.Struct({
   since: Schema.optionalWith(
     instant(
       "Only submissions with createdDate >= since: an ISO 8601 date-time with a zone",
-      "2024-01-02T00:00:00.000Z"
+      "2024-03-01T00:00:00.000Z"
     ),
     { exact: true }
   ),
   until: Schema.optionalWith(
     instant(
       "Only submissions with createdDate < until: an ISO 8601 date-time with a zone, not before since",
-      "2024-02-01T00:00:00.000Z"
+      "2024-04-01T00:00:00.000Z"
     ),
     { exact: true }
   ),
@@ -116,21 +116,26 @@ export const GetSubmissionsRequest = Schema.Struct({
     Schema.String.pipe(Schema.minLength(1)).annotations({
       title: "Cursor",
       description:
-        "The next of an earlier reply for the same file: continue after its last submission. Opaque; any other text is refused"
+        "The next of an earlier reply for the same file: continue after its last submission. Opaque; any other text is refused",
+      // Swagger UI's Try it out fills in each field's example (else "string", refused): the demo's contact form
+      // after its first two submissions, in a window that holds them, two at a time, without waiting.
+      examples: ["MTFkNmE5NzRlZGJiZWFkMWMxNzA5ODI5NjAzOTgxOjI"]
     }),
     { exact: true }
   ),
   limit: Schema.optionalWith(
     Schema.Number.pipe(Schema.int(), Schema.between(1, maxLimit)).annotations({
       title: "Limit",
-      description: `At most this many submissions, 1 to ${maxLimit}; default ${defaultLimit}`
+      description: `At most this many submissions, 1 to ${maxLimit}; default ${defaultLimit}`,
+      examples: [2]
     }),
     { exact: true, default: () => defaultLimit }
   ),
   wait: Schema.optionalWith(
     Schema.Number.pipe(Schema.int(), Schema.between(0, maxWait)).annotations({
       title: "Wait",
-      description: `Seconds, 0 to ${maxWait}, to hold the request when no submission matches yet, until one is appended (answered at once with it) or the time is up (the empty page, next unchanged); default 0`
+      description: `Seconds, 0 to ${maxWait}, to hold the request when no submission matches yet, until one is appended (answered at once with it) or the time is up (the empty page, next unchanged); default 0`,
+      examples: [0]
     }),
     { exact: true, default: () => 0 }
   )

@@ -61,9 +61,23 @@ export const SubmissionsPage = Schema.Struct({
   identifier: "SubmissionsPage",
   examples: [
     {
-      submissions: [{ createdDate: "2024-01-02T09:30:00.000Z" as Timestamp, content: { email: "a@example.com" } }],
-      next: "MWI5YTZhM2E0MWQ5MjczNmMxNzA0MTg3ODAwMDAwOjE",
-      hasMore: true
+      // The reply to GetSubmissionsRequest's example (its fields' examples) after `pnpm filedata demo`.
+      submissions: [
+        {
+          createdDate: "2024-03-11T11:02:17.500Z" as Timestamp,
+          content: {
+            name: "Alan Turing",
+            email: "alan@example.net",
+            message: "Is the contact form itself Turing complete? Asking for a friend."
+          }
+        },
+        {
+          createdDate: "2024-03-18T07:55:30.004Z" as Timestamp,
+          content: { name: "Katherine Johnson", email: "katherine@example.com", message: "Please call me back." }
+        }
+      ],
+      next: "MTljNTNhYzBiMDc2YWRjMzYxNzEwNzQ4NTMwMDA0OjQ",
+      hasMore: false
     }
   ]
 })
