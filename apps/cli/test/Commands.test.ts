@@ -609,7 +609,7 @@ describe("webhook", () => {
         const webhook = yield* store.create({
           fileId: FileData.FileId.make("file-1"),
           url: "https://hooks.example.com/in?token=receiver-token",
-          sealedSecret: "sealed"
+          sealSecret: () => Effect.succeed("sealed")
         })
         const listed = yield* cli("webhook", "list", "--file", "file-1")
         expectSuccess(listed)

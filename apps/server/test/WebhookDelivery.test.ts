@@ -65,7 +65,7 @@ const register = (filename: string, url: string) =>
       const webhook = yield* store.create({
         fileId: FileData.FileId.make("form"),
         url,
-        sealedSecret: yield* secrets.seal(secret)
+        sealSecret: (id) => secrets.seal(secret, id)
       })
       return { webhook, secret: Redacted.value(secret) }
     }).pipe(Effect.provide(SqliteStorage.layer({ filename })), Effect.scoped)

@@ -72,7 +72,8 @@ const append = (document: unknown) =>
 
 const register = (file: string, url = `https://example.com/hooks/${file}`) =>
   Effect.flatMap(WebhookStore.WebhookStore, (store) =>
-    store.create({ fileId: fileId(file), url, sealedSecret: `sealed-${url}` })
+    // The store seals for the id it gives: the sealed text names it, so the cases see the id reach the seal.
+    store.create({ fileId: fileId(file), url, sealSecret: (id) => Effect.succeed(`sealed-${url}-${id}`) })
   )
 
 const claim = (limit = 100, leaseMillis = 30_000) =>
@@ -199,7 +200,7 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         expect(claimed.map((c) => c.webhookId).sort()).toEqual([a.id, b.id, f2.id].sort())
         const first = claimed.find((c) => c.webhookId === a.id) as WebhookStore.Claim
         expect(first).toMatchObject({ url: "https://a.example/", attempt: 1, step: 0 })
-        expect(first.secrets).toEqual({ current: "sealed-https://a.example/", previous: Option.none() })
+        expect(first.secrets).toEqual({ current: `sealed-https://a.example/-${a.id}`, previous: Option.none() })
         expect(first.eventId).toMatch(/^[^.]+$/)
 
         // Every event of webhook a, delivered in turn, carries the 250 submissions in reply order.
@@ -402,7 +403,7 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         const [during] = yield* claim(10, 1000)
         expect(during?.secrets).toEqual({
           current: "sealed-new",
-          previous: Option.some({ sealed: `sealed-${webhook.url}`, until: 60_000 })
+          previous: Option.some({ sealed: `sealed-${webhook.url}-${webhook.id}`, until: 60_000 })
         })
         yield* TestClock.adjust(60_000)
         const [after] = yield* claim(10, 1000)

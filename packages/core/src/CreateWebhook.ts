@@ -79,9 +79,12 @@ export const runWith = (ports: Ports, input: FileRequest.Input): Effect.Effect<C
       Effect.fail(refused(refusal.reason))
     )
     const secret = yield* ports.secrets.generate
-    const sealedSecret = yield* ports.secrets.seal(secret)
     const webhook = yield* Effect.catchTag(
-      ports.webhooks.create({ fileId: request.fileId, url: request.url, sealedSecret }),
+      ports.webhooks.create({
+        fileId: request.fileId,
+        url: request.url,
+        sealSecret: (id) => ports.secrets.seal(secret, id)
+      }),
       "WebhookLimitReached",
       () =>
         Effect.fail(

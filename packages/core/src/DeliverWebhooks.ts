@@ -175,8 +175,8 @@ const openSecrets = (
   claim: WebhookStore.Claim
 ): Effect.Effect<ReadonlyArray<Redacted.Redacted<string>>, WebhookSecrets.SecretUnreadable> =>
   Effect.all([
-    secrets.open(claim.secrets.current),
-    ...Option.toArray(Option.map(claim.secrets.previous, (previous) => secrets.open(previous.sealed)))
+    secrets.open(claim.secrets.current, claim.webhookId),
+    ...Option.toArray(Option.map(claim.secrets.previous, (previous) => secrets.open(previous.sealed, claim.webhookId)))
   ])
 
 /**

@@ -125,7 +125,7 @@ export const rotateSecret = (
     const request = yield* WebhookRequest.admit(ports, input, parseTarget)
     const webhook = yield* WebhookRequest.ownWebhook(ports, request.apiKey, request.id)
     const secret = yield* ports.secrets.generate
-    const sealed = yield* ports.secrets.seal(secret)
+    const sealed = yield* ports.secrets.seal(secret, webhook.id)
     const now = yield* Clock.currentTimeMillis
     if (!(yield* ports.webhooks.rotateSecret(webhook.id, sealed, now + rotationOverlapMillis))) {
       return yield* new WebhookNotFound()

@@ -26,9 +26,12 @@ export class SecretUnreadable extends Schema.TaggedError<SecretUnreadable>()("Se
 export interface WebhookSecretsShape {
   /** A fresh `whsec_` secret from a cryptographic random source. */
   readonly generate: Effect.Effect<Redacted.Redacted<string>>
-  /** The text storage keeps for a secret (authenticated encryption; a new nonce each call). */
-  readonly seal: (secret: Redacted.Redacted<string>) => Effect.Effect<string>
-  readonly open: (sealed: string) => Effect.Effect<Redacted.Redacted<string>, SecretUnreadable>
+  /**
+   * The text storage keeps for a webhook's secret (authenticated encryption; a new nonce each call), bound to
+   * the webhook's id: copied into another webhook's row, it does not open.
+   */
+  readonly seal: (secret: Redacted.Redacted<string>, webhookId: string) => Effect.Effect<string>
+  readonly open: (sealed: string, webhookId: string) => Effect.Effect<Redacted.Redacted<string>, SecretUnreadable>
 }
 
 /**

@@ -21,8 +21,8 @@ import type { Delivery, DeliveryOutcome, DisabledReason, Webhook, WebhookLimitRe
 export interface NewWebhook {
   readonly fileId: FileId
   readonly url: string
-  /** The secret as `WebhookSecrets.seal` made it: storage never holds one in the clear. */
-  readonly sealedSecret: string
+  /** Seals the secret for the id storage gives the webhook (`WebhookSecrets.seal`): never kept in the clear. */
+  readonly sealSecret: (webhookId: string) => Effect.Effect<string>
 }
 
 /**

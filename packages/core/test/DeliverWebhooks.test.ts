@@ -21,7 +21,7 @@ const claim = (fields: Partial<WebhookStore.Claim> = {}): WebhookStore.Claim => 
   webhookId: "wh_1",
   url: "https://example.com/",
   body: "{}",
-  secrets: { current: "sealed:whsec_a", previous: Option.none() },
+  secrets: { current: "sealed:wh_1:whsec_a", previous: Option.none() },
   attempt: 1,
   step: 0,
   failingSince: Option.none(),
@@ -90,7 +90,11 @@ const setUp = (answer: Parameters<typeof TestWebhookPorts.sender>[0]) => {
     Layer.succeed(WebhookSecrets, secrets)
   )
   const register = (file: string, url: string) =>
-    webhooks.store.create({ fileId: file as FileId, url, sealedSecret: `sealed:whsec_${file}` })
+    webhooks.store.create({
+      fileId: file as FileId,
+      url,
+      sealSecret: (id) => Effect.succeed(`sealed:${id}:whsec_${file}`)
+    })
   return { webhooks, sender, layer, register }
 }
 
@@ -99,7 +103,7 @@ describe("DeliverWebhooks.attempt", () => {
     Effect.gen(function* () {
       const { webhooks, sender, register } = setUp(undefined)
       const webhook = yield* register("a", "https://a.example/")
-      yield* webhooks.store.rotateSecret(webhook.id, "sealed:whsec_new", 60_000)
+      yield* webhooks.store.rotateSecret(webhook.id, `sealed:${webhook.id}:whsec_new`, 60_000)
       yield* webhooks.enqueue(webhook.id, '{"n":1}')
       const [claimed] = yield* webhooks.store.claim({ limit: 1, leaseMillis: 1000 })
       yield* DeliverWebhooks.attempt(
@@ -119,7 +123,7 @@ describe("DeliverWebhooks.attempt", () => {
       const webhook = yield* webhooks.store.create({
         fileId: "a" as FileId,
         url: "https://a/",
-        sealedSecret: "garbage"
+        sealSecret: () => Effect.succeed("garbage")
       })
       yield* webhooks.enqueue(webhook.id, "{}")
       const [claimed] = yield* webhooks.store.claim({ limit: 1, leaseMillis: 1000 })
@@ -130,6 +134,41 @@ describe("DeliverWebhooks.attempt", () => {
       )
       expect(sender.sent).toEqual([])
       const [logged] = webhooks.log(webhook.id)
+      expect(logged?.outcome).toBe("retrying")
+      expect(Option.getOrNull(logged?.error ?? Option.none())).toMatch(/^secret_unreadable/)
+    })
+  )
+
+  it.effect("a sealed secret copied into another webhook's row does not open there: nothing is sent", () =>
+    Effect.gen(function* () {
+      const { webhooks, sender } = setUp(undefined)
+      const secrets = TestWebhookPorts.secrets()
+      const owner = yield* webhooks.store.create({
+        fileId: "a" as FileId,
+        url: "https://a/",
+        sealSecret: (id) => secrets.seal(Redacted.make("whsec_a"), id)
+      })
+      const [ownSealed] = yield* Effect.zipRight(
+        webhooks.enqueue(owner.id, "{}"),
+        Effect.map(webhooks.store.claim({ limit: 1, leaseMillis: 1000 }), (claims) =>
+          claims.map((c) => c.secrets.current)
+        )
+      )
+      const copy = yield* webhooks.store.create({
+        fileId: "b" as FileId,
+        url: "https://b/",
+        sealSecret: () => Effect.succeed(ownSealed as string)
+      })
+      yield* webhooks.enqueue(copy.id, "{}")
+      const [claimed] = yield* webhooks.store.claim({ limit: 1, leaseMillis: 1000 })
+      expect(claimed?.webhookId).toBe(copy.id)
+      yield* DeliverWebhooks.attempt(
+        { webhooks: webhooks.store, sender, secrets },
+        options,
+        claimed as WebhookStore.Claim
+      )
+      expect(sender.sent).toEqual([])
+      const [logged] = webhooks.log(copy.id)
       expect(logged?.outcome).toBe("retrying")
       expect(Option.getOrNull(logged?.error ?? Option.none())).toMatch(/^secret_unreadable/)
     })

@@ -63,7 +63,7 @@ describe("webhook management", () => {
         webhooks.enqueue(created.webhook.id, "{}"),
         webhooks.store.claim({ limit: 1, leaseMillis: 1 })
       )
-      expect(claimable?.secrets.current).toBe("sealed:whsec_secret1")
+      expect(claimable?.secrets.current).toBe(`sealed:${created.webhook.id}:whsec_secret1`)
       const listed = yield* ListWebhooks.runWith(ports, body({ apiKey: "alice-key" }))
       expect(listed.map((webhook) => webhook.id)).toEqual([created.webhook.id])
       expect(yield* ListWebhooks.runWith(ports, body({ apiKey: "alice-key", fileId: "poll" }))).toEqual([])
@@ -180,8 +180,11 @@ describe("webhook management", () => {
       const eventId = yield* webhooks.enqueue(created.webhook.id, "{}")
       const [claim] = yield* webhooks.store.claim({ limit: 1, leaseMillis: 10 })
       expect(claim?.secrets).toEqual({
-        current: "sealed:whsec_secret2",
-        previous: Option.some({ sealed: "sealed:whsec_secret1", until: 1000 + rotationOverlapMillis })
+        current: `sealed:${created.webhook.id}:whsec_secret2`,
+        previous: Option.some({
+          sealed: `sealed:${created.webhook.id}:whsec_secret1`,
+          until: 1000 + rotationOverlapMillis
+        })
       })
       yield* webhooks.store.disable(created.webhook.id, "gone")
       const enabled = yield* ManageWebhook.enable(ports, body(target))

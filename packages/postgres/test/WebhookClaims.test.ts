@@ -32,7 +32,11 @@ describe.skipIf(testDatabaseUrl === undefined)("PostgreSQL (TEST_DATABASE_URL)",
           })
           const ids = yield* Effect.forEach(Array.from({ length: WEBHOOKS }), (_, i) =>
             Effect.map(
-              first.create({ fileId: FileData.FileId.make("f"), url: `https://w${i}.example/`, sealedSecret: "s" }),
+              first.create({
+                fileId: FileData.FileId.make("f"),
+                url: `https://w${i}.example/`,
+                sealSecret: () => Effect.succeed("s")
+              }),
               (webhook) => webhook.id
             )
           )

@@ -147,8 +147,9 @@ export const make = (
             }
             const id = webhookId()
             const now = yield* Clock.currentTimeMillis
+            const sealed = yield* webhook.sealSecret(id)
             yield* sql`INSERT INTO webhooks (id, file_id, url, secret, enabled, created_at)
-              VALUES (${id}, ${webhook.fileId}, ${webhook.url}, ${webhook.sealedSecret}, ${boolean(true)},
+              VALUES (${id}, ${webhook.fileId}, ${webhook.url}, ${sealed}, ${boolean(true)},
                 ${instant(now)})`
             const found = yield* findRow(id)
             return yield* Option.match(found, {

@@ -3,8 +3,9 @@
  * storage keeps is that secret sealed with AES-256-GCM under a key that is never in the database: given as
  * `WEBHOOK_ENCRYPTION_KEY`, or generated once into a file of its own (mode 0600).
  *
- * Sealed text is `v1.<nonce>.<ciphertext and tag>` (base64url, a fresh 12-byte nonce per seal), so another
- * scheme can come later beside it.
+ * Sealed text is `v2.<nonce>.<ciphertext and tag>` (base64url, a fresh 12-byte nonce per seal), authenticated
+ * with the webhook's id as associated data: copied into another webhook's row, it does not open. `v1` text
+ * (sealed before, bound to no id) still opens, and is sealed anew as `v2` at the next rotation.
  *
  * @since 0.2.0
  */
@@ -24,9 +25,12 @@ const KEY_BYTES = 32
 const NONCE_BYTES = 12
 const TAG_BYTES = 16
 const SECRET_BYTES = 32
-const VERSION = "v1"
-// Binds a sealed value to its purpose: a ciphertext of this key made for anything else does not open here.
-const ASSOCIATED_DATA = Buffer.from("filedata webhook secret v1")
+// Binds a sealed value to its purpose (and, from v2, to its webhook): a ciphertext of this key made for
+// anything else does not open here.
+const associatedData = {
+  v1: () => Buffer.from("filedata webhook secret v1"),
+  v2: (webhookId: string) => Buffer.from(`filedata webhook secret v2\u0000${webhookId}`, "utf8")
+} as const
 
 /**
  * Where the generated key is kept when `WEBHOOK_ENCRYPTION_KEY` is unset and `WEBHOOK_ENCRYPTION_KEY_FILE`
@@ -60,17 +64,18 @@ export const parseKey = (text: string): Either.Either<Redacted.Redacted<Uint8Arr
 export const make = (key: Redacted.Redacted<Uint8Array>): WebhookSecrets.WebhookSecretsShape => {
   const keyBytes = Redacted.value(key)
   if (keyBytes.length !== KEY_BYTES) throw new RangeError(`the key must be ${KEY_BYTES} bytes`)
-  const seal = (secret: Redacted.Redacted<string>) =>
+  const seal = (secret: Redacted.Redacted<string>, webhookId: string) =>
     Effect.sync(() => {
       const nonce = randomBytes(NONCE_BYTES)
-      const cipher = createCipheriv("aes-256-gcm", keyBytes, nonce).setAAD(ASSOCIATED_DATA)
+      const cipher = createCipheriv("aes-256-gcm", keyBytes, nonce).setAAD(associatedData.v2(webhookId))
       const sealed = Buffer.concat([cipher.update(Redacted.value(secret), "utf8"), cipher.final(), cipher.getAuthTag()])
-      return `${VERSION}.${nonce.toString("base64url")}.${sealed.toString("base64url")}`
+      return `v2.${nonce.toString("base64url")}.${sealed.toString("base64url")}`
     })
-  const open = (sealed: string) =>
+  const open = (sealed: string, webhookId: string) =>
     Effect.suspend(() => {
       const [version, nonceText, dataText, ...rest] = sealed.split(".")
-      if (version !== VERSION || nonceText === undefined || dataText === undefined || rest.length > 0) {
+      const known = version === "v1" || version === "v2"
+      if (!known || nonceText === undefined || dataText === undefined || rest.length > 0) {
         return Effect.fail(new WebhookSecrets.SecretUnreadable({ reason: "not a sealed secret of a known format" }))
       }
       const nonce = Buffer.from(nonceText, "base64url")
@@ -80,14 +85,16 @@ export const make = (key: Redacted.Redacted<Uint8Array>): WebhookSecrets.Webhook
       }
       return Effect.try({
         try: () => {
-          const decipher = createDecipheriv("aes-256-gcm", keyBytes, nonce).setAAD(ASSOCIATED_DATA)
+          const aad = version === "v1" ? associatedData.v1() : associatedData.v2(webhookId)
+          const decipher = createDecipheriv("aes-256-gcm", keyBytes, nonce).setAAD(aad)
           decipher.setAuthTag(data.subarray(data.length - TAG_BYTES))
           const plain = Buffer.concat([decipher.update(data.subarray(0, data.length - TAG_BYTES)), decipher.final()])
           return Redacted.make(plain.toString("utf8"))
         },
         catch: () =>
           new WebhookSecrets.SecretUnreadable({
-            reason: "the sealed secret does not open with this key: another key, or a damaged value"
+            reason:
+              "the sealed secret does not open with this key for this webhook: another key, another webhook's, or a damaged value"
           })
       })
     })

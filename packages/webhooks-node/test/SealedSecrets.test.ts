@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto"
+import { createCipheriv, randomBytes } from "node:crypto"
 import { readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
@@ -19,7 +19,7 @@ const withEnv = (env: Record<string, string>) =>
 const roundTrip = Effect.gen(function* () {
   const secrets = yield* WebhookSecrets.WebhookSecrets
   const secret = yield* secrets.generate
-  return { secret, sealed: yield* secrets.seal(secret) }
+  return { secret, sealed: yield* secrets.seal(secret, "wh_a") }
 })
 
 describe("SealedSecrets", () => {
@@ -37,14 +37,14 @@ describe("SealedSecrets", () => {
     Effect.gen(function* () {
       const secrets = SealedSecrets.make(newKey())
       const secret = yield* secrets.generate
-      const [first, second] = [yield* secrets.seal(secret), yield* secrets.seal(secret)]
-      expect(first).toMatch(/^v1\.[\w-]{16}\.[\w-]+$/)
+      const [first, second] = [yield* secrets.seal(secret, "wh_a"), yield* secrets.seal(secret, "wh_a")]
+      expect(first).toMatch(/^v2\.[\w-]{16}\.[\w-]+$/)
       expect(first).not.toBe(second)
       const keyPart = Redacted.value(secret).slice("whsec_".length)
       for (const sealed of [first, second]) {
         expect(sealed).not.toContain(keyPart)
         expect(sealed).not.toContain(Buffer.from(keyPart, "base64").toString("base64url"))
-        expect(Redacted.value(yield* secrets.open(sealed))).toBe(Redacted.value(secret))
+        expect(Redacted.value(yield* secrets.open(sealed, "wh_a"))).toBe(Redacted.value(secret))
       }
     })
   )
@@ -52,18 +52,18 @@ describe("SealedSecrets", () => {
   it.effect("another key, a changed byte or a foreign text: SecretUnreadable", () =>
     Effect.gen(function* () {
       const secrets = SealedSecrets.make(newKey())
-      const sealed = yield* secrets.seal(yield* secrets.generate)
+      const sealed = yield* secrets.seal(yield* secrets.generate, "wh_a")
       const [version, nonce, data = ""] = sealed.split(".")
       const flipped = `${data.slice(0, 5)}${data[5] === "A" ? "B" : "A"}${data.slice(6)}`
       const refusals = yield* Effect.forEach(
         [
-          SealedSecrets.make(newKey()).open(sealed),
-          secrets.open(`${version}.${nonce}.${flipped}`),
-          secrets.open(`v2.${nonce}.${data}`),
-          secrets.open(`${version}.${nonce}`),
-          secrets.open(`${version}.AAAA.${data}`),
-          secrets.open("whsec_plain"),
-          secrets.open("")
+          SealedSecrets.make(newKey()).open(sealed, "wh_a"),
+          secrets.open(`${version}.${nonce}.${flipped}`, "wh_a"),
+          secrets.open(`v3.${nonce}.${data}`, "wh_a"),
+          secrets.open(`${version}.${nonce}`, "wh_a"),
+          secrets.open(`${version}.AAAA.${data}`, "wh_a"),
+          secrets.open("whsec_plain", "wh_a"),
+          secrets.open("", "wh_a")
         ],
         (open) => Effect.flip(open)
       )
@@ -72,12 +72,47 @@ describe("SealedSecrets", () => {
     })
   )
 
+  it.effect("a sealed secret is bound to its webhook: copied into another webhook's row it does not open", () =>
+    Effect.gen(function* () {
+      const secrets = SealedSecrets.make(newKey())
+      const secret = yield* secrets.generate
+      const sealed = yield* secrets.seal(secret, "wh_a")
+      expect(Redacted.value(yield* secrets.open(sealed, "wh_a"))).toBe(Redacted.value(secret))
+      for (const other of ["wh_b", "wh_a ", "", "wh_"]) {
+        const refusal = yield* Effect.flip(secrets.open(sealed, other))
+        expect(refusal).toBeInstanceOf(WebhookSecrets.SecretUnreadable)
+        expect(refusal.reason).toContain("another webhook")
+      }
+    })
+  )
+
+  it.effect("a v1 secret, sealed before the binding to the webhook's id, still opens for any webhook", () =>
+    Effect.gen(function* () {
+      const key = newKey()
+      // The v1 format as it was sealed: the purpose as associated data, no webhook id.
+      const nonce = randomBytes(12)
+      const cipher = createCipheriv("aes-256-gcm", Redacted.value(key), nonce).setAAD(
+        Buffer.from("filedata webhook secret v1")
+      )
+      const data = Buffer.concat([cipher.update("whsec_old", "utf8"), cipher.final(), cipher.getAuthTag()])
+      const v1 = `v1.${nonce.toString("base64url")}.${data.toString("base64url")}`
+      const secrets = SealedSecrets.make(key)
+      expect(Redacted.value(yield* secrets.open(v1, "wh_a"))).toBe("whsec_old")
+      // v1 text re-labelled v2 is not taken for a bound secret.
+      const relabelled = yield* Effect.flip(secrets.open(`v2${v1.slice(2)}`, "wh_a"))
+      expect(relabelled).toBeInstanceOf(WebhookSecrets.SecretUnreadable)
+    })
+  )
+
   it.effect("WEBHOOK_ENCRYPTION_KEY is the key: another instance with the same key opens what one sealed", () => {
     const key = randomBytes(32).toString("base64")
     const layer = SealedSecrets.layerConfig.pipe(Layer.provide(withEnv({ WEBHOOK_ENCRYPTION_KEY: key })))
     return Effect.gen(function* () {
       const { secret, sealed } = yield* roundTrip.pipe(Effect.provide(layer))
-      const opened = yield* SealedSecrets.make(Redacted.make(new Uint8Array(Buffer.from(key, "base64")))).open(sealed)
+      const opened = yield* SealedSecrets.make(Redacted.make(new Uint8Array(Buffer.from(key, "base64")))).open(
+        sealed,
+        "wh_a"
+      )
       expect(Redacted.value(opened)).toBe(Redacted.value(secret))
     })
   })
@@ -110,9 +145,9 @@ describe("SealedSecrets", () => {
       const written = readFileSync(path, "utf8")
       expect(Either.isRight(SealedSecrets.parseKey(written))).toBe(true)
       // A second start (a new layer) reads the same key and opens what the first sealed.
-      const opened = yield* Effect.flatMap(WebhookSecrets.WebhookSecrets, (secrets) => secrets.open(sealed)).pipe(
-        Effect.provide(layer)
-      )
+      const opened = yield* Effect.flatMap(WebhookSecrets.WebhookSecrets, (secrets) =>
+        secrets.open(sealed, "wh_a")
+      ).pipe(Effect.provide(layer))
       expect(Redacted.value(opened)).toBe(Redacted.value(secret))
       expect(readFileSync(path, "utf8")).toBe(written)
     })

@@ -29,10 +29,11 @@ export const secrets = (): WebhookSecretsShape => {
   let n = 0
   return {
     generate: Effect.sync(() => Redacted.make(`whsec_secret${++n}`)),
-    seal: (secret) => Effect.succeed(`sealed:${Redacted.value(secret)}`),
-    open: (sealed) =>
-      sealed.startsWith("sealed:")
-        ? Effect.succeed(Redacted.make(sealed.slice("sealed:".length)))
-        : Effect.fail(new SecretUnreadable({ reason: "not sealed by this key" }))
+    // Bound to the webhook's id like the real seal: another webhook's sealed text does not open.
+    seal: (secret, webhookId) => Effect.succeed(`sealed:${webhookId}:${Redacted.value(secret)}`),
+    open: (sealed, webhookId) =>
+      sealed.startsWith(`sealed:${webhookId}:`)
+        ? Effect.succeed(Redacted.make(sealed.slice(`sealed:${webhookId}:`.length)))
+        : Effect.fail(new SecretUnreadable({ reason: "not sealed by this key for this webhook" }))
   }
 }

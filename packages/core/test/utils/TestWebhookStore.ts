@@ -62,8 +62,9 @@ export const make = (spec: {
           return yield* new Webhook.WebhookLimitReached({ limit: Webhook.maxPerFile })
         }
         const now = yield* Clock.currentTimeMillis
+        const id = `wh_${++counter}`
         const webhook: Webhook.Webhook = {
-          id: `wh_${++counter}`,
+          id,
           fileId: input.fileId,
           ownerId: spec.files[input.fileId] as UserId,
           url: input.url,
@@ -73,7 +74,7 @@ export const make = (spec: {
         }
         registrations.push({
           webhook,
-          secret: input.sealedSecret,
+          secret: yield* input.sealSecret(id),
           previous: Option.none(),
           failingSince: Option.none()
         })
