@@ -1,5 +1,5 @@
 // Instructions a request, counted by valgrind's callgrind, filedata's server beside the baseline under the small
-// profile's load over real HTTP (docs/performance.md#instructions-a-request). Each server runs under callgrind, its
+// profile's load over real HTTP (docs/performance.md#where-a-requests-time-goes). Each server runs under callgrind, its
 // warm-up with the counting off, then one window of load with it on; what the process executed in that window,
 // divided by the requests answered in it, by thread and by kind of code at the leaf. Unlike CPU time, an instruction
 // count does not move with what else the machine runs (two runs of the same build: docs/performance.md), where the
