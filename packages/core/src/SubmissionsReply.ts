@@ -8,9 +8,10 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { type StoredFile, Submission, type Timestamp } from "./FileData.js"
+import { type StoredFile, Submission } from "./FileData.js"
 import type { StorageUnavailable } from "./FileDataError.js"
 import type { SubmissionPage } from "./FileRepository.js"
+import * as DemoExamples from "./internal/demoExamples.js"
 import * as SubmissionCursor from "./SubmissionCursor.js"
 import type { SubmissionEntry } from "./SubmissionEntry.js"
 
@@ -62,20 +63,7 @@ export const SubmissionsPage = Schema.Struct({
   examples: [
     {
       // The reply to GetSubmissionsRequest's example (its fields' examples) after `pnpm filedata demo`.
-      submissions: [
-        {
-          createdDate: "2024-03-11T11:02:17.500Z" as Timestamp,
-          content: {
-            name: "Alan Turing",
-            email: "alan@example.net",
-            message: "Is the contact form itself Turing complete? Asking for a friend."
-          }
-        },
-        {
-          createdDate: "2024-03-18T07:55:30.004Z" as Timestamp,
-          content: { name: "Katherine Johnson", email: "katherine@example.com", message: "Please call me back." }
-        }
-      ],
+      submissions: DemoExamples.contactFormSubmissions.slice(2),
       next: "MTljNTNhYzBiMDc2YWRjMzYxNzEwNzQ4NTMwMDA0OjQ",
       hasMore: false
     }
