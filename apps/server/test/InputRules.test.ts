@@ -3,7 +3,6 @@
 // bytes the server gets are exactly those below (no client adds a charset or re-encodes an escape).
 
 import { randomBytes } from "node:crypto"
-import { createRequire } from "node:module"
 import { connect } from "node:net"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
@@ -12,7 +11,7 @@ import { FileDataError } from "@filedata/core"
 import { Processes, TempDirectory, TestServices } from "@filedata/testing"
 import * as Schema from "effect/Schema"
 
-const { finish, killLeftovers, listening, root, startBuilt } = Processes
+const { finish, killLeftovers, listening, startBuilt } = Processes
 
 const KEY = `input-rules-${randomBytes(8).toString("hex")}`
 const LONG_OWNER = "😀".repeat(256)
@@ -140,39 +139,14 @@ const sqlite: Storage = {
   release: async () => {}
 }
 
-// The `pg` driver the PostgreSQL adapter uses, reached through that package, for a database of this run's own.
-const admin = async (statement: string) => {
-  const fromPostgres = createRequire(join(root, "packages/postgres/package.json"))
-  const fromSqlPg = createRequire(fromPostgres.resolve("@effect/sql-pg/package.json"))
-  const pg = fromSqlPg("pg") as {
-    Client: new (options: {
-      connectionString: string
-    }) => {
-      connect(): Promise<void>
-      query(text: string): Promise<unknown>
-      end(): Promise<void>
-    }
-  }
-  const client = new pg.Client({ connectionString: TestServices.databaseUrl ?? "" })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
-
-const database = `filedata_input_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`
+let database: Awaited<ReturnType<typeof TestServices.temporaryDatabase>> | undefined
 const postgres: Storage = {
   name: "PostgreSQL (TEST_DATABASE_URL)",
   databaseUrl: async () => {
-    await admin(`CREATE DATABASE ${database}`)
-    const url = new URL(TestServices.databaseUrl ?? "")
-    url.pathname = `/${database}`
-    return url.toString()
+    database = await TestServices.temporaryDatabase("filedata_input")
+    return database.url
   },
-  // WITH (FORCE) ends connections a failed test may have left open (PostgreSQL 13 and later).
-  release: () => admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+  release: async () => database?.drop()
 }
 
 if (TestServices.databaseUrl === undefined) {
