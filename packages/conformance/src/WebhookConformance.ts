@@ -208,7 +208,7 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         let next: WebhookStore.Claim | undefined = first
         while (next !== undefined) {
           events.push(body(next))
-          yield* store.record(next, result("delivered", 0))
+          yield* store.record([{ claim: next, result: result("delivered", 0) }])
           next = (yield* claim()).find((c) => c.webhookId === a.id)
         }
         expect(events.map((event) => event.data.submissions.length)).toEqual([100, 100, 50])
@@ -316,13 +316,51 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         const [again] = yield* claim(10, 1000)
         expect(again?.eventId).toBe(first?.eventId)
         expect(again?.attempt).toBe(2)
-        yield* store.record(first as WebhookStore.Claim, result("delivered", 1000))
+        yield* store.record([{ claim: first as WebhookStore.Claim, result: result("delivered", 1000) }])
         expect(yield* store.deliveries(webhook.id, 10)).toEqual([])
-        yield* store.record(again as WebhookStore.Claim, result("delivered", 1000))
+        yield* store.record([{ claim: again as WebhookStore.Claim, result: result("delivered", 1000) }])
         const log = yield* store.deliveries(webhook.id, 10)
         expect(log.map((delivery) => [delivery.eventId, delivery.attempt, delivery.outcome])).toEqual([
           [first?.eventId, 2, "delivered"]
         ])
+      }).pipe(withStorage)
+    )
+
+    it.effect("records a batch at once: each event moves on, and a stale claim among them changes nothing", () =>
+      Effect.gen(function* () {
+        yield* setUp
+        const store = yield* WebhookStore.WebhookStore
+        const one = yield* register("f1")
+        const two = yield* register("f2")
+        yield* append({ files: [{ id: "f1", submissions: submissions(1) }] })
+        yield* append({ files: [{ id: "f1", submissions: submissions(1, 1) }] })
+        yield* append({ files: [{ id: "f2", submissions: submissions(1, 2) }] })
+        const [stale] = (yield* claim(10, 1000)).filter((c) => c.webhookId === one.id)
+        yield* TestClock.adjust(1000)
+        const claimed = yield* claim(10, 1000)
+        const fresh = claimed.find((c) => c.webhookId === one.id) as WebhookStore.Claim
+        const other = claimed.find((c) => c.webhookId === two.id) as WebhookStore.Claim
+        yield* store.record([
+          { claim: stale as WebhookStore.Claim, result: result("delivered", 1000) },
+          { claim: fresh, result: result("delivered", 1000) },
+          {
+            claim: other,
+            result: result("retrying", 1000, {
+              nextAttemptAt: Option.some(9000),
+              step: 1,
+              error: Option.some("http 500")
+            })
+          }
+        ])
+        yield* store.record([])
+        const logOf = (id: string) =>
+          Effect.map(store.deliveries(id, 10), (log) => log.map((d) => [d.eventId, d.attempt, d.outcome]))
+        expect(yield* logOf(one.id)).toEqual([[fresh.eventId, 2, "delivered"]])
+        expect(yield* logOf(two.id)).toEqual([[other.eventId, 2, "retrying"]])
+        // Webhook one's next event is due; two's is held back until its retry.
+        const after = yield* claim(10, 1000)
+        expect(after.map((c) => c.webhookId)).toEqual([one.id])
+        expect(body(after[0] as WebhookStore.Claim).data.submissions[0]?.content).toEqual({ n: "1" })
       }).pipe(withStorage)
     )
 
@@ -339,16 +377,18 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         expect(claimed.map((c) => c.webhookId).sort()).toEqual([slow.id, other.id].sort())
         const head = claimed.find((c) => c.webhookId === slow.id) as WebhookStore.Claim
         expect(body(head).data.submissions[0]?.content).toEqual({ n: "1" })
-        yield* store.record(
-          head,
-          result("retrying", 0, { nextAttemptAt: Option.some(5000), step: 1, error: Option.some("http 500") })
-        )
+        yield* store.record([
+          {
+            claim: head,
+            result: result("retrying", 0, { nextAttemptAt: Option.some(5000), step: 1, error: Option.some("http 500") })
+          }
+        ])
         expect((yield* claim()).filter((c) => c.webhookId === slow.id)).toEqual([])
         yield* TestClock.adjust(5000)
         const [retry] = (yield* claim()).filter((c) => c.webhookId === slow.id)
         expect(retry).toMatchObject({ eventId: head.eventId, attempt: 2, step: 1 })
         expect(retry?.failingSince).toEqual(Option.some(0))
-        yield* store.record(retry as WebhookStore.Claim, result("delivered", 5000))
+        yield* store.record([{ claim: retry as WebhookStore.Claim, result: result("delivered", 5000) }])
         const [second] = (yield* claim()).filter((c) => c.webhookId === slow.id)
         expect(body(second as WebhookStore.Claim).data.submissions[0]?.content).toEqual({ n: "2" })
         expect(second?.failingSince).toEqual(Option.none())
@@ -370,10 +410,12 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         yield* append({ files: [{ id: "f1", submissions: submissions(1) }] })
         yield* append({ files: [{ id: "f1", submissions: submissions(1, 5) }] })
         const [head] = yield* claim()
-        yield* store.record(
-          head as WebhookStore.Claim,
-          result("failed", 0, { status: Option.some(410), disable: Option.some("gone") })
-        )
+        yield* store.record([
+          {
+            claim: head as WebhookStore.Claim,
+            result: result("failed", 0, { status: Option.some(410), disable: Option.some("gone") })
+          }
+        ])
         const found = yield* store.find(webhook.id)
         expect(Option.map(found, (w) => [w.enabled, w.disabledReason])).toEqual(
           Option.some([false, Option.some("gone")])
@@ -418,7 +460,7 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         const webhook = yield* register("f1")
         yield* append({ files: [{ id: "f1", submissions: submissions(2) }] })
         const [claimed] = yield* claim()
-        yield* store.record(claimed as WebhookStore.Claim, result("delivered", 0))
+        yield* store.record([{ claim: claimed as WebhookStore.Claim, result: result("delivered", 0) }])
         yield* append({ files: [{ id: "f1", submissions: submissions(2) }] })
         expect(yield* store.remove(webhook.id)).toBe(true)
         expect(yield* claim()).toEqual([])

@@ -8,6 +8,7 @@
  * @since 0.2.0
  */
 
+import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -180,17 +181,17 @@ const openSecrets = (
   ])
 
 /**
- * Makes one claimed attempt and records it. Never fails: storage that is away loses only the record, and the
- * lease running out brings the event back.
+ * Makes one claimed attempt and decides what it came to, with its metrics and, when it failed, its log line.
+ * Never fails: an unreadable secret is an attempt that failed.
  *
  * @since 0.2.0
  * @category use cases
  */
-export const attempt = (
+export const makeAttempt = (
   ports: Ports,
   options: Pick<Options, "timeoutMillis" | "retryScheduleMillis" | "disableAfterMillis">,
   claim: WebhookStore.Claim
-): Effect.Effect<void> =>
+): Effect.Effect<WebhookStore.Attempted> =>
   Effect.gen(function* () {
     const outcome: Ending = yield* openSecrets(ports.secrets, claim).pipe(
       Effect.flatMap((secrets) =>
@@ -224,14 +225,44 @@ export const attempt = (
         })
       )
     }
-    yield* ports.webhooks.record(claim, result)
-  }).pipe(
+    return { claim, result }
+  })
+
+/**
+ * Records attempts made. Never fails: storage that is away loses only the records, and the leases running out
+ * bring the events back, under the same ids.
+ *
+ * @since 0.2.0
+ * @category use cases
+ */
+export const record = (
+  webhooks: WebhookStore.WebhookStore,
+  attempted: ReadonlyArray<WebhookStore.Attempted>
+): Effect.Effect<void> =>
+  webhooks.record(attempted).pipe(
     Effect.catchAll((failure) =>
-      Effect.logWarning("webhook attempt not recorded").pipe(
-        Effect.annotateLogs({ webhookId: claim.webhookId, eventId: claim.eventId, error: failure._tag })
+      Effect.logWarning("webhook attempts not recorded").pipe(
+        Effect.annotateLogs({
+          webhookIds: attempted.map(({ claim }) => claim.webhookId),
+          eventIds: attempted.map(({ claim }) => claim.eventId),
+          error: failure._tag
+        })
       )
     )
   )
+
+/**
+ * Makes one claimed attempt and records it.
+ *
+ * @since 0.2.0
+ * @category use cases
+ */
+export const attempt = (
+  ports: Ports,
+  options: Pick<Options, "timeoutMillis" | "retryScheduleMillis" | "disableAfterMillis">,
+  claim: WebhookStore.Claim
+): Effect.Effect<void> =>
+  Effect.flatMap(makeAttempt(ports, options, claim), (attempted) => record(ports.webhooks, [attempted]))
 
 /**
  * Publishes the backlog's gauges: events waiting, and the age of the oldest.
@@ -253,8 +284,10 @@ export const observeBacklog = (webhooks: WebhookStore.WebhookStore): Effect.Effe
 /**
  * Delivers until interrupted: every `pollMillis` it claims as many due events as it has room for, up to
  * `concurrency` attempts in flight, each attempt in a fiber of its own, so a receiver that hangs holds one
- * place for at most the timeout and the others go on. A full claim asks again at once, and so does the end of
- * an attempt, which frees a place and may have made its webhook's next event due.
+ * place for at most the timeout and the others go on. Attempts that end are recorded together, as many as
+ * have ended while the last record was written: a store busy with appends is asked once a batch, not once an
+ * attempt. A full claim asks again at once, and so does a record, which frees places and may have made the
+ * webhooks' next events due.
  *
  * @since 0.2.0
  * @category use cases
@@ -273,17 +306,23 @@ export const run = (
       secrets: yield* WebhookSecrets.WebhookSecrets
     }
     const inFlight = yield* Ref.make(0)
-    // Ends of attempts since the last claim, as one signal: a burst of them wakes one claim, not one each.
-    const ended = yield* Queue.sliding<void>(1)
+    const finished = yield* Queue.unbounded<WebhookStore.Attempted>()
+    // Records since the last claim, as one signal: a burst of them wakes one claim, not one each.
+    const recorded = yield* Queue.sliding<void>(1)
+    const release = (places: number) =>
+      Effect.zipRight(
+        Ref.update(inFlight, (n) => n - places),
+        Queue.offer(recorded, undefined)
+      )
     const scope = yield* Effect.scope
     const leaseMillis = options.timeoutMillis + leaseMarginMillis
     // Claims only what free places can take at once, so a claimed event never waits on its lease. Attempts run
     // in this scope: interrupted with delivery, their leases run out and another instance takes them up.
     const round: Effect.Effect<boolean> = Effect.gen(function* () {
-      const free = options.concurrency - (yield* Ref.get(inFlight))
-      if (free === 0) return false
+      const room = options.concurrency - (yield* Ref.get(inFlight))
+      if (room === 0) return false
       const claims = yield* ports.webhooks
-        .claim({ limit: free, leaseMillis })
+        .claim({ limit: room, leaseMillis })
         .pipe(
           Effect.catchAll((failure) =>
             Effect.as(Effect.logWarning("webhook claim failed").pipe(Effect.annotateLogs({ error: failure._tag })), [])
@@ -292,25 +331,30 @@ export const run = (
       for (const claim of claims) {
         yield* Ref.update(inFlight, (n) => n + 1)
         yield* Effect.forkIn(
-          Effect.ensuring(
-            attempt(ports, options, claim),
-            Effect.zipRight(
-              Ref.update(inFlight, (n) => n - 1),
-              Queue.offer(ended, undefined)
-            )
-          ),
+          Effect.matchCauseEffect(makeAttempt(ports, options, claim), {
+            onSuccess: (attempted) => Queue.offer(finished, attempted),
+            // A defect records nothing: the lease runs out and the event comes back; its place is freed now.
+            onFailure: (cause) => Effect.zipRight(Effect.logError("webhook attempt died", cause), release(1))
+          }),
           scope
         )
       }
-      return claims.length === free
+      return claims.length === room
     })
     // Every series from 0 at the start, so `rate()` and `increase()` see the first attempt of each outcome.
     yield* Effect.forEach(outcomes, (outcome) => Metric.value(Metric.tagged(attempts, "outcome", outcome)))
     yield* Metric.value(latency)
     yield* Effect.forkIn(Effect.repeat(observeBacklog(ports.webhooks), Schedule.spaced(Duration.seconds(5))), scope)
+    // An attempt's place is freed once it is recorded, so a claim never overtakes a record it depends on.
+    const recordEnded = Effect.gen(function* () {
+      const batch = yield* Queue.takeBetween(finished, 1, options.concurrency)
+      yield* record(ports.webhooks, Chunk.toReadonlyArray(batch))
+      yield* release(batch.length)
+    })
+    yield* Effect.forkIn(Effect.forever(recordEnded), scope)
     // A full claim may have left more due: ask again at once rather than after the poll's pause. Otherwise the
-    // next claim is at the poll or at the end of an attempt, whichever comes first: a webhook's events go one
-    // at a time, so waiting for the poll after each would hold a burst of appends to one event a poll.
-    const pause = Effect.raceFirst(Queue.take(ended), Effect.sleep(Duration.millis(options.pollMillis)))
+    // next claim is at the poll or at a record, whichever comes first: a webhook's events go one at a time, so
+    // waiting for the poll after each would hold a burst of appends to one event a poll.
+    const pause = Effect.raceFirst(Queue.take(recorded), Effect.sleep(Duration.millis(options.pollMillis)))
     return yield* Effect.forever(Effect.flatMap(round, (full) => (full ? Effect.void : pause)))
   }).pipe(Effect.scoped)

@@ -78,6 +78,17 @@ export interface AttemptResult {
 }
 
 /**
+ * An attempt made on a claim, and what it came to: what `WebhookStore.record` keeps.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Attempted {
+  readonly claim: Claim
+  readonly result: AttemptResult
+}
+
+/**
  * The events waiting to be delivered, for the metrics.
  *
  * @since 0.2.0
@@ -131,8 +142,11 @@ export interface WebhookStore {
     readonly limit: number
     readonly leaseMillis: number
   }) => Effect.Effect<ReadonlyArray<Claim>, StorageUnavailable>
-  /** Logs the attempt and moves the event on, if the claim still holds its lease; otherwise does nothing. */
-  readonly record: (claim: Claim, result: AttemptResult) => Effect.Effect<void, StorageUnavailable>
+  /**
+   * Logs the attempts and moves their events on, in one transaction (so a busy store is asked once for a batch
+   * of attempts, not once each); an attempt whose claim no longer holds its lease changes nothing.
+   */
+  readonly record: (attempts: ReadonlyArray<Attempted>) => Effect.Effect<void, StorageUnavailable>
   readonly backlog: Effect.Effect<Backlog, StorageUnavailable>
 }
 

@@ -10,7 +10,7 @@ import * as DeliverWebhooks from "../src/DeliverWebhooks.js"
 import type { FileId } from "../src/FileData.js"
 import { WebhookSecrets } from "../src/WebhookSecrets.js"
 import { type Outcome, WebhookSender } from "../src/WebhookSender.js"
-import type * as WebhookStore from "../src/WebhookStore.js"
+import * as WebhookStore from "../src/WebhookStore.js"
 import * as TestWebhookPorts from "./utils/TestWebhookPorts.js"
 import * as TestWebhookStore from "./utils/TestWebhookStore.js"
 
@@ -224,6 +224,70 @@ describe("DeliverWebhooks.run", () => {
       // The clock never reaches the poll: each end of an attempt wakes the next claim.
       yield* TestClock.adjust(1)
       expect(sender.sent.map((attempt) => attempt.body)).toEqual(Array.from({ length: 5 }, (_, i) => `burst-${i}`))
+    })
+  )
+
+  it.scoped("records the attempts that end during a record together, in one call to the store", () =>
+    Effect.gen(function* () {
+      const { webhooks, sender, register } = setUp(() => Effect.succeed(answered(200)))
+      const gate = yield* Deferred.make<void>()
+      const batches: Array<number> = []
+      // The first record waits, as one waits for a busy store; the attempts ending meanwhile queue behind it.
+      const slowStore: WebhookStore.WebhookStore = {
+        ...webhooks.store,
+        record: (attempted) =>
+          Effect.zipRight(
+            batches.length === 0
+              ? Effect.zipRight(
+                  Effect.sync(() => batches.push(attempted.length)),
+                  Deferred.await(gate)
+                )
+              : Effect.sync(() => batches.push(attempted.length)),
+            webhooks.store.record(attempted)
+          )
+      }
+      const layer = Layer.mergeAll(
+        Layer.succeed(WebhookStore.WebhookStore, slowStore),
+        Layer.succeed(WebhookSender, sender),
+        Layer.succeed(WebhookSecrets, TestWebhookPorts.secrets())
+      )
+      const first = yield* register("a", "https://first.example/")
+      yield* webhooks.enqueue(first.id, "first")
+      yield* Effect.forkScoped(
+        Effect.provide(DeliverWebhooks.run({ ...options, concurrency: 8, pollMillis: 500 }), layer)
+      )
+      yield* TestClock.adjust(1)
+      expect(batches).toEqual([1])
+      for (let i = 0; i < 5; i++) {
+        const webhook = yield* register("b", `https://w${i}.example/`)
+        yield* webhooks.enqueue(webhook.id, `w${i}`)
+      }
+      yield* TestClock.adjust(500)
+      expect(sender.sent).toHaveLength(6)
+      yield* Deferred.succeed(gate, undefined)
+      yield* TestClock.adjust(1)
+      expect(batches).toEqual([1, 5])
+      expect(webhooks.events().every((event) => event.state === "delivered")).toBe(true)
+    })
+  )
+
+  it.scoped("an attempt that dies frees its place, and its event comes back when the lease runs out", () =>
+    Effect.gen(function* () {
+      let calls = 0
+      const { webhooks, sender, layer, register } = setUp(() =>
+        ++calls === 1 ? Effect.die(new Error("a sender's bug")) : Effect.succeed(answered(200))
+      )
+      const dying = yield* register("a", "https://dying.example/")
+      const other = yield* register("b", "https://other.example/")
+      yield* webhooks.enqueue(dying.id, "dies")
+      yield* webhooks.enqueue(other.id, "other")
+      yield* Effect.forkScoped(
+        Effect.provide(DeliverWebhooks.run({ ...options, concurrency: 1, pollMillis: 500 }), layer)
+      )
+      yield* TestClock.adjust(500)
+      expect(sender.sent.map((attempt) => attempt.body)).toEqual(["other"])
+      yield* TestClock.adjust(options.timeoutMillis + DeliverWebhooks.leaseMarginMillis)
+      expect(sender.sent.map((attempt) => attempt.body)).toEqual(["other", "dies"])
     })
   )
 

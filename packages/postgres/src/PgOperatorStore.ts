@@ -33,6 +33,7 @@ export const dialect: SqlDialect.Make = (sql) => ({
   int8: (value) => sql`${value}::int8`,
   skipLocked: sql`FOR UPDATE OF e SKIP LOCKED`,
   writeLock: Effect.asVoid(sql`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY}::int8)`),
+  claimLock: Effect.void,
   staging: {
     open: Effect.all(
       [

@@ -62,17 +62,20 @@ describe.skipIf(testDatabaseUrl === undefined)("PostgreSQL (TEST_DATABASE_URL)",
               if (claims.length === 0 && (yield* store.backlog).waiting === 0) return
               rounds.push(claims)
               for (const claim of claims) seen.set(claim.eventId, (seen.get(claim.eventId) ?? 0) + 1)
-              yield* Effect.forEach(claims, (claim) =>
-                store.record(claim, {
-                  at: 0,
-                  status: Option.some(200),
-                  outcome: "delivered",
-                  error: Option.none(),
-                  durationMillis: 1,
-                  nextAttemptAt: Option.none(),
-                  step: 0,
-                  disable: Option.none()
-                })
+              yield* store.record(
+                claims.map((claim) => ({
+                  claim,
+                  result: {
+                    at: 0,
+                    status: Option.some(200),
+                    outcome: "delivered" as const,
+                    error: Option.none(),
+                    durationMillis: 1,
+                    nextAttemptAt: Option.none(),
+                    step: 0,
+                    disable: Option.none()
+                  }
+                }))
               )
             }
           })

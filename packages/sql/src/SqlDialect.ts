@@ -81,6 +81,8 @@ export interface SqlDialect {
   readonly writeLock: Effect.Effect<void, SqlError>
   /** After a claim's SELECT: rows another transaction has locked are passed over, not waited for (none where writers take turns). */
   readonly skipLocked: Statement.Fragment
+  /** First in a claim's transaction: the write lock where writers take turns, nothing where `skipLocked` lets claims run side by side. */
+  readonly claimLock: Effect.Effect<void, SqlError>
   /** The staging tables of imports and appends. */
   readonly staging: Staging
 }

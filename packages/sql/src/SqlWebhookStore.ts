@@ -96,7 +96,7 @@ export const make = (
 ): Effect.Effect<WebhookStore.WebhookStore, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const { instant, epochMillis, boolean, writeLock, skipLocked } = dialect(sql)
+    const { instant, epochMillis, boolean, writeLock, skipLocked, claimLock } = dialect(sql)
     const aroundWrite = options?.aroundWrite ?? (<A, E, R>(write: Effect.Effect<A, E, R>) => write)
 
     const mapped = <A, E, R>(
@@ -126,6 +126,33 @@ export const make = (
     const giveUp = (id: string) =>
       sql`UPDATE webhook_events SET state = 'failed', next_attempt_at = NULL
         WHERE webhook_id = ${id} AND state = 'pending'`
+
+    // Moves one claimed event on and logs its attempt; inside `record`'s transaction.
+    const recordOne = (claim: WebhookStore.Claim, result: WebhookStore.AttemptResult) =>
+      Effect.gen(function* () {
+        const next = Option.getOrNull(result.nextAttemptAt)
+        const state = result.outcome === "retrying" ? "pending" : result.outcome
+        const moved = yield* sql<{ readonly id: string }>`UPDATE webhook_events
+        SET state = ${state}, step = ${result.step},
+          next_attempt_at = ${next === null ? null : instant(next)}, lease_until = NULL, lease_token = NULL
+        WHERE id = ${claim.eventId} AND lease_token = ${claim.leaseToken} RETURNING id`
+        // The lease ran out and another deliverer has the event, or the webhook was deleted meanwhile.
+        if (moved.length === 0) return
+        yield* sql`INSERT INTO webhook_attempts (webhook_id, event_id, attempt, at, status, outcome, error,
+          duration_ms, next_attempt_at)
+        VALUES (${claim.webhookId}, ${claim.eventId}, ${claim.attempt}, ${instant(result.at)},
+          ${Option.getOrNull(result.status)}, ${result.outcome}, ${Option.getOrNull(result.error)},
+          ${Math.round(result.durationMillis)}, ${next === null ? null : instant(next)})`
+        yield* result.outcome === "delivered"
+          ? sql`UPDATE webhooks SET failing_since = NULL WHERE id = ${claim.webhookId}`
+          : sql`UPDATE webhooks SET failing_since = COALESCE(failing_since, ${instant(result.at)})
+            WHERE id = ${claim.webhookId}`
+        if (Option.isSome(result.disable)) {
+          yield* sql`UPDATE webhooks SET enabled = ${boolean(false)}, disabled_reason = ${result.disable.value}
+          WHERE id = ${claim.webhookId}`
+          yield* giveUp(claim.webhookId)
+        }
+      })
 
     return {
       ownerOfKey: (apiKey) =>
@@ -249,10 +276,13 @@ export const make = (
       claim: ({ leaseMillis, limit }) =>
         aroundWrite(
           mapped(
-            Effect.gen(function* () {
-              const now = yield* Clock.currentTimeMillis
-              const token = randomBytes(12).toString("base64url")
-              const claimed = yield* sql<ClaimedRow>`UPDATE webhook_events
+            sql.withTransaction(
+              Effect.zipRight(
+                claimLock,
+                Effect.gen(function* () {
+                  const now = yield* Clock.currentTimeMillis
+                  const token = randomBytes(12).toString("base64url")
+                  const claimed = yield* sql<ClaimedRow>`UPDATE webhook_events
                 SET lease_until = ${instant(now + leaseMillis)}, lease_token = ${token}, attempts = attempts + 1
                 WHERE seq IN (
                   SELECT e.seq FROM webhook_events AS e JOIN webhooks AS w ON w.id = e.webhook_id
@@ -266,67 +296,46 @@ export const make = (
                   ${skipLocked}
                 )
                 RETURNING seq, id, webhook_id, body, attempts, step`
-              if (claimed.length === 0) return []
-              const details = yield* sql<DetailsRow>`SELECT id, url, secret, previous_secret,
+                  if (claimed.length === 0) return []
+                  const details = yield* sql<DetailsRow>`SELECT id, url, secret, previous_secret,
                   ${epochMillis("previous_secret_until")} AS previous_secret_until,
                   ${epochMillis("failing_since")} AS failing_since
                 FROM webhooks WHERE ${sql.in("id", Arr.dedupe(claimed.map((row) => row.webhook_id)))}`
-              const byId = new Map(details.map((row) => [row.id, row]))
-              return claimed
-                .map((row): WebhookStore.Claim | undefined => {
-                  const webhook = byId.get(row.webhook_id)
-                  if (webhook === undefined) return undefined
-                  const previousUntil = Number(webhook.previous_secret_until)
-                  return {
-                    eventId: row.id,
-                    webhookId: row.webhook_id,
-                    url: webhook.url,
-                    body: row.body,
-                    secrets: {
-                      current: webhook.secret,
-                      previous:
-                        webhook.previous_secret !== null && previousUntil > now
-                          ? Option.some({ sealed: webhook.previous_secret, until: previousUntil })
-                          : Option.none()
-                    },
-                    attempt: Number(row.attempts),
-                    step: Number(row.step),
-                    failingSince: Option.map(Option.fromNullable(webhook.failing_since), Number),
-                    leaseToken: token
-                  }
+                  const byId = new Map(details.map((row) => [row.id, row]))
+                  return claimed
+                    .map((row): WebhookStore.Claim | undefined => {
+                      const webhook = byId.get(row.webhook_id)
+                      if (webhook === undefined) return undefined
+                      const previousUntil = Number(webhook.previous_secret_until)
+                      return {
+                        eventId: row.id,
+                        webhookId: row.webhook_id,
+                        url: webhook.url,
+                        body: row.body,
+                        secrets: {
+                          current: webhook.secret,
+                          previous:
+                            webhook.previous_secret !== null && previousUntil > now
+                              ? Option.some({ sealed: webhook.previous_secret, until: previousUntil })
+                              : Option.none()
+                        },
+                        attempt: Number(row.attempts),
+                        step: Number(row.step),
+                        failingSince: Option.map(Option.fromNullable(webhook.failing_since), Number),
+                        leaseToken: token
+                      }
+                    })
+                    .filter((claim): claim is WebhookStore.Claim => claim !== undefined)
                 })
-                .filter((claim): claim is WebhookStore.Claim => claim !== undefined)
-            })
+              )
+            )
           )
         ),
 
-      record: (claim, result) =>
-        transaction(
-          Effect.gen(function* () {
-            const next = Option.getOrNull(result.nextAttemptAt)
-            const state = result.outcome === "retrying" ? "pending" : result.outcome
-            const moved = yield* sql<{ readonly id: string }>`UPDATE webhook_events
-              SET state = ${state}, step = ${result.step},
-                next_attempt_at = ${next === null ? null : instant(next)}, lease_until = NULL, lease_token = NULL
-              WHERE id = ${claim.eventId} AND lease_token = ${claim.leaseToken} RETURNING id`
-            // The lease ran out and another deliverer has the event, or the webhook was deleted meanwhile.
-            if (moved.length === 0) return
-            yield* sql`INSERT INTO webhook_attempts (webhook_id, event_id, attempt, at, status, outcome, error,
-                duration_ms, next_attempt_at)
-              VALUES (${claim.webhookId}, ${claim.eventId}, ${claim.attempt}, ${instant(result.at)},
-                ${Option.getOrNull(result.status)}, ${result.outcome}, ${Option.getOrNull(result.error)},
-                ${Math.round(result.durationMillis)}, ${next === null ? null : instant(next)})`
-            yield* result.outcome === "delivered"
-              ? sql`UPDATE webhooks SET failing_since = NULL WHERE id = ${claim.webhookId}`
-              : sql`UPDATE webhooks SET failing_since = COALESCE(failing_since, ${instant(result.at)})
-                  WHERE id = ${claim.webhookId}`
-            if (Option.isSome(result.disable)) {
-              yield* sql`UPDATE webhooks SET enabled = ${boolean(false)}, disabled_reason = ${result.disable.value}
-                WHERE id = ${claim.webhookId}`
-              yield* giveUp(claim.webhookId)
-            }
-          })
-        ),
+      record: (attempts) =>
+        attempts.length === 0
+          ? Effect.void
+          : transaction(Effect.forEach(attempts, ({ claim, result }) => recordOne(claim, result), { discard: true })),
 
       backlog: mapped(
         Effect.map(

@@ -26,6 +26,7 @@ export const dialect: SqlDialect.Make = (sql) => ({
   int8: (value) => sql`${Number(value)}`,
   skipLocked: sql.literal(""),
   writeLock: writeLock(sql, "users"),
+  claimLock: writeLock(sql, "users"),
   staging: {
     open: Effect.zipRight(
       sql`CREATE TEMP TABLE import_submissions (

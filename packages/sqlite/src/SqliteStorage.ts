@@ -76,6 +76,8 @@ const configure = Effect.gen(function* () {
   yield* sql`PRAGMA busy_timeout = 5000`
   yield* sql`PRAGMA foreign_keys = ON`
   yield* SqliteMigrations.run
+  // Once started, a write waits for another process's lock on a timer (`writeLock`), never with the thread.
+  yield* sql`PRAGMA busy_timeout = 0`
 })
 
 /**

@@ -2,12 +2,15 @@ import { existsSync, readdirSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
-import { FileRepository, OperatorStore } from "@filedata/core"
+import { FileRepository, OperatorStore, WebhookStore } from "@filedata/core"
 import { SqliteFileRepository, SqliteStorage } from "@filedata/sqlite"
 import Database from "better-sqlite3"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { apiKey, counts, file, fileId, fixture, inspect, tempDatabase, tempDir, userId } from "./utils.js"
 
@@ -48,6 +51,32 @@ describe("SqliteStorage", () => {
         { migration_id: 7, name: "webhooks" },
         { migration_id: 9, name: "csv_rows" }
       ])
+    })
+  )
+
+  it.scopedLive("a write meeting another process's lock waits on a timer, never with the thread, then goes on", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDatabase
+      const context = yield* Layer.build(SqliteStorage.layer({ filename }))
+      const operator = Context.get(context, OperatorStore.OperatorStore)
+      const webhooks = Context.get(context, WebhookStore.WebhookStore)
+      yield* operator.importFixture(
+        yield* fixture({ users: [{ id: "u1", apiKeys: ["k1"] }], files: [file({ id: "f1", userId: "u1" })] })
+      )
+      // Another process's write transaction, as the CLI's append holds it.
+      const other = new Database(filename)
+      yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
+      other.exec("BEGIN IMMEDIATE")
+      const write = yield* Effect.fork(operator.createUser(userId("u2")))
+      const claim = yield* Effect.fork(webhooks.claim({ limit: 10, leaseMillis: 1000 }))
+      // A busy handler sleeping the thread would hold these timers until it gave up, with both writes failed.
+      for (let turn = 0; turn < 5; turn++) yield* Effect.sleep("20 millis")
+      expect(Option.isNone(yield* Fiber.poll(write))).toBe(true)
+      expect(Option.isNone(yield* Fiber.poll(claim))).toBe(true)
+      other.exec("COMMIT")
+      yield* Fiber.join(write)
+      expect(yield* Fiber.join(claim)).toEqual([])
+      expect(yield* counts(filename)).toMatchObject({ users: 2 })
     })
   )
 

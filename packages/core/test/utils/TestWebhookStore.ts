@@ -53,6 +53,33 @@ export const make = (spec: {
     for (const event of events) if (event.webhookId === id && event.state === "pending") event.state = "failed"
   }
 
+  const recordOne = (claim: WebhookStore.Claim, result: WebhookStore.AttemptResult): void => {
+    const event = events.find((e) => e.id === claim.eventId)
+    if (event === undefined || Option.getOrUndefined(event.lease)?.token !== claim.leaseToken) return
+    event.state = result.outcome === "retrying" ? "pending" : result.outcome
+    event.step = result.step
+    event.nextAttemptAt = Option.getOrElse(result.nextAttemptAt, () => Number.POSITIVE_INFINITY)
+    event.lease = Option.none()
+    const log = logs.get(claim.webhookId) ?? []
+    log.unshift({
+      eventId: claim.eventId,
+      attempt: claim.attempt,
+      at: timestampFromEpochMillis(result.at),
+      status: result.status,
+      outcome: result.outcome,
+      error: result.error,
+      durationMillis: result.durationMillis,
+      nextAttemptAt: Option.map(result.nextAttemptAt, timestampFromEpochMillis)
+    })
+    logs.set(claim.webhookId, log)
+    const r = find(claim.webhookId) as Registration
+    r.failingSince =
+      result.outcome === "delivered" ? Option.none() : Option.orElse(r.failingSince, () => Option.some(result.at))
+    if (Option.isSome(result.disable)) {
+      r.webhook = { ...r.webhook, enabled: false, disabledReason: result.disable }
+      giveUp(claim.webhookId)
+    }
+  }
   const store: WebhookStore.WebhookStore = {
     ownerOfKey: (apiKey) =>
       Effect.sync(() => Option.fromNullable(spec.keys[Redacted.value(apiKey)] as UserId | undefined)),
@@ -166,33 +193,9 @@ export const make = (spec: {
         }
         return claims
       }),
-    record: (claim, result) =>
+    record: (attempts) =>
       Effect.sync(() => {
-        const event = events.find((e) => e.id === claim.eventId)
-        if (event === undefined || Option.getOrUndefined(event.lease)?.token !== claim.leaseToken) return
-        event.state = result.outcome === "retrying" ? "pending" : result.outcome
-        event.step = result.step
-        event.nextAttemptAt = Option.getOrElse(result.nextAttemptAt, () => Number.POSITIVE_INFINITY)
-        event.lease = Option.none()
-        const log = logs.get(claim.webhookId) ?? []
-        log.unshift({
-          eventId: claim.eventId,
-          attempt: claim.attempt,
-          at: timestampFromEpochMillis(result.at),
-          status: result.status,
-          outcome: result.outcome,
-          error: result.error,
-          durationMillis: result.durationMillis,
-          nextAttemptAt: Option.map(result.nextAttemptAt, timestampFromEpochMillis)
-        })
-        logs.set(claim.webhookId, log)
-        const r = find(claim.webhookId) as Registration
-        r.failingSince =
-          result.outcome === "delivered" ? Option.none() : Option.orElse(r.failingSince, () => Option.some(result.at))
-        if (Option.isSome(result.disable)) {
-          r.webhook = { ...r.webhook, enabled: false, disabledReason: result.disable }
-          giveUp(claim.webhookId)
-        }
+        for (const { claim, result } of attempts) recordOne(claim, result)
       }),
     backlog: Effect.sync(() => {
       const waiting = events.filter((e) => e.state === "pending")
