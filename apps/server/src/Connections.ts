@@ -93,10 +93,14 @@ export const install = (
       return
     }
     held.set(subject, count + 1)
-    const deadline = setTimeout(() => expired(socket), options.firstRequestTimeoutMillis)
-    deadlines.set(socket, deadline)
+    deadlines.set(
+      socket,
+      setTimeout(() => expired(socket), options.firstRequestTimeoutMillis)
+    )
+    // The timer is looked up, not kept here: a connection may stay open long after its head came.
     socket.once("close", () => {
-      clearTimeout(deadline)
+      clearTimeout(deadlines.get(socket))
+      deadlines.delete(socket)
       const left = (held.get(subject) ?? 1) - 1
       if (left === 0) held.delete(subject)
       else held.set(subject, left)

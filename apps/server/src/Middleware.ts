@@ -101,8 +101,14 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
  * @since 0.1.0
  * @category constructors
  */
-export const requestId = (incoming: string | ReadonlyArray<string> | undefined): string =>
-  typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+export const requestId = (incoming: string | ReadonlyArray<string> | undefined): string => {
+  if (typeof incoming === "string" && REQUEST_ID.test(incoming)) return incoming
+  const id = randomUUID()
+  // Read once, so V8 makes it one flat string (about 70 bytes) rather than keeping the pieces Node joined it
+  // from (about 490): the id lives as long as its request, and ten thousand may wait at once.
+  id.charCodeAt(0)
+  return id
+}
 
 /**
  * The id the middleware gave the request being served, for a handler that writes its reply itself;

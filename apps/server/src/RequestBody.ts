@@ -126,8 +126,20 @@ export const read = (
   }
   const onEnd = () => {
     stop()
-    const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)
-    done(() => Either.match(parse(bytes), { onLeft: Exit.fail, onRight: Exit.succeed }))
+    let bytes: Buffer | undefined = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)
+    chunks.length = 0
+    let parsed: Either.Either<unknown, FileDataError.InvalidRequest> | undefined
+    // Parsed once, the bytes let go: the thunk lives as long as the request, which may wait.
+    done(() => {
+      if (bytes !== undefined) {
+        parsed = parse(bytes)
+        bytes = undefined
+      }
+      return Either.match(parsed as Either.Either<unknown, FileDataError.InvalidRequest>, {
+        onLeft: Exit.fail,
+        onRight: Exit.succeed
+      })
+    })
   }
   const onError = () => {
     stop()

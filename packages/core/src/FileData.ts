@@ -137,7 +137,11 @@ const formatIso = (epochMillis: number): string => {
   const minutes = Math.floor(millisOfDay / 60_000) % 60
   const seconds = Math.floor(millisOfDay / 1000) % 60
   const millis = millisOfDay % 1000
-  return `${four(year)}-${two(month)}-${two(day)}T${two(hours)}:${two(minutes)}:${two(seconds)}.${three(millis)}Z`
+  const iso = `${four(year)}-${two(month)}-${two(day)}T${two(hours)}:${two(minutes)}:${two(seconds)}.${three(millis)}Z`
+  // Read once, so V8 makes it one flat string (about 40 bytes) rather than keeping its 14 pieces (about 450): a
+  // file's creation date lives as long as a request that waits for it.
+  iso.charCodeAt(0)
+  return iso
 }
 
 // The digit at `i`, or a negative number large enough to make any field it is part of out of range.

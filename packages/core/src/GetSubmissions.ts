@@ -255,47 +255,65 @@ const answer = (
 })
 
 // The wait of one request: read the first page; while it is empty and time is left, wait for the file to change
-// (or the wait to end), then read the file again through the same rules.
+// (or the wait to end), then read the file again through the same rules. Written as plain steps, not a scope
+// and a generator: ten thousand requests may wait at once, and what each holds is what its fiber keeps
+// (docs/performance.md#long-poll).
 const waited = (
   ports: Ports,
   input: GetSubmissionsInput,
   request: SubmissionsQuery,
   found: FileRepository.FoundFile
 ): Effect.Effect<SubmissionsReply, GetSubmissionsError> =>
-  Effect.scoped(
-    Effect.gen(function* () {
-      const { files, signals, waiting } = ports
-      const deadline = (yield* Clock.currentTimeMillis) + request.wait * 1000
-      let file = found
-      // Aborted when the wait must end at once: the process stops, or the client went away.
-      let end: AbortController | undefined
-      for (;;) {
-        const first = yield* files.readSubmissions(file.id, {
+  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    const { files, signals, waiting } = ports
+    const deadline = now + request.wait * 1000
+    // Ended when the wait must end at once: the process stops, or the client went away. Made at the first
+    // wait, with the hold on the bounds and the client's listener, both given back when the request ends.
+    let end: SubmissionSignals.WaitEnd | undefined
+    let release: (() => void) | undefined
+    const look = (file: FileRepository.FoundFile): Effect.Effect<SubmissionsReply, GetSubmissionsError> =>
+      Immediate.flatMap(
+        files.readSubmissions(file.id, {
           after: request.after,
           since: request.since,
           until: request.until,
           limit: Math.min(request.limit, pageLimit),
           upTo: file.readPoint
-        })
-        const reply = answer(files, request, file, first)
-        const left = deadline - (yield* Clock.currentTimeMillis)
-        if (first.entries.length > 0 || left <= 0) return reply
-        if (end === undefined) {
-          const ending = new AbortController()
-          end = ending
-          if (waiting !== undefined) yield* waiting.hold(request.apiKey, input.clientAddress, ending)
-          if (input.gone !== undefined) {
-            const forget = input.gone(() => ending.abort())
-            yield* Effect.addFinalizer(() => Effect.sync(forget))
-          }
-        }
-        // One registration, no fiber or timer of its own: a waiting request costs little more than its socket.
-        const changed = yield* signals.changed(file.id, file.readPoint, { timeoutMillis: left, signal: end.signal })
-        if (!changed) return reply
-        file = yield* FileRequest.reopen(files, request)
-      }
-    })
-  )
+        }),
+        (first) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<SubmissionsReply, GetSubmissionsError> => {
+            const reply = answer(files, request, file, first)
+            const left = deadline - now
+            if (first.entries.length > 0 || left <= 0) return Exit.succeed(reply)
+            const waitFor = (ending: SubmissionSignals.WaitEnd) =>
+              Effect.flatMap(
+                // One registration, no fiber or timer of its own: a waiting request costs little more than its socket.
+                signals.changed(file.id, file.readPoint, { timeoutMillis: left, end: ending }),
+                (changed) => (changed ? Effect.flatMap(FileRequest.reopen(files, request), look) : Exit.succeed(reply))
+              )
+            if (end !== undefined) return waitFor(end)
+            const ending = new SubmissionSignals.WaitEnd()
+            end = ending
+            return Immediate.flatMap(
+              waiting === undefined
+                ? Exit.succeed(undefined)
+                : waiting.hold(request.apiKey, input.clientAddress, ending),
+              (given) => {
+                const forget = input.gone?.(() => ending.end())
+                release = () => {
+                  given?.()
+                  forget?.()
+                }
+                return waitFor(ending)
+              }
+            )
+          })
+      )
+    return Effect.ensuring(
+      look(found),
+      Effect.sync(() => release?.())
+    )
+  })
 
 const operation = FileRequest.operation(parseRequest, (files, request: SubmissionsQuery, file) => ({
   request,

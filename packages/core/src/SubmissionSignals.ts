@@ -25,14 +25,49 @@ export interface SubmissionSignals {
    * `true` once a submission of `fileId` committed after `readPoint` (a read point `findAccess` gave) may exist:
    * at once when the adapter cannot rule it out, else when it sees one, within its poll interval of the commit.
    * It may say so when none exists (the caller reads again and waits again). `false` once `timeoutMillis` have
-   * passed (within a poll interval) or `signal` aborts. Waiting holds no connection and no fiber of its own;
+   * passed (within a poll interval) or `end` ends. Waiting holds no connection and no fiber of its own;
    * interrupting it forgets the waiter.
    */
   readonly changed: (
     fileId: FileId,
     readPoint: ReadPoint,
-    options: { readonly timeoutMillis: number; readonly signal?: AbortSignal | undefined }
+    options: { readonly timeoutMillis: number; readonly end?: WaitEnd | undefined }
   ) => Effect.Effect<boolean>
+}
+
+/**
+ * What ends a wait before its time: the process stopping, or the client going away. An `AbortController` at a
+ * fraction of its size, since ten thousand requests may wait at once: one listener at a time.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export class WaitEnd {
+  #ended = false
+  #listener: (() => void) | undefined = undefined
+  /** Whether `end` was called. */
+  get ended(): boolean {
+    return this.#ended
+  }
+  /** Ends the wait: calls the listener, once. */
+  end(): void {
+    if (this.#ended) return
+    this.#ended = true
+    const listener = this.#listener
+    this.#listener = undefined
+    listener?.()
+  }
+  /** Calls `listener` at the end (at once, if it has ended), in place of any listener before; gives its remover. */
+  listen(listener: () => void): () => void {
+    if (this.#ended) {
+      listener()
+      return () => {}
+    }
+    this.#listener = listener
+    return () => {
+      if (this.#listener === listener) this.#listener = undefined
+    }
+  }
 }
 
 /**
@@ -151,25 +186,24 @@ export const polled = (options: {
     yield* Effect.forkScoped(Effect.forever(Effect.suspend(() => (count === 0 ? Queue.take(arrivals) : next))))
 
     return {
-      changed: (fileId, readPoint, { signal, timeoutMillis }) =>
+      changed: (fileId, readPoint, { end, timeoutMillis }) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) =>
           Effect.async<boolean>((resume) => {
             const position = options.position(readPoint)
             if (!(position >= examined)) return resume(Effect.succeed(true))
-            if (timeoutMillis <= 0 || signal?.aborted === true) return resume(Effect.succeed(false))
-            const aborted = () => {
-              remove(fileId, waiter)
-              resume(Effect.succeed(false))
-            }
+            if (timeoutMillis <= 0 || end?.ended === true) return resume(Effect.succeed(false))
             const waiter: Waiter = {
               position,
               deadline: now + timeoutMillis,
               wake: (changed) => {
-                signal?.removeEventListener("abort", aborted)
+                unlisten?.()
                 resume(Effect.succeed(changed))
               }
             }
-            signal?.addEventListener("abort", aborted, { once: true })
+            const unlisten = end?.listen(() => {
+              remove(fileId, waiter)
+              resume(Effect.succeed(false))
+            })
             let waiters = byFile.get(fileId)
             if (waiters === undefined) {
               waiters = new Set()
@@ -178,7 +212,7 @@ export const polled = (options: {
             waiters.add(waiter)
             if (count++ === 0) Queue.unsafeOffer(arrivals, undefined)
             return Effect.sync(() => {
-              signal?.removeEventListener("abort", aborted)
+              unlisten?.()
               remove(fileId, waiter)
             })
           })

@@ -7,10 +7,11 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Redacted from "effect/Redacted"
-import type * as Scope from "effect/Scope"
 import type { ApiKey } from "./FileData.js"
 import { RateLimited } from "./FileDataError.js"
+import type * as SubmissionSignals from "./SubmissionSignals.js"
 
 /**
  * How many requests may wait at once: per API key, and per client address whatever the key.
@@ -47,15 +48,16 @@ export const retryAfterMillis = 1000
 export interface WaitingRequests {
   readonly limits: Limits
   /**
-   * Counts a request that is about to wait against its key and its address until the scope closes; fails with
-   * `RateLimited` (scope `apiKey` or `clientAddress`) when either holds its limit already. `end` aborts
-   * when the process stops (at once, when it has stopped already): the wait ends with what it has.
+   * Counts a request that is about to wait against its key and its address until the function it gives is
+   * called; fails with `RateLimited` (scope `apiKey` or `clientAddress`) when either holds its limit already.
+   * `end` ends when the process stops (at once, when it has stopped already): the wait ends with what it has.
+   * Evaluated at once (an `Exit`), so a request served in process takes no step of the runtime for it.
    */
   readonly hold: (
     apiKey: ApiKey,
     clientAddress: string,
-    end: AbortController
-  ) => Effect.Effect<void, RateLimited, Scope.Scope>
+    end: SubmissionSignals.WaitEnd
+  ) => Effect.Effect<() => void, RateLimited>
   /** Ends every wait, and every wait to come, at once. */
   readonly stop: Effect.Effect<void>
   /** How many requests wait now. */
@@ -86,37 +88,37 @@ export const make = (limits: Limits = defaultLimits): Effect.Effect<WaitingReque
   Effect.sync(() => {
     const byKey = new Map<string, number>()
     const byAddress = new Map<string, number>()
-    const ends = new Set<AbortController>()
+    const ends = new Set<SubmissionSignals.WaitEnd>()
     let stopped = false
     let size = 0
     return {
       limits,
-      hold: (apiKey, clientAddress, end) =>
-        Effect.suspend(() => {
-          const key = Redacted.value(apiKey)
-          if ((byKey.get(key) ?? 0) >= limits.perKey) {
-            return Effect.fail(new RateLimited({ scope: "apiKey", limit: limits.perKey, retryAfterMillis }))
-          }
-          if ((byAddress.get(clientAddress) ?? 0) >= limits.perAddress) {
-            return Effect.fail(new RateLimited({ scope: "clientAddress", limit: limits.perAddress, retryAfterMillis }))
-          }
-          increment(byKey, key, 1)
-          increment(byAddress, clientAddress, 1)
-          size++
-          if (stopped) end.abort()
-          else ends.add(end)
-          return Effect.addFinalizer(() =>
-            Effect.sync(() => {
-              increment(byKey, key, -1)
-              increment(byAddress, clientAddress, -1)
-              ends.delete(end)
-              size--
-            })
-          )
-        }),
+      hold: (apiKey, clientAddress, end) => {
+        const key = Redacted.value(apiKey)
+        if ((byKey.get(key) ?? 0) >= limits.perKey) {
+          return Exit.fail(new RateLimited({ scope: "apiKey", limit: limits.perKey, retryAfterMillis }))
+        }
+        if ((byAddress.get(clientAddress) ?? 0) >= limits.perAddress) {
+          return Exit.fail(new RateLimited({ scope: "clientAddress", limit: limits.perAddress, retryAfterMillis }))
+        }
+        increment(byKey, key, 1)
+        increment(byAddress, clientAddress, 1)
+        size++
+        if (stopped) end.end()
+        else ends.add(end)
+        let held = true
+        return Exit.succeed(() => {
+          if (!held) return
+          held = false
+          increment(byKey, key, -1)
+          increment(byAddress, clientAddress, -1)
+          ends.delete(end)
+          size--
+        })
+      },
       stop: Effect.sync(() => {
         stopped = true
-        for (const end of ends) end.abort()
+        for (const end of ends) end.end()
         ends.clear()
       }),
       size: () => size

@@ -9,8 +9,9 @@ import * as Exit from "effect/Exit"
 import * as FastCheck from "effect/FastCheck"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
-import type { FileId } from "../src/FileData.js"
+import { ApiKeyText, type FileId } from "../src/FileData.js"
 import * as FileRepository from "../src/FileRepository.js"
 import * as GetSubmissions from "../src/GetSubmissions.js"
 import * as SubmissionSignals from "../src/SubmissionSignals.js"
@@ -293,7 +294,7 @@ describe("SubmissionSignals.polled", () => {
     { fastCheck: { numRuns: 50 } }
   )
 
-  it.effect("says false once the wait's time is up or its signal aborts, and forgets the waiter", () =>
+  it.effect("says false once the wait's time is up or its end comes, and forgets the waiter", () =>
     Effect.scoped(
       Effect.gen(function* () {
         const repository = TestFileRepository.make({ users: [], files: [{ id: "a", ownerId: "u" }] })
@@ -304,13 +305,13 @@ describe("SubmissionSignals.polled", () => {
         })
         const readPoint = FileRepository.ReadPoint("0")
         const timed = yield* Effect.fork(signals.changed("a" as FileId, readPoint, { timeoutMillis: 1000 }))
-        const ending = new AbortController()
+        const ending = new SubmissionSignals.WaitEnd()
         const aborted = yield* Effect.fork(
-          signals.changed("a" as FileId, readPoint, { timeoutMillis: 60_000, signal: ending.signal })
+          signals.changed("a" as FileId, readPoint, { timeoutMillis: 60_000, end: ending })
         )
         yield* TestClock.adjust(750)
         expect(Option.isNone(yield* Fiber.poll(timed))).toBe(true)
-        ending.abort()
+        ending.end()
         expect(yield* Fiber.join(aborted)).toBe(false)
         yield* TestClock.adjust(250)
         expect(yield* Fiber.join(timed)).toBe(false)
@@ -332,5 +333,48 @@ describe("SubmissionSignals.polled", () => {
         expect(queries).toBe(0)
       })
     )
+  )
+})
+
+describe("SubmissionSignals.WaitEnd", () => {
+  it("calls its listener once at the end, at once when it has ended, and never once removed", () => {
+    const calls: Array<string> = []
+    const end = new SubmissionSignals.WaitEnd()
+    const removed = end.listen(() => calls.push("removed"))
+    removed()
+    end.listen(() => calls.push("first"))
+    // One listener at a time: the later one replaces the earlier.
+    end.listen(() => calls.push("second"))
+    expect(end.ended).toBe(false)
+    end.end()
+    end.end()
+    expect(end.ended).toBe(true)
+    end.listen(() => calls.push("late"))
+    expect(calls).toEqual(["second", "late"])
+  })
+})
+
+describe("WaitingRequests.hold", () => {
+  it.effect("counts a request until it is given back, once however often, and ends the waits on stop", () =>
+    Effect.gen(function* () {
+      const waiting = yield* WaitingRequests.make({ perKey: 1, perAddress: 5 })
+      const apiKey = Redacted.make(ApiKeyText.make("key-a"))
+      const first = new SubmissionSignals.WaitEnd()
+      const release = yield* waiting.hold(apiKey, ADDRESS, first)
+      expect(waiting.size()).toBe(1)
+      const refused = yield* Effect.flip(waiting.hold(apiKey, ADDRESS, new SubmissionSignals.WaitEnd()))
+      expect(refused).toMatchObject({ _tag: "RateLimited", scope: "apiKey", limit: 1 })
+      release()
+      release()
+      expect(waiting.size()).toBe(0)
+      const second = new SubmissionSignals.WaitEnd()
+      yield* waiting.hold(apiKey, ADDRESS, second)
+      yield* waiting.stop
+      expect([first.ended, second.ended]).toEqual([false, true])
+      // After the stop, a wait is ended as it is counted.
+      const late = new SubmissionSignals.WaitEnd()
+      yield* waiting.hold(Redacted.make(ApiKeyText.make("key-b")), ADDRESS, late)
+      expect(late.ended).toBe(true)
+    })
   )
 })

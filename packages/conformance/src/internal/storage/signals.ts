@@ -25,7 +25,7 @@ const settled = <A>(fiber: Fiber.RuntimeFiber<A>) =>
   })
 
 /**
- * A wait on a file's read point ends with `true` after an append, with `false` when its time is up or it aborts.
+ * A wait on a file's read point ends with `true` after an append, with `false` when its time is up or it is ended.
  *
  * @internal
  */
@@ -46,18 +46,18 @@ export const signals = (makeStorage: MakeSignalledStorage): void => {
     }).pipe(Effect.provide(makeStorage({ pageSize: 1000 })))
   )
 
-  it.effect("a wait ends with false when its time is up or its signal aborts", () =>
+  it.effect("a wait ends with false when its time is up or its end comes", () =>
     Effect.gen(function* () {
       const signals = yield* SubmissionSignals.SubmissionSignals
       yield* Fixtures.importDocument({ users, files })
       const found = Option.getOrThrow(yield* Fixtures.findFile("k1", "f2"))
       const timed = yield* Effect.fork(signals.changed(Fixtures.fileId("f2"), found.readPoint, { timeoutMillis: 1000 }))
       expect(yield* settled(timed)).toBe(false)
-      const ending = new AbortController()
+      const ending = new SubmissionSignals.WaitEnd()
       const aborted = yield* Effect.fork(
-        signals.changed(Fixtures.fileId("f2"), found.readPoint, { timeoutMillis: 600_000, signal: ending.signal })
+        signals.changed(Fixtures.fileId("f2"), found.readPoint, { timeoutMillis: 600_000, end: ending })
       )
-      ending.abort()
+      ending.end()
       expect(yield* settled(aborted)).toBe(false)
     }).pipe(Effect.provide(makeStorage({ pageSize: 1000 })))
   )
