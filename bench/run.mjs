@@ -318,8 +318,15 @@ const startUp = async (db, env) => {
   for (const kind of kinds.slice(1, 3)) {
     row("start", `idle RSS after start: ${kind.name}`, median(of(kind.name).rss), median(baseline.rss), "MiB")
   }
-  const pnpmStart = median(of("pnpm start").ms)
-  target("`pnpm start` to the listening line (median)", `${pnpmStart.toFixed(0)} ms`, "<= 500 ms", pnpmStart <= 500)
+  // The issue's bound: in every round, `pnpm start` against the plain server's start of the same round.
+  const ratios = of("pnpm start").ms.map((ms, i) => ms / baseline.ms[i])
+  const worst = Math.max(...ratios)
+  target(
+    "`pnpm start` to the listening line, against the baseline's start (every round)",
+    `${ratios.map((ratio) => `${ratio.toFixed(2)}x`).join(", ")} (median ${median(of("pnpm start").ms).toFixed(0)} ms)`,
+    "<= 1.6x",
+    worst <= 1.6
+  )
   const idle = median(of("node scripts/run.mjs server").rss)
   target("idle RSS after start (median)", `${idle.toFixed(0)} MiB`, "<= 90 MiB", idle <= 90)
 }
