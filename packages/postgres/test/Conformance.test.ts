@@ -3,17 +3,17 @@ import { StorageConformance } from "@filedata/conformance"
 import { PgStorage } from "@filedata/postgres"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { tempSchema, testDatabaseUrl, urlForSchema } from "./utils.js"
+import { reusedSchema, testDatabaseUrl, urlForSchema } from "./utils.js"
 
 describe.skipIf(testDatabaseUrl === undefined)("PostgreSQL (TEST_DATABASE_URL)", () => {
   StorageConformance.suite("PostgreSQL storage conformance", ({ pageSize }) =>
     Layer.unwrapScoped(
-      Effect.map(tempSchema, (schema) => PgStorage.layer({ url: urlForSchema(schema), pageSize, poolMax: 2 }))
+      Effect.map(reusedSchema, (schema) => PgStorage.layer({ url: urlForSchema(schema), pageSize, poolMax: 2 }))
     )
   )
   StorageConformance.signalsSuite("PostgreSQL submission signals conformance", ({ pageSize }) =>
     Layer.unwrapScoped(
-      Effect.map(tempSchema, (schema) => PgStorage.layer({ url: urlForSchema(schema), pageSize, poolMax: 2 }))
+      Effect.map(reusedSchema, (schema) => PgStorage.layer({ url: urlForSchema(schema), pageSize, poolMax: 2 }))
     )
   )
 })

@@ -3,10 +3,10 @@ import { WebhookConformance } from "@filedata/conformance"
 import { PgStorage } from "@filedata/postgres"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { tempSchema, testDatabaseUrl, urlForSchema } from "./utils.js"
+import { reusedSchema, testDatabaseUrl, urlForSchema } from "./utils.js"
 
 describe.skipIf(testDatabaseUrl === undefined)("PostgreSQL (TEST_DATABASE_URL)", () => {
   WebhookConformance.suite("PostgreSQL webhook conformance", () =>
-    Layer.unwrapScoped(Effect.map(tempSchema, (schema) => PgStorage.layer({ url: urlForSchema(schema), poolMax: 2 })))
+    Layer.unwrapScoped(Effect.map(reusedSchema, (schema) => PgStorage.layer({ url: urlForSchema(schema), poolMax: 2 })))
   )
 })
