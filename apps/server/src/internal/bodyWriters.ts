@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Compression from "../Compression.js"
 import type { BodyKind, Frame, Piece } from "../Reply.js"
+import * as PageCollection from "./pageCollection.js"
 import { armSendTimeout, ClientGone, drainOf, finishOf } from "./replyWaits.js"
 
 /**
@@ -48,6 +49,7 @@ export const identityWriter = (response: ServerResponse, frame: Frame, kind: Bod
       response.end(piece)
       return Exit.void
     }
+    PageCollection.count(piece)
     if (response.write(piece)) return Exit.void
     if (drained === undefined) {
       drained = drainOf(response)
@@ -110,6 +112,7 @@ export const compressedWriter = (
       compressor = stream
       drained = drainOf(stream)
       const started = armSendTimeout(response, frame)
+      PageCollection.count(piece)
       return stream.write(piece) ? started : Effect.zipRight(started, drained)
     }
     if (compressor.destroyed) return Exit.fail(new ClientGone())
@@ -117,6 +120,7 @@ export const compressedWriter = (
       compressor.end(piece)
       return finishOf(response)
     }
+    PageCollection.count(piece)
     return compressor.write(piece) ? Exit.void : (drained as Effect.Effect<void, ClientGone>)
   }
 }
