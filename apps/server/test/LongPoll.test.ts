@@ -5,13 +5,10 @@
 // every waiting request at once and the server exits 0. On SQLite (the file shared with the CLI), and on
 // PostgreSQL with two instances (needs TEST_DATABASE_URL; skipped, saying why, without it).
 
-import { randomBytes } from "node:crypto"
-import { createRequire } from "node:module"
-import { join } from "node:path"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Conditions, Processes, TempDirectory, TestServices } from "@filedata/testing"
 
-const { finish, root, serve, startBuilt } = Processes
+const { finish, serve, startBuilt } = Processes
 
 const submissionsPath = "/api/v1/file-data/submissions"
 
@@ -178,44 +175,19 @@ describe("long poll on the built server with SQLite", () => {
 const testDatabaseUrl = TestServices.databaseUrl
 if (testDatabaseUrl === undefined) console.warn(`Long poll on PostgreSQL SKIPPED: ${TestServices.databaseUnset}`)
 
-// The `pg` driver the PostgreSQL adapter uses, reached through that package; one statement on a connection of
-// its own, to TEST_DATABASE_URL or another database of that server.
-const admin = async (statement: string, connectionString = testDatabaseUrl ?? "") => {
-  const fromPostgres = createRequire(join(root, "packages/postgres/package.json"))
-  const fromSqlPg = createRequire(fromPostgres.resolve("@effect/sql-pg/package.json"))
-  const pg = fromSqlPg("pg") as {
-    Client: new (options: {
-      connectionString: string
-    }) => {
-      connect(): Promise<void>
-      query(text: string): Promise<unknown>
-      end(): Promise<void>
-    }
-  }
-  const client = new pg.Client({ connectionString })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
-
 if (testDatabaseUrl === undefined) {
   describe("long poll on two instances on one PostgreSQL", () => {
     it.skip(`SKIPPED: ${TestServices.databaseUnset}`, () => {})
   })
 } else {
   describe("long poll on two instances on one PostgreSQL", () => {
-    const database = `filedata_long_poll_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`
     const dir = TempDirectory.make("long-poll-pg")
+    let database: Awaited<ReturnType<typeof TestServices.temporaryDatabase>> | undefined
     let env: Record<string, string> = {}
 
     beforeAll(async () => {
-      await admin(`CREATE DATABASE ${database}`)
-      const url = new URL(testDatabaseUrl)
-      url.pathname = `/${database}`
-      env = { DATABASE_URL: url.toString(), DATABASE_POOL_MAX: "4", PORT: "0", HOST: "127.0.0.1" }
+      database = await TestServices.temporaryDatabase("filedata_long_poll")
+      env = { DATABASE_URL: database.url, DATABASE_POOL_MAX: "4", PORT: "0", HOST: "127.0.0.1" }
       const imported = await finish(
         startBuilt("cli", ["import", TempDirectory.write(dir, "fixture.json", fixture)], env)
       )
@@ -223,7 +195,7 @@ if (testDatabaseUrl === undefined) {
     }, 60_000)
 
     afterAll(async () => {
-      await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+      await database?.drop()
     }, 60_000)
 
     it("answers requests waiting on both instances with what the CLI appended", async () => {
@@ -231,7 +203,10 @@ if (testDatabaseUrl === undefined) {
       try {
         await answeredByAppend([a.base, b.base], env, dir, "pg1")
         // Notifications only bring the poll forward: with none (a listener's connection lost), the poll answers.
-        await admin("ALTER TABLE submissions DISABLE TRIGGER submissions_notify", env.DATABASE_URL)
+        await TestServices.runStatement(
+          env.DATABASE_URL ?? "",
+          "ALTER TABLE submissions DISABLE TRIGGER submissions_notify"
+        )
         await answeredByAppend([a.base, b.base], env, dir, "pg2")
       } finally {
         await Promise.all([Processes.stop(a), Processes.stop(b)])

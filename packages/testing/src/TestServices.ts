@@ -42,9 +42,14 @@ export const databaseUnset =
  */
 export const redisUnset = "TEST_REDIS_URL is unset (e.g. TEST_REDIS_URL=redis://127.0.0.1:6379)"
 
-// One statement on a connection of its own, with the `pg` driver the PostgreSQL adapter uses (reached through
-// that package: the test packages do not depend on it).
-const admin = async (connectionString: string, statement: string): Promise<void> => {
+/**
+ * Runs one statement on a connection of its own to `connectionString`, with the `pg` driver the PostgreSQL
+ * adapter uses (reached through that package: the test packages do not depend on it).
+ *
+ * @since 0.2.0
+ * @category services
+ */
+export const runStatement = async (connectionString: string, statement: string): Promise<void> => {
   const fromPostgres = createRequire(join(root, "packages/postgres/package.json"))
   const fromSqlPg = createRequire(fromPostgres.resolve("@effect/sql-pg/package.json"))
   const pg = fromSqlPg("pg") as {
@@ -78,9 +83,9 @@ export const temporaryDatabase = async (
   if (databaseUrl === undefined) throw new Error(databaseUnset)
   const server = databaseUrl
   const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`
-  await admin(server, `CREATE DATABASE ${name}`)
+  await runStatement(server, `CREATE DATABASE ${name}`)
   const url = new URL(server)
   url.pathname = `/${name}`
   // WITH (FORCE) ends connections a failed test may have left open (PostgreSQL 13 and later).
-  return { url: url.toString(), drop: () => admin(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
+  return { url: url.toString(), drop: () => runStatement(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
 }
