@@ -174,8 +174,9 @@ describe("docs/api.md's TypeScript sync", () => {
 
   it("waits Retry-After when refused for the rate limit, then reads the same page again", async () => {
     const block = blocks.find((found) => found.language === "ts" && found.text.includes("syncOnce")) as Block
-    // A window long enough that the third page falls inside it however slow the machine is.
-    const limited = await serve({ ...database, RATE_LIMIT_MAX: "2", RATE_LIMIT_WINDOW_MS: "5000" })
+    // The third page is asked for a few milliseconds after the first: a window of 2 s holds it on a slow
+    // machine too, and the wait it causes is the test's subject.
+    const limited = await serve({ ...database, RATE_LIMIT_MAX: "2", RATE_LIMIT_WINDOW_MS: "2000" })
     try {
       const exit = await runBlock(block, limited.base, apiKey)
       expect(exit.code, exit.stderr).toBe(0)
@@ -207,8 +208,9 @@ describe("docs/api.md's sync script", () => {
   }, 60_000)
 
   it("prints a refusal's problem document and waits Retry-After before trying again", async () => {
-    // A window long enough that the third page falls inside it however slow the machine is.
-    const limited = await serve({ ...database, RATE_LIMIT_MAX: "2", RATE_LIMIT_WINDOW_MS: "5000" })
+    // The third page is asked for a few milliseconds after the first: a window of 2 s holds it on a slow
+    // machine too, and the wait it causes is the test's subject.
+    const limited = await serve({ ...database, RATE_LIMIT_MAX: "2", RATE_LIMIT_WINDOW_MS: "2000" })
     try {
       const exit = await runBlock(sync(), limited.base, apiKey)
       expect(exit.code, exit.stderr).toBe(0)

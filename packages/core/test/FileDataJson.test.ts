@@ -97,7 +97,7 @@ const encodeToPieces = (reply: FileDataReply.FileDataReply) =>
   Stream.runCollect(FileDataJson.encode(reply)).pipe(Effect.map(Chunk.toReadonlyArray))
 
 describe("FileDataJson", () => {
-  it.effect.prop(
+  it.prop(
     "encode writes exactly the reply, whatever the names, contents and pages",
     {
       file: storedFile,
@@ -105,38 +105,40 @@ describe("FileDataJson", () => {
       sizes: FastCheck.array(FastCheck.nat(3), { maxLength: 6 })
     },
     ({ file, rows, sizes }) =>
-      Effect.gen(function* () {
-        const pages = paged(rows, sizes)
-        const pieces = yield* encodeToPieces(replyOf(file, pages))
-        const parsed = JSON.parse(pieces.join(""))
+      Effect.runSync(
+        Effect.gen(function* () {
+          const pages = paged(rows, sizes)
+          const pieces = yield* encodeToPieces(replyOf(file, pages))
+          const parsed = JSON.parse(pieces.join(""))
 
-        expect(Object.keys(parsed)).toEqual(FIELDS)
-        expect(parsed).toEqual({
-          name: file.name,
-          creationDate: file.creationDate,
-          publicAvailability: file.publicAvailability,
-          SubmissionCounter: file.SubmissionCounter,
-          VisitCounter: file.VisitCounter,
-          submissions: rows.map((row) => ({ createdDate: row.createdDate, content: JSON.parse(row.contentJson) }))
-        })
-        expect(parsed.submissions).toHaveLength(rows.length)
-        rows.forEach((row, i) => {
-          const submission = parsed.submissions[i]
-          const expected = JSON.parse(row.contentJson)
-          expect(Object.keys(submission)).toEqual(["createdDate", "content"])
-          expect(Object.keys(submission.content)).toEqual(Object.keys(expected))
-          expect(Object.getPrototypeOf(submission.content)).toBe(Object.prototype)
-        })
-        // A one-page reply is a single write.
-        if (pages.length === 1) expect(pieces).toHaveLength(1)
+          expect(Object.keys(parsed)).toEqual(FIELDS)
+          expect(parsed).toEqual({
+            name: file.name,
+            creationDate: file.creationDate,
+            publicAvailability: file.publicAvailability,
+            SubmissionCounter: file.SubmissionCounter,
+            VisitCounter: file.VisitCounter,
+            submissions: rows.map((row) => ({ createdDate: row.createdDate, content: JSON.parse(row.contentJson) }))
+          })
+          expect(parsed.submissions).toHaveLength(rows.length)
+          rows.forEach((row, i) => {
+            const submission = parsed.submissions[i]
+            const expected = JSON.parse(row.contentJson)
+            expect(Object.keys(submission)).toEqual(["createdDate", "content"])
+            expect(Object.keys(submission.content)).toEqual(Object.keys(expected))
+            expect(Object.getPrototypeOf(submission.content)).toBe(Object.prototype)
+          })
+          // A one-page reply is a single write.
+          if (pages.length === 1) expect(pieces).toHaveLength(1)
 
-        const collected = yield* FileDataReply.toFileData(replyOf(file, pages))
-        expect(Object.keys(collected)).toEqual(FIELDS)
-        expect(collected).toEqual(parsed)
-        collected.submissions.forEach((submission, i) => {
-          expect(Object.keys(submission.content)).toEqual(Object.keys(parsed.submissions[i].content))
+          const collected = yield* FileDataReply.toFileData(replyOf(file, pages))
+          expect(Object.keys(collected)).toEqual(FIELDS)
+          expect(collected).toEqual(parsed)
+          collected.submissions.forEach((submission, i) => {
+            expect(Object.keys(submission.content)).toEqual(Object.keys(parsed.submissions[i].content))
+          })
         })
-      }),
+      ),
     { fastCheck: { numRuns: 100 } }
   )
 

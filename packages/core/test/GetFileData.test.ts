@@ -114,7 +114,7 @@ describe("getFileData: access", () => {
     content: FastCheck.dictionary(FastCheck.string(), FastCheck.string(), { maxKeys: 3 })
   })
 
-  it.effect.prop(
+  it.prop(
     "the file is given exactly when the caller owns it, otherwise AccessDenied",
     {
       users,
@@ -126,67 +126,71 @@ describe("getFileData: access", () => {
       otherSubmissions: FastCheck.array(submission, { minLength: 1, maxLength: 2 })
     },
     ({ caller, fileId, key, otherSubmissions, owner, submissions, users }) =>
-      Effect.gen(function* () {
-        const ownerUser = pick(users, owner)
-        const callerUser = pick(users, caller)
-        const apiKey = pick(callerUser.apiKeys, key)
-        const journal = Journal.make()
-        const repository = TestFileRepository.make(
-          {
-            users,
-            files: [
-              { id: fileId, ownerId: ownerUser.id, submissions },
-              // Another file of the caller, so a reply with the wrong file or its submissions shows.
-              { id: `${fileId}/other`, ownerId: callerUser.id, submissions: otherSubmissions }
-            ]
-          },
-          journal
-        )
-        const result = yield* Effect.either(
-          run(input({ fileId, apiKey }, journal), repository, TestRateLimiter.make({}, journal))
-        )
-        if (ownerUser.id === callerUser.id) {
-          expect(result._tag).toBe("Right")
-          if (result._tag !== "Right") return
-          expect(result.right.file).toEqual({ ...repository.file(fileId), readPoint: expect.any(String) })
-          const rows = yield* collectSubmissions(result.right)
-          expect(rows).toEqual(repository.submissions(fileId))
-          expect(rows).toHaveLength(submissions.length)
-          const dates = rows.map((row) => Date.parse(row.createdDate))
-          expect(dates).toEqual([...dates].sort((a, b) => a - b))
-        } else {
-          expect(result._tag).toBe("Left")
-          if (result._tag !== "Left") return
-          expect(result.left).toBeInstanceOf(AccessDenied)
-        }
-        expect(journal).toEqual([
-          `consume clientAddress ${ADDRESS}`,
-          "body",
-          `consume apiKey ${apiKey}`,
-          `findAccess ${apiKey} ${fileId}`,
-          ...(ownerUser.id === callerUser.id ? [`submissions ${fileId}`] : [])
-        ])
-      }),
+      Effect.runSync(
+        Effect.gen(function* () {
+          const ownerUser = pick(users, owner)
+          const callerUser = pick(users, caller)
+          const apiKey = pick(callerUser.apiKeys, key)
+          const journal = Journal.make()
+          const repository = TestFileRepository.make(
+            {
+              users,
+              files: [
+                { id: fileId, ownerId: ownerUser.id, submissions },
+                // Another file of the caller, so a reply with the wrong file or its submissions shows.
+                { id: `${fileId}/other`, ownerId: callerUser.id, submissions: otherSubmissions }
+              ]
+            },
+            journal
+          )
+          const result = yield* Effect.either(
+            run(input({ fileId, apiKey }, journal), repository, TestRateLimiter.make({}, journal))
+          )
+          if (ownerUser.id === callerUser.id) {
+            expect(result._tag).toBe("Right")
+            if (result._tag !== "Right") return
+            expect(result.right.file).toEqual({ ...repository.file(fileId), readPoint: expect.any(String) })
+            const rows = yield* collectSubmissions(result.right)
+            expect(rows).toEqual(repository.submissions(fileId))
+            expect(rows).toHaveLength(submissions.length)
+            const dates = rows.map((row) => Date.parse(row.createdDate))
+            expect(dates).toEqual([...dates].sort((a, b) => a - b))
+          } else {
+            expect(result._tag).toBe("Left")
+            if (result._tag !== "Left") return
+            expect(result.left).toBeInstanceOf(AccessDenied)
+          }
+          expect(journal).toEqual([
+            `consume clientAddress ${ADDRESS}`,
+            "body",
+            `consume apiKey ${apiKey}`,
+            `findAccess ${apiKey} ${fileId}`,
+            ...(ownerUser.id === callerUser.id ? [`submissions ${fileId}`] : [])
+          ])
+        })
+      ),
     { fastCheck: { numRuns: 100 } }
   )
 
   const knownKeys = new Set(spec.users.flatMap((user) => user.apiKeys))
 
-  it.effect.prop(
+  it.prop(
     "an unknown key is AccessDenied whether the file exists or not, and nothing more is read",
     {
       apiKey: FastCheck.string({ minLength: 1 }).filter((key) => !knownKeys.has(key)),
       fileId: FastCheck.constantFrom("contact", "survey", "no-such-file")
     },
     ({ apiKey, fileId }) =>
-      Effect.gen(function* () {
-        const journal = Journal.make()
-        const error = yield* Effect.flip(
-          run(input({ fileId, apiKey }, journal), TestFileRepository.make(spec, journal))
-        )
-        expect(error).toBeInstanceOf(AccessDenied)
-        expect(journal.at(-1)).toBe(`findAccess ${apiKey} ${fileId}`)
-      }),
+      Effect.runSync(
+        Effect.gen(function* () {
+          const journal = Journal.make()
+          const error = yield* Effect.flip(
+            run(input({ fileId, apiKey }, journal), TestFileRepository.make(spec, journal))
+          )
+          expect(error).toBeInstanceOf(AccessDenied)
+          expect(journal.at(-1)).toBe(`findAccess ${apiKey} ${fileId}`)
+        })
+      ),
     { fastCheck: { numRuns: 100 } }
   )
 
@@ -380,23 +384,25 @@ describe("getFileData: validation", () => {
     FastCheck.record({ apiKey: FastCheck.oneof(goodKey, wrongKey) })
   )
 
-  it.effect.prop(
+  it.prop(
     "no issue repeats the submitted apiKey",
     { body: refusedBody },
     ({ body }) =>
-      Effect.gen(function* () {
-        const error = yield* parse(body)
-        expect(error.reason).toBe("InvalidPayload")
-        expect(error.issues.length).toBeGreaterThan(0)
-        const text = [error.message, ...error.issues.map((issue) => issue.detail)].join("\n")
-        const key = body.apiKey
-        if (typeof key === "string" && key !== "") expect(text).not.toContain(key)
-        expect(text).not.toContain(JSON.stringify(key))
-        if (Array.isArray(key)) for (const part of key) expect(text).not.toContain(part)
-        if (typeof key === "object" && key !== null && !Array.isArray(key)) {
-          for (const value of Object.values(key)) expect(text).not.toContain(value)
-        }
-      }),
+      Effect.runSync(
+        Effect.gen(function* () {
+          const error = yield* parse(body)
+          expect(error.reason).toBe("InvalidPayload")
+          expect(error.issues.length).toBeGreaterThan(0)
+          const text = [error.message, ...error.issues.map((issue) => issue.detail)].join("\n")
+          const key = body.apiKey
+          if (typeof key === "string" && key !== "") expect(text).not.toContain(key)
+          expect(text).not.toContain(JSON.stringify(key))
+          if (Array.isArray(key)) for (const part of key) expect(text).not.toContain(part)
+          if (typeof key === "object" && key !== null && !Array.isArray(key)) {
+            for (const value of Object.values(key)) expect(text).not.toContain(value)
+          }
+        })
+      ),
     { fastCheck: { numRuns: 200 } }
   )
 })

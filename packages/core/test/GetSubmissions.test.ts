@@ -271,7 +271,7 @@ describe("getSubmissions: validation", () => {
     FastCheck.array(secret, { maxLength: 2 })
   )
 
-  it.effect.prop(
+  it.prop(
     "no issue repeats a value of the body",
     {
       apiKey: FastCheck.oneof(secret, wrong),
@@ -281,31 +281,35 @@ describe("getSubmissions: validation", () => {
       limit: wrong
     },
     (fields) =>
-      Effect.gen(function* () {
-        const error = yield* parse({ fileId: "contact", ...fields })
-        const text = [error.message, ...error.issues.map((issue) => `${issue.pointer} ${issue.detail}`)].join("\n")
-        for (const value of Object.values(fields)) {
-          for (const part of Array.isArray(value) ? value : [value]) {
-            if (typeof part === "string") expect(text).not.toContain(part)
+      Effect.runSync(
+        Effect.gen(function* () {
+          const error = yield* parse({ fileId: "contact", ...fields })
+          const text = [error.message, ...error.issues.map((issue) => `${issue.pointer} ${issue.detail}`)].join("\n")
+          for (const value of Object.values(fields)) {
+            for (const part of Array.isArray(value) ? value : [value]) {
+              if (typeof part === "string") expect(text).not.toContain(part)
+            }
           }
-        }
-      }),
+        })
+      ),
     { fastCheck: { numRuns: 200 } }
   )
 
-  it.effect.prop(
+  it.prop(
     "any other after is refused on /after, or reads only the requested file's submissions",
     { after: FastCheck.oneof(FastCheck.string({ minLength: 1 }), FastCheck.stringMatching(/^[A-Za-z0-9_-]{1,40}$/)) },
     ({ after }) =>
-      Effect.gen(function* () {
-        const repository = TestFileRepository.make(spec)
-        const result = yield* Effect.either(ask({ fileId: "contact", apiKey: "alice-key", after }, repository))
-        if (result._tag === "Left") {
-          expect(result.left).toMatchObject({ _tag: "InvalidRequest", issues: [{ pointer: "/after" }] })
-        } else {
-          for (const n of contents(result.right)) expect(n).toMatch(/^c/)
-        }
-      }),
+      Effect.runSync(
+        Effect.gen(function* () {
+          const repository = TestFileRepository.make(spec)
+          const result = yield* Effect.either(ask({ fileId: "contact", apiKey: "alice-key", after }, repository))
+          if (result._tag === "Left") {
+            expect(result.left).toMatchObject({ _tag: "InvalidRequest", issues: [{ pointer: "/after" }] })
+          } else {
+            for (const n of contents(result.right)) expect(n).toMatch(/^c/)
+          }
+        })
+      ),
     { fastCheck: { numRuns: 300 } }
   )
 })
@@ -320,7 +324,7 @@ describe("getSubmissions: reading", () => {
       )
       .map((row) => row.content.n)
 
-  it.effect.prop(
+  it.prop(
     "a sync loop gets the window once, in order, at most limit a reply, hasMore until the last",
     {
       limit: FastCheck.option(FastCheck.integer({ min: 1, max: 4 }), { nil: undefined }),
@@ -328,41 +332,43 @@ describe("getSubmissions: reading", () => {
       until: FastCheck.option(FastCheck.integer({ min: -1, max: 5 }), { nil: undefined })
     },
     ({ limit, since, until }) =>
-      Effect.gen(function* () {
-        const repository = TestFileRepository.make(spec)
-        const bounds = {
-          ...(since === undefined ? {} : { since: iso(JAN_1 + since * 1000) }),
-          ...(until === undefined ? {} : { until: iso(JAN_1 + until * 1000) }),
-          ...(limit === undefined ? {} : { limit })
-        }
-        if (since !== undefined && until !== undefined && until < since) return
-        const read: Array<string> = []
-        let after: string | undefined
-        for (let i = 0; i < 20; i++) {
-          const page = yield* ask(
-            { fileId: "contact", apiKey: "alice-key", ...bounds, ...(after ? { after } : {}) },
-            repository
+      Effect.runSync(
+        Effect.gen(function* () {
+          const repository = TestFileRepository.make(spec)
+          const bounds = {
+            ...(since === undefined ? {} : { since: iso(JAN_1 + since * 1000) }),
+            ...(until === undefined ? {} : { until: iso(JAN_1 + until * 1000) }),
+            ...(limit === undefined ? {} : { limit })
+          }
+          if (since !== undefined && until !== undefined && until < since) return
+          const read: Array<string> = []
+          let after: string | undefined
+          for (let i = 0; i < 20; i++) {
+            const page = yield* ask(
+              { fileId: "contact", apiKey: "alice-key", ...bounds, ...(after ? { after } : {}) },
+              repository
+            )
+            expect(page.submissions.length).toBeLessThanOrEqual(limit ?? 1000)
+            read.push(...contents(page))
+            // Nothing read: the cursor is the one sent.
+            if (page.submissions.length === 0 && after !== undefined) expect(page.next).toBe(after)
+            after = page.next
+            if (!page.hasMore) break
+            expect(page.submissions).toHaveLength(limit ?? 1000)
+          }
+          expect(read).toEqual(
+            model(
+              since === undefined ? undefined : JAN_1 + since * 1000,
+              until === undefined ? undefined : JAN_1 + until * 1000
+            )
           )
-          expect(page.submissions.length).toBeLessThanOrEqual(limit ?? 1000)
-          read.push(...contents(page))
-          // Nothing read: the cursor is the one sent.
-          if (page.submissions.length === 0 && after !== undefined) expect(page.next).toBe(after)
-          after = page.next
-          if (!page.hasMore) break
-          expect(page.submissions).toHaveLength(limit ?? 1000)
-        }
-        expect(read).toEqual(
-          model(
-            since === undefined ? undefined : JAN_1 + since * 1000,
-            until === undefined ? undefined : JAN_1 + until * 1000
-          )
-        )
-        // What is appended later, with a later createdDate, follows the last cursor.
-        repository.append("contact", [{ createdDate: at(JAN_1 + 4000), content: { n: "new" } }])
-        const next = yield* ask({ fileId: "contact", apiKey: "alice-key", ...bounds, after }, repository)
-        expect(contents(next)).toEqual(until === undefined || until > 4 ? ["new"] : [])
-        expect(next.hasMore).toBe(false)
-      }),
+          // What is appended later, with a later createdDate, follows the last cursor.
+          repository.append("contact", [{ createdDate: at(JAN_1 + 4000), content: { n: "new" } }])
+          const next = yield* ask({ fileId: "contact", apiKey: "alice-key", ...bounds, after }, repository)
+          expect(contents(next)).toEqual(until === undefined || until > 4 ? ["new"] : [])
+          expect(next.hasMore).toBe(false)
+        })
+      ),
     { fastCheck: { numRuns: 100 } }
   )
 

@@ -82,26 +82,28 @@ const contents = FastCheck.array(FastCheck.dictionary(text, text, { maxKeys: 4, 
 })
 
 describe("the CSV export", () => {
-  it.effect.prop(
+  it.prop(
     "a standard CSV parser gives back every submitted name and value, the documented prefix aside",
     [contents],
     ([generated]) =>
-      Effect.gen(function* () {
-        // The stored content is JSON text, so a name is what JSON keeps of it (a `__proto__` too).
-        const stored = generated.map((content) => JSON.parse(JSON.stringify(content)) as Content)
-        const csv = yield* exported(repositoryOf(stored))
-        const names = [...new Set(stored.flatMap((content) => Object.keys(content)))]
-        // Any line break outside quotes ends a record, as some spreadsheets read it: only CRLF may come unquoted.
-        const records: Array<Array<string>> = parse(csv, { record_delimiter: ["\r\n", "\n", "\r"] })
-        expect(records[0]).toEqual(["createdDate", ...names.map(shown)])
-        expect(records.slice(1)).toEqual(
-          stored.map((content, i) => [
-            timestampFromEpochMillis(JAN_1 + Math.floor(i / 2) * 1000),
-            ...names.map((name) => (Object.hasOwn(content, name) ? shown(content[name] as string) : ""))
-          ])
-        )
-        expect(csv.endsWith("\r\n")).toBe(true)
-      }),
+      Effect.runSync(
+        Effect.gen(function* () {
+          // The stored content is JSON text, so a name is what JSON keeps of it (a `__proto__` too).
+          const stored = generated.map((content) => JSON.parse(JSON.stringify(content)) as Content)
+          const csv = yield* exported(repositoryOf(stored))
+          const names = [...new Set(stored.flatMap((content) => Object.keys(content)))]
+          // Any line break outside quotes ends a record, as some spreadsheets read it: only CRLF may come unquoted.
+          const records: Array<Array<string>> = parse(csv, { record_delimiter: ["\r\n", "\n", "\r"] })
+          expect(records[0]).toEqual(["createdDate", ...names.map(shown)])
+          expect(records.slice(1)).toEqual(
+            stored.map((content, i) => [
+              timestampFromEpochMillis(JAN_1 + Math.floor(i / 2) * 1000),
+              ...names.map((name) => (Object.hasOwn(content, name) ? shown(content[name] as string) : ""))
+            ])
+          )
+          expect(csv.endsWith("\r\n")).toBe(true)
+        })
+      ),
     { fastCheck: { numRuns: 300 } }
   )
 

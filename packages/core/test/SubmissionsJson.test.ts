@@ -54,29 +54,31 @@ const written = (reply: SubmissionsReply.SubmissionsReply) =>
   })
 
 describe("SubmissionsJson", () => {
-  it.effect.prop(
+  it.prop(
     "writes exactly the reply, in reply order, its cursor and hasMore last, in pages of at most the page limit",
     { count: FastCheck.nat(2600), limit: FastCheck.integer({ min: 1, max: 3000 }) },
     ({ count, limit }) =>
-      Effect.gen(function* () {
-        const { reply, reads } = replyOf(count, limit)
-        const pieces = yield* written(reply)
-        const text = pieces.map(([piece]) => piece).join("")
-        const parsed = JSON.parse(text)
-        const held = Math.min(count, limit)
-        expect(Object.keys(parsed)).toEqual(["submissions", "next", "hasMore"])
-        expect(parsed.submissions).toEqual(Array.from({ length: held }, (_, n) => JSON.parse(entry(n))))
-        expect(parsed.hasMore).toBe(count > limit)
-        expect(SubmissionCursor.decode(file.id, parsed.next)).toEqual(Option.some(String(held)))
-        expect(pieces.map(([, last]) => last)).toEqual(pieces.map((_, i) => i === pieces.length - 1))
-        expect(reads.every((size) => size <= SubmissionsReply.pageLimit)).toBe(true)
-        expect(reads.reduce((sum, size) => sum + size, 0)).toBeLessThanOrEqual(limit)
+      Effect.runSync(
+        Effect.gen(function* () {
+          const { reply, reads } = replyOf(count, limit)
+          const pieces = yield* written(reply)
+          const text = pieces.map(([piece]) => piece).join("")
+          const parsed = JSON.parse(text)
+          const held = Math.min(count, limit)
+          expect(Object.keys(parsed)).toEqual(["submissions", "next", "hasMore"])
+          expect(parsed.submissions).toEqual(Array.from({ length: held }, (_, n) => JSON.parse(entry(n))))
+          expect(parsed.hasMore).toBe(count > limit)
+          expect(SubmissionCursor.decode(file.id, parsed.next)).toEqual(Option.some(String(held)))
+          expect(pieces.map(([, last]) => last)).toEqual(pieces.map((_, i) => i === pieces.length - 1))
+          expect(reads.every((size) => size <= SubmissionsReply.pageLimit)).toBe(true)
+          expect(reads.reduce((sum, size) => sum + size, 0)).toBeLessThanOrEqual(limit)
 
-        // The same value as the reply read whole, and the same text as the stream.
-        expect(yield* SubmissionsReply.toSubmissionsPage(replyOf(count, limit).reply)).toEqual(parsed)
-        const streamed = yield* Stream.runCollect(SubmissionsJson.encode(replyOf(count, limit).reply))
-        expect(Chunk.join(streamed, "")).toBe(text)
-      }),
+          // The same value as the reply read whole, and the same text as the stream.
+          expect(yield* SubmissionsReply.toSubmissionsPage(replyOf(count, limit).reply)).toEqual(parsed)
+          const streamed = yield* Stream.runCollect(SubmissionsJson.encode(replyOf(count, limit).reply))
+          expect(Chunk.join(streamed, "")).toBe(text)
+        })
+      ),
     { fastCheck: { numRuns: 40 } }
   )
 
