@@ -36,11 +36,17 @@ const projects = JSON.parse(readFileSync(join(root, "tsconfig.build.json"), "utf
 
 const upToDate = () => {
   const built = statSync(stamp, { throwIfNoEntry: false })
-  if (built === undefined || !Object.values(apps).every((bundle) => existsSync(join(root, bundle)))) return false
+  const bundles = Object.values(apps).flatMap((entry) => [entry, join(dirname(entry), "app.js")])
+  if (built === undefined || !bundles.every((bundle) => existsSync(join(root, bundle)))) return false
   const inputs = [
-    ...["tsconfig.base.json", "tsconfig.build.json", "package.json", "pnpm-lock.yaml", "scripts/bundle.mjs"].map(
-      (file) => join(root, file)
-    ),
+    ...[
+      "tsconfig.base.json",
+      "tsconfig.build.json",
+      "package.json",
+      "pnpm-lock.yaml",
+      "scripts/bundle.mjs",
+      "scripts/bundle-main.cjs"
+    ].map((file) => join(root, file)),
     ...projects.flatMap((project) => ["src", "tsconfig.json", "package.json"].map((entry) => join(project, entry)))
   ]
   return inputs.every((input) => newestUnder(input) < built.mtimeMs)

@@ -16,9 +16,11 @@ import { runInNewContext } from "node:vm"
  */
 export const intervalBytes = 4 * 1024 * 1024
 
-// `gc` exposed in a context of its own: the service's code and an embedder's see no global `gc`.
+// `gc` exposed in a context of its own: the service's code and an embedder's see no global `gc`. The flag is
+// put back at once: V8 refuses a code cache made under other flags (docs/performance.md#code-cache).
 setFlagsFromString("--expose-gc")
 const collectYoung = runInNewContext("gc") as (options: { readonly type: "minor"; readonly execution: "sync" }) => void
+setFlagsFromString("--no-expose-gc")
 
 let written = 0
 
