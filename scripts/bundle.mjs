@@ -77,11 +77,16 @@ const train = async (name) => {
       if (how === "start" && output.includes("listening on")) child.kill("SIGTERM")
     })
     child.stderr.on("data", (chunk) => (output += chunk))
+    // A run that never ends (a start that never listens) fails the build rather than hanging it.
+    const stuck = setTimeout(() => child.kill("SIGKILL"), 60_000)
     const code = await new Promise((resolve, reject) => {
       child.once("error", reject)
       child.once("close", resolve)
-    })
-    if (code !== 0) throw new Error(`the run that makes ${name}'s code cache exited with ${code}:\n${output}`)
+    }).finally(() => clearTimeout(stuck))
+    if (code !== 0) {
+      const ending = code === null ? "was stopped after 60 s" : `exited with ${code}`
+      throw new Error(`the run that makes ${name}'s code cache ${ending}:\n${output}`)
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
