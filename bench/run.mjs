@@ -318,7 +318,7 @@ const startUp = async (db, env) => {
   for (const kind of kinds.slice(1, 3)) {
     row("start", `idle RSS after start: ${kind.name}`, median(of(kind.name).rss), median(baseline.rss), "MiB")
   }
-  // The issue's bound: in every round, `pnpm start` against the plain server's start of the same round.
+  // The target holds in every round: `pnpm start` against the plain server's start of the same round.
   const ratios = of("pnpm start").ms.map((ms, i) => ms / baseline.ms[i])
   const worst = Math.max(...ratios)
   target(
