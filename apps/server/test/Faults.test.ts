@@ -8,6 +8,7 @@ import { connect as tcpConnect } from "node:net"
 import { join } from "node:path"
 import { afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Conditions, Fixtures, Processes, SqliteFiles } from "@filedata/testing"
+import * as TestServer from "./utils/TestServer.js"
 
 const { killLeftovers, post } = Processes
 const { backup, connect, remove, restore } = SqliteFiles
@@ -19,8 +20,8 @@ const fixture = Fixtures.aliceContact([KEY], {
   submissions: [{ createdDate: "2024-01-02T09:30:00.000Z", content: { email: "a@example.com" } }]
 })
 
-/** A database holding `document`, imported by the CLI, and the environment both apps read it with. */
-const database = (document: unknown) => Processes.importedDatabase("faults", document)
+/** A database holding `document`, and the environment both apps read it with. */
+const database = (document: unknown) => TestServer.importedDatabase("faults", document)
 
 type Running = Processes.Served
 const { serve } = Processes

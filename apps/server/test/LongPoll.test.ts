@@ -7,6 +7,7 @@
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Conditions, Processes, TempDirectory, TestServices } from "@filedata/testing"
+import * as TestServer from "./utils/TestServer.js"
 
 const { finish, serve, startBuilt } = Processes
 
@@ -92,7 +93,7 @@ describe("long poll on the built server with SQLite", () => {
   let env: Record<string, string> = {}
 
   beforeAll(async () => {
-    const imported = await Processes.importedDatabase("long-poll", fixture)
+    const imported = await TestServer.importedDatabase("long-poll", fixture)
     env = { ...imported.env, LONG_POLL_MAX_PER_KEY: "2", LONG_POLL_MAX_PER_ADDRESS: "3" }
   }, 60_000)
 

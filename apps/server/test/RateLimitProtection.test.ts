@@ -8,6 +8,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { createServer } from "node:net"
 import { afterEach, describe, expect, it } from "@effect/vitest"
 import { Conditions, Processes } from "@filedata/testing"
+import * as TestServer from "./utils/TestServer.js"
 
 const { killLeftovers } = Processes
 
@@ -18,8 +19,8 @@ const fixture = {
   files: [{ id: "contact", userId: "alice", name: "Contact", creationDate: "2024-01-01T00:00:00.000Z" }]
 }
 
-/** A database holding the fixture, imported by the CLI, and the environment both apps read it with. */
-const database = async () => (await Processes.importedDatabase("protection", fixture)).env
+/** A database holding the fixture, and the environment both apps read it with. */
+const database = async () => (await TestServer.importedDatabase("protection", fixture)).env
 
 type Running = Processes.Served
 const { serve } = Processes

@@ -8,6 +8,7 @@ import { connect, createServer as createNetServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it } from "@effect/vitest"
 import { Conditions, Processes, SqliteFiles } from "@filedata/testing"
+import * as TestServer from "./utils/TestServer.js"
 
 const { finish, killLeftovers, startBuilt } = Processes
 
@@ -32,8 +33,8 @@ const fixture = {
   ]
 }
 
-/** A database holding the fixture, imported by the CLI, and the environment the server reads it with. */
-const database = () => Processes.importedDatabase("telemetry", fixture)
+/** A database holding the fixture, and the environment the server reads it with. */
+const database = () => TestServer.importedDatabase("telemetry", fixture)
 
 type Running = Processes.Served
 const { serve } = Processes

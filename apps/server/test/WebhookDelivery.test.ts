@@ -16,6 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { Webhook as Verifier } from "standardwebhooks"
+import * as TestServer from "./utils/TestServer.js"
 
 const { finish, serve, startBuilt } = Processes
 
@@ -94,7 +95,7 @@ const arrived = (received: ReadonlyArray<Received>, count: number, what: string)
   })
 
 const setUp = async (name: string, extra: Record<string, string> = {}) => {
-  const imported = await Processes.importedDatabase(name, fixture)
+  const imported = await TestServer.importedDatabase(name, fixture)
   const env = {
     ...imported.env,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",

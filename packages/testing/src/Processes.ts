@@ -6,9 +6,7 @@
  * @since 0.1.0
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import * as TempDirectory from "./TempDirectory.js"
 
 /**
  * The repository's root directory.
@@ -126,26 +124,6 @@ export const post = (base: string, body: unknown) =>
     headers: { "content-type": "application/json" },
     body: JSON.stringify(body)
   })
-
-/**
- * A SQLite database in a new temporary directory holding `document`, imported by the built CLI, and the
- * environment both apps read it with (the server on a free loopback port); fails with the CLI's output when the
- * import does.
- *
- * @since 0.1.0
- * @category processes
- */
-export const importedDatabase = async (
-  prefix: string,
-  document: unknown
-): Promise<{ readonly dir: string; readonly filename: string; readonly env: Record<string, string> }> => {
-  const dir = TempDirectory.make(prefix)
-  const filename = join(dir, "filedata.db")
-  const env = { DATABASE_URL: `file:${filename}`, PORT: "0", HOST: "127.0.0.1" }
-  const imported = await finish(startBuilt("cli", ["import", TempDirectory.write(dir, "fixture.json", document)], env))
-  if (imported.code !== 0) throw new Error(`the import exited with ${imported.code}: ${imported.stderr}`)
-  return { dir, filename, env }
-}
 
 /**
  * A built server started by {@link serve}.

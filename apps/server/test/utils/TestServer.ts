@@ -48,6 +48,26 @@ export const ports = (options: Options) => {
 }
 
 /**
+ * A SQLite database in a new temporary directory holding `document`, imported in this process through the
+ * storage port (as `filedata import` does, without a process start of its own), and the environment the built
+ * apps read it with (the server on a free loopback port).
+ */
+export const importedDatabase = async (
+  prefix: string,
+  document: unknown
+): Promise<{ readonly dir: string; readonly filename: string; readonly env: Record<string, string> }> => {
+  const dir = TempDirectory.make(prefix)
+  const filename = join(dir, "filedata.db")
+  await Effect.runPromise(
+    Effect.gen(function* () {
+      const store = yield* OperatorStore.OperatorStore
+      yield* store.importFixture(yield* FixtureDocument.decode(document))
+    }).pipe(Effect.provide(SqliteStorage.layer({ filename })), Effect.scoped, Effect.orDie)
+  )
+  return { dir, filename, env: { DATABASE_URL: `file:${filename}`, PORT: "0", HOST: "127.0.0.1" } }
+}
+
+/**
  * The real server on a free loopback port, over `ports(options)`.
  */
 export const layer = (options: Options) =>
