@@ -95,6 +95,28 @@ export interface Misspelling {
   readonly nearest: string
 }
 
+// Whether `a` is at most `bound` edits from `b`: the distance's rows, given up once a row's least entry is over it.
+const within = (a: string, b: string, bound: number): boolean => {
+  if (Math.abs(a.length - b.length) > bound) return false
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    let least = i
+    for (let j = 1; j <= b.length; j++) {
+      const d = Math.min(
+        (previous[j] ?? 0) + 1,
+        (current[j - 1] ?? 0) + 1,
+        (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1)
+      )
+      current[j] = d
+      if (d < least) least = d
+    }
+    if (least > bound) return false
+    previous = current
+  }
+  return (previous[b.length] ?? 0) <= bound
+}
+
 /**
  * The variables of `env` that look like the service's and are not: unknown ones under a prefix the service's
  * share, and any within a typo of a known name (one edit in five characters, so `HOME` is not `HOST`), each
@@ -111,6 +133,11 @@ export const misspellings = (
   const found: Array<Misspelling> = []
   for (const variable of Object.keys(env).sort()) {
     if (known.includes(variable) || readElsewhere.test(variable)) continue
+    // A typo is within max(1, length / 5) edits of some name; most of the environment (pnpm's hundred `npm_`
+    // variables) is nowhere near one, which a bounded comparison shows in a few characters.
+    const bound = Math.max(1, Math.floor(variable.length / 5))
+    const family = prefixes.some((prefix) => variable.startsWith(prefix))
+    if (!family && !known.some((name) => within(variable, name, bound))) continue
     let nearest = ""
     let best = Number.POSITIVE_INFINITY
     for (const name of known) {
@@ -121,7 +148,7 @@ export const misspellings = (
       if (d < best) [nearest, best] = [name, d]
     }
     const typo = best <= Math.max(1, Math.floor(Math.min(variable.length, nearest.length) / 5))
-    if (typo || prefixes.some((prefix) => variable.startsWith(prefix))) found.push({ variable, nearest })
+    if (typo || family) found.push({ variable, nearest })
   }
   return found
 }
