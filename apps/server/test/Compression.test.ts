@@ -3,15 +3,16 @@
 // big compressed reply streamed as its pages are read.
 
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
 import { request as httpRequest, type IncomingMessage } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { brotliDecompressSync, createGunzip, gunzipSync } from "node:zlib"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Processes, SqliteFiles } from "@filedata/testing"
+import * as TestServer from "./utils/TestServer.js"
 
-const { finish, killLeftovers, listening, startBuilt } = Processes
+const { killLeftovers, listening, startBuilt } = Processes
 const { connect } = SqliteFiles
 
 const KEY = "compression-test-key"
@@ -96,9 +97,7 @@ describe("compressed replies (real processes)", () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "filedata-compression-"))
     env = { DATABASE_URL: `file:${join(dir, "filedata.db")}`, PORT: "0", HOST: "127.0.0.1" }
-    writeFileSync(join(dir, "fixture.json"), JSON.stringify(fixture))
-    const imported = await finish(startBuilt("cli", ["import", join(dir, "fixture.json")], env))
-    expect(imported.code, imported.stderr).toBe(0)
+    await TestServer.importInto(env, fixture)
   }, 180_000)
 
   const serve = async () => {

@@ -12,6 +12,7 @@ import { gunzipSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Processes, TempDirectory, TestServices } from "@filedata/testing"
 import { parse } from "csv-parse/sync"
+import * as TestServer from "./utils/TestServer.js"
 
 const { finish, listening, root, startBuilt } = Processes
 
@@ -217,8 +218,7 @@ describe("the export on the built server with SQLite", () => {
   let base = ""
 
   beforeAll(async () => {
-    const imported = await finish(startBuilt("cli", ["import", TempDirectory.write(dir, "fixture.json", fixture)], env))
-    expect(imported.code, imported.stderr).toBe(0)
+    await TestServer.importInto(env, fixture)
     server = startBuilt("server", [], env)
     closed = finish(server)
     base = await listening(server)
@@ -322,10 +322,7 @@ if (skipReasons.length > 0) {
         ],
         files: [fileOf("odd", "alice", odd), fileOf("bobs", "bob", odd.slice(0, 1))]
       }
-      const imported = await finish(
-        startBuilt("cli", ["import", TempDirectory.write(dir, "fixture.json", fixture)], env)
-      )
-      expect(imported.code, imported.stderr).toBe(0)
+      await TestServer.importInto(env, fixture)
       server = startBuilt("server", [], env)
       closed = finish(server)
       base = await listening(server)

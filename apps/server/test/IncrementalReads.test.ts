@@ -12,6 +12,7 @@ import { join } from "node:path"
 import { brotliDecompressSync, gunzipSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Conditions, Processes, TempDirectory, TestServices } from "@filedata/testing"
+import * as TestServer from "./utils/TestServer.js"
 
 const { finish, listening, root, startBuilt } = Processes
 
@@ -215,8 +216,7 @@ describe("incremental reads on the built server with SQLite", () => {
   let stdout = ""
 
   beforeAll(async () => {
-    const imported = await finish(startBuilt("cli", ["import", TempDirectory.write(dir, "fixture.json", fixture)], env))
-    expect(imported.code, imported.stderr).toBe(0)
+    await TestServer.importInto(env, fixture)
     server = startBuilt("server", [], { ...env, LOG_LEVEL: "info" })
     server.stdout?.on("data", (chunk) => (stdout += chunk))
     closed = finish(server)
@@ -499,10 +499,7 @@ if (skipReasons.length > 0) {
         users: [{ id: "alice", apiKeys: Object.values(keys) }],
         files: [fileOf("synced", "alice", journal)]
       }
-      const imported = await finish(
-        startBuilt("cli", ["import", TempDirectory.write(dir, "fixture.json", fixture)], env)
-      )
-      expect(imported.code, imported.stderr).toBe(0)
+      await TestServer.importInto(env, fixture)
       server = startBuilt("server", [], env)
       closed = finish(server)
       base = await listening(server)

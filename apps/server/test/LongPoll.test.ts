@@ -189,10 +189,7 @@ if (testDatabaseUrl === undefined) {
     beforeAll(async () => {
       database = await TestServices.temporaryDatabase("filedata_long_poll")
       env = { DATABASE_URL: database.url, DATABASE_POOL_MAX: "4", PORT: "0", HOST: "127.0.0.1" }
-      const imported = await finish(
-        startBuilt("cli", ["import", TempDirectory.write(dir, "fixture.json", fixture)], env)
-      )
-      expect(imported.code, imported.stderr).toBe(0)
+      await TestServer.importInto(env, fixture)
     }, 60_000)
 
     afterAll(async () => {

@@ -3,12 +3,13 @@
 // as a problem document with the header fields every reply carries.
 
 import type { ChildProcess } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
 import { connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Processes } from "@filedata/testing"
+import * as TestServer from "./utils/TestServer.js"
 
 const { finish, killLeftovers, listening, startBuilt } = Processes
 
@@ -145,9 +146,7 @@ describe("HTTP/1.1 edges on raw sockets (real processes)", () => {
       HTTP_HEADERS_TIMEOUT_MS: "500",
       HTTP_FIRST_REQUEST_TIMEOUT_MS: "600000"
     }
-    writeFileSync(join(dir, "fixture.json"), JSON.stringify(fixture))
-    const imported = await finish(startBuilt("cli", ["import", join(dir, "fixture.json")], env))
-    expect(imported.code, imported.stderr).toBe(0)
+    await TestServer.importInto(env, fixture)
     child = startBuilt("server", [], env)
     closed = finish(child)
     port = Number(new URL(await listening(child)).port)

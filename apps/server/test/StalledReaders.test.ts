@@ -2,7 +2,7 @@
 // nothing for HTTP_SEND_TIMEOUT_MS, compressed or not, and serves everyone else meanwhile.
 
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
 import { type Socket, connect as tcpConnect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -13,7 +13,7 @@ import * as Metric from "effect/Metric"
 import * as Instrumentation from "../src/Instrumentation.js"
 import * as TestServer from "./utils/TestServer.js"
 
-const { finish, killLeftovers, listening, startBuilt } = Processes
+const { killLeftovers, listening, startBuilt } = Processes
 
 const KEY = "stalled-readers-key"
 
@@ -87,9 +87,7 @@ describe("stalled readers (real processes)", () => {
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), "filedata-stalled-"))
     env = { DATABASE_URL: `file:${join(dir, "filedata.db")}`, PORT: "0", HOST: "127.0.0.1" }
-    writeFileSync(join(dir, "fixture.json"), JSON.stringify(fixture))
-    const imported = await finish(startBuilt("cli", ["import", join(dir, "fixture.json")], env))
-    expect(imported.code, imported.stderr).toBe(0)
+    await TestServer.importInto(env, fixture)
   }, 180_000)
 
   it("replies nobody reads are abandoned after HTTP_SEND_TIMEOUT_MS, compressed or not; others are served meanwhile and after", async () => {

@@ -12,8 +12,9 @@ import { tmpdir } from "node:os"
 import { basename, delimiter, join } from "node:path"
 import { afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Fixtures, Processes, SqliteFiles } from "@filedata/testing"
+import * as TestServer from "./utils/TestServer.js"
 
-const { finish, killLeftovers, root, startBuilt } = Processes
+const { finish, killLeftovers, root } = Processes
 const { connect } = SqliteFiles
 const { bulkFile } = Fixtures
 
@@ -209,10 +210,8 @@ describe.skipIf(skipped !== undefined)(
           }
         ]
       }
-      writeFileSync(join(dir, "fixture.json"), JSON.stringify(fixture))
       env = { DATABASE_URL: `file:${join(dir, "filedata.db")}`, PORT: "0", HOST: "127.0.0.1" }
-      const imported = await finish(startBuilt("cli", ["import", join(dir, "fixture.json")], env))
-      expect(imported.code, imported.stderr).toBe(0)
+      await TestServer.importInto(env, fixture)
     }, 180_000)
 
     /** Starts `pnpm start`, holds a big reply half-read, sends `signals` to pnpm one by one, then reads on. */

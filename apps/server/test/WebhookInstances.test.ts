@@ -6,6 +6,7 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Conditions, Processes, TempDirectory, TestServices } from "@filedata/testing"
+import * as TestServer from "./utils/TestServer.js"
 
 const { finish, listening, startBuilt } = Processes
 
@@ -73,10 +74,7 @@ if (TestServices.databaseUrl === undefined) {
         users: [{ id: "owner", apiKeys: [KEY] }],
         files: FILES.map((id) => ({ id, userId: "owner", name: id, creationDate: "2024-01-01T00:00:00.000Z" }))
       }
-      const imported = await finish(
-        startBuilt("cli", ["import", TempDirectory.write(dir, "fixture.json", fixture)], env)
-      )
-      expect(imported.code, imported.stderr).toBe(0)
+      await TestServer.importInto(env, fixture)
     }, 60_000)
 
     afterAll(async () => {

@@ -2,8 +2,10 @@ import { join } from "node:path"
 import { OperatorStore, type RateLimiter } from "@filedata/core"
 import { FixtureDocument } from "@filedata/fixture"
 import { MemoryRateLimiter } from "@filedata/rate-limiter-memory"
+import { Storage } from "@filedata/runtime"
 import { SqliteStorage } from "@filedata/sqlite"
 import { TempDirectory } from "@filedata/testing"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Server from "../../src/Server.js"
@@ -48,9 +50,24 @@ export const ports = (options: Options) => {
 }
 
 /**
- * A SQLite database in a new temporary directory holding `document`, imported in this process through the
- * storage port (as `filedata import` does, without a process start of its own), and the environment the built
- * apps read it with (the server on a free loopback port).
+ * Imports `document` into the database `env.DATABASE_URL` names, SQLite or PostgreSQL, in this process through
+ * the storage port, as `filedata import` does: a test whose subject is not the CLI spares a process start.
+ */
+export const importInto = (env: Record<string, string>, document: unknown): Promise<void> =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const store = yield* OperatorStore.OperatorStore
+      yield* store.importFixture(yield* FixtureDocument.decode(document))
+    }).pipe(
+      Effect.provide(Storage.layerConfig.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson(env))))),
+      Effect.scoped,
+      Effect.orDie
+    )
+  )
+
+/**
+ * A SQLite database in a new temporary directory holding `document` ({@link importInto}), and the environment
+ * the built apps read it with (the server on a free loopback port).
  */
 export const importedDatabase = async (
   prefix: string,
@@ -58,13 +75,9 @@ export const importedDatabase = async (
 ): Promise<{ readonly dir: string; readonly filename: string; readonly env: Record<string, string> }> => {
   const dir = TempDirectory.make(prefix)
   const filename = join(dir, "filedata.db")
-  await Effect.runPromise(
-    Effect.gen(function* () {
-      const store = yield* OperatorStore.OperatorStore
-      yield* store.importFixture(yield* FixtureDocument.decode(document))
-    }).pipe(Effect.provide(SqliteStorage.layer({ filename })), Effect.scoped, Effect.orDie)
-  )
-  return { dir, filename, env: { DATABASE_URL: `file:${filename}`, PORT: "0", HOST: "127.0.0.1" } }
+  const env = { DATABASE_URL: `file:${filename}`, PORT: "0", HOST: "127.0.0.1" }
+  await importInto(env, document)
+  return { dir, filename, env }
 }
 
 /**
