@@ -12,10 +12,12 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { type FileDataError, FileRepository, OperatorStore, SubmissionSignals, WebhookStore } from "@filedata/core"
 import { SqlWebhookStore, StorageFailure } from "@filedata/sql"
+import Database from "better-sqlite3"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as WriteLock from "./internal/writeLock.js"
 import * as SqliteFileRepository from "./SqliteFileRepository.js"
 import * as SqliteMigrations from "./SqliteMigrations.js"
 import * as SqliteOperatorStore from "./SqliteOperatorStore.js"
@@ -51,21 +53,43 @@ const temporaryDatabase = Effect.acquireRelease(
     })
 )
 
+// The database in WAL, so the reader never waits for the importer. Switching takes the file's exclusive lock, and
+// of two processes opening a new file at once SQLite refuses one at once ("database is locked") rather than make
+// it wait: the switch is made here first, on a connection that never waits with the thread, again on the
+// writers' timer while refused. The client's own switch then finds the file in WAL.
+const walMode = (filename: string) =>
+  Effect.retry(
+    Effect.try({
+      try: () => {
+        const db = new Database(filename, { timeout: 0 })
+        try {
+          db.pragma("journal_mode = WAL")
+        } finally {
+          db.close()
+        }
+      },
+      catch: (cause) => cause
+    }),
+    { schedule: WriteLock.busyWait, while: WriteLock.isBusyError }
+  )
+
 const client = (filename: string) =>
   Layer.unwrapEffect(
     Effect.as(
-      Effect.try({
-        try: () => {
-          mkdirSync(dirname(filename), { recursive: true })
-        },
-        // The OS's reason ("ENOTDIR: not a directory, mkdir '...'") names the part of the path that failed.
-        catch: (cause) =>
-          new Error(
-            `cannot create the directory ${dirname(filename)}: ${cause instanceof Error ? cause.message : String(cause)}`,
-            { cause }
-          )
-      }),
-      // The client itself switches the database to WAL, so the reader never waits for the importer.
+      Effect.zipRight(
+        Effect.try({
+          try: () => {
+            mkdirSync(dirname(filename), { recursive: true })
+          },
+          // The OS's reason ("ENOTDIR: not a directory, mkdir '...'") names the part of the path that failed.
+          catch: (cause) =>
+            new Error(
+              `cannot create the directory ${dirname(filename)}: ${cause instanceof Error ? cause.message : String(cause)}`,
+              { cause }
+            )
+        }),
+        walMode(filename)
+      ),
       SqliteClient.layer({ filename })
     )
   )

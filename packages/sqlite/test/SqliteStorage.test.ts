@@ -1,6 +1,6 @@
-import { existsSync, readdirSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { FileRepository, OperatorStore, WebhookStore } from "@filedata/core"
 import { SqliteFileRepository, SqliteStorage } from "@filedata/sqlite"
@@ -78,6 +78,30 @@ describe("SqliteStorage", () => {
       expect(yield* Fiber.join(claim)).toEqual([])
       expect(yield* counts(filename)).toMatchObject({ users: 2 })
     })
+  )
+
+  it.scopedLive(
+    "a start on a new file another process holds waits on a timer, never with the thread, then migrates",
+    () =>
+      Effect.gen(function* () {
+        const filename = yield* tempDatabase
+        mkdirSync(dirname(filename), { recursive: true })
+        // Another process reading the new file, still in its rollback journal: switching to WAL needs the file to
+        // itself. Two imports opening a new file at once meet here, and SQLite refused one of them at once.
+        const other = new Database(filename)
+        yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
+        other.exec("BEGIN")
+        other.prepare("SELECT count(*) FROM sqlite_schema").get()
+        const start = yield* Effect.fork(Effect.scoped(Layer.build(SqliteStorage.layer({ filename }))))
+        // A busy handler sleeping the thread would hold these timers until it gave up, with the start failed.
+        for (let turn = 0; turn < 5; turn++) yield* Effect.sleep("20 millis")
+        expect(Option.isNone(yield* Fiber.poll(start))).toBe(true)
+        other.exec("COMMIT")
+        yield* Fiber.join(start)
+        const mode = yield* inspect(filename, (sql) => sql<{ journal_mode: string }>`PRAGMA journal_mode`)
+        expect(mode).toEqual([{ journal_mode: "wal" }])
+        expect(yield* counts(filename)).toEqual({ users: 0, apiKeys: 0, files: 0, submissions: 0 })
+      })
   )
 
   it.scoped("puts a file database in WAL mode", () =>

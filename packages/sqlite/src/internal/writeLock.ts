@@ -10,14 +10,26 @@ import * as Schedule from "effect/Schedule"
  */
 export const busyWaitMillis = 5_000
 
-// SQLite's own busy handler sleeps the thread, and with it every request and delivery of the process: the
-// writer's connection answers "busy" at once instead (busy_timeout 0), and the wait is a timer.
-const busyWait = Schedule.spaced("1 millis").pipe(Schedule.jittered, Schedule.upTo(`${busyWaitMillis} millis`))
+/**
+ * How a write waits for another process's lock: SQLite's own busy handler sleeps the thread, and with it every
+ * request and delivery of the process, so the connection answers "busy" at once (busy_timeout 0) and the wait
+ * is this timer, for up to `busyWaitMillis`.
+ *
+ * @internal
+ */
+export const busyWait = Schedule.spaced("1 millis").pipe(Schedule.jittered, Schedule.upTo(`${busyWaitMillis} millis`))
 
-const isBusy = (error: SqlError): boolean => {
-  const code = (error.cause as { readonly code?: unknown } | undefined)?.code
+/**
+ * Whether better-sqlite3 refused for another connection's lock (`SQLITE_BUSY` and its extended codes).
+ *
+ * @internal
+ */
+export const isBusyError = (error: unknown): boolean => {
+  const code = (error as { readonly code?: unknown } | undefined)?.code
   return typeof code === "string" && code.startsWith("SQLITE_BUSY")
 }
+
+const isBusy = (error: SqlError): boolean => isBusyError(error.cause)
 
 /**
  * Takes the database's write lock at the start of a transaction, waiting up to `busyWaitMillis` for it without
