@@ -1,11 +1,12 @@
 // What filedata's start-up loads and spends, beside the baseline's (docs/performance.md#where-start-up-goes):
 // modules loaded per package (count and source size), CPU from the process's start to the listening line by
-// package and kind of code (Linux `perf`, as bench/profile.mjs), and the idle process's memory by kind (V8 heap
+// package and kind of code (Linux `perf`, as bench/profile.mjs, without the code cache: V8 refuses it under perf's
+// flags), the same with the cache by V8's own sampler (`profile`), and the idle process's memory by kind (V8 heap
 // spaces and code, Node's external memory, the kernel's RSS by mapping). Each in a start of its own, since
-// recording modules costs time. Options: --parts modules,cpu,memory  --top 25 (functions listed)  --frequency 10000
-// (samples a second).
+// recording modules costs time. Options: --parts modules,cpu,profile,memory  --top 25 (functions listed)
+// --frequency 10000 (samples a second).
 
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import { fileURLToPath } from "node:url"
@@ -183,6 +184,74 @@ const cpuPart = async () => {
   }
 }
 
+// The V8 sampler keeps the code cache, which perf's flags make V8 refuse: this is the start as users get it.
+// Samples past the listening line (the stop) are left out; a bundle's frames are owned by the module its line
+// is in (esbuild's `// path` comments), the rest by package as above.
+const profilePart = async () => {
+  const owners = {}
+  for (const kind of kinds) {
+    const dir = join(profiles, `startup-${kind.name}-cpuprofile`)
+    rmSync(dir, { recursive: true, force: true })
+    const server = await start(
+      kind.name,
+      ["--cpu-prof", "--cpu-prof-dir", dir, "--cpu-prof-interval", "500", ...kind.args],
+      env
+    )
+    await stop(server)
+    const profile = JSON.parse(readFileSync(join(dir, readdirSync(dir)[0]), "utf8"))
+    const bundleModules = new Map()
+    const moduleOf = (url, line) => {
+      if (url.startsWith("node:")) return "Node's own modules"
+      if (!url.endsWith("/dist/bundle/app.js")) return url === "" ? "" : packageOf(url)
+      if (!bundleModules.has(url)) {
+        let current = "(bundle's own helpers)"
+        bundleModules.set(
+          url,
+          readFileSync(fileURLToPath(url.startsWith("file:") ? url : `file://${url}`), "utf8")
+            .split("\n")
+            .map((text) => {
+              const path = /^\/\/ ((?:node_modules|packages|apps)\/\S+)$/.exec(text)?.[1]
+              if (path !== undefined) current = packageOf(join(root, path))
+              return current
+            })
+        )
+      }
+      return bundleModules.get(url)[line] ?? "?"
+    }
+    const byId = new Map(profile.nodes.map((node) => [node.id, node]))
+    const parent = new Map(profile.nodes.flatMap((node) => (node.children ?? []).map((child) => [child, node.id])))
+    const owner = new Map()
+    let at = 0
+    let total = 0
+    for (let i = 0; i < profile.samples.length; i++) {
+      at += profile.timeDeltas[i] ?? 0
+      if (at / 1000 > server.startupMs) break
+      const micros = profile.timeDeltas[i + 1] ?? 0
+      total += micros
+      // The nearest frame with a module; Node's internals, the collector and idle time by their own names.
+      let name = ""
+      for (let id = profile.samples[i]; id !== undefined && name === ""; id = parent.get(id)) {
+        const frame = byId.get(id).callFrame
+        name = frame.url === "" ? "" : moduleOf(frame.url, frame.lineNumber)
+        if (id === profile.samples[i] && frame.url === "") name = frame.functionName
+      }
+      owner.set(name, (owner.get(name) ?? 0) + micros)
+    }
+    owners[kind.name] = { owner, total, startupMs: server.startupMs }
+  }
+  console.log("\nStart-up with the code cache, V8's sampler, main thread to the listening line (ms)\n")
+  for (const kind of kinds) {
+    const { total, startupMs } = owners[kind.name]
+    console.log(`${kind.name}: ${startupMs.toFixed(0)} ms to the listening line; ${f1(total / 1000)} ms sampled`)
+  }
+  console.log("\n| owner (module of the nearest frame) | filedata | baseline |")
+  console.log("|---|---:|---:|")
+  for (const [name, micros] of [...owners.filedata.owner].sort((a, b) => b[1] - a[1])) {
+    if (micros < 1000) continue
+    console.log(`| ${name} | ${f1(micros / 1000)} | ${f1((owners.baseline.owner.get(name) ?? 0) / 1000)} |`)
+  }
+}
+
 const memoryPart = async () => {
   // Memory of the idle process, a second after the listening line.
   const smapsByMapping = (text) => {
@@ -241,5 +310,5 @@ const memoryPart = async () => {
   }
 }
 
-const parts = { modules: modulesPart, cpu: cpuPart, memory: memoryPart }
-for (const part of option("parts", "modules,cpu,memory").split(",")) await parts[part]()
+const parts = { modules: modulesPart, cpu: cpuPart, profile: profilePart, memory: memoryPart }
+for (const part of option("parts", "modules,cpu,profile,memory").split(",")) await parts[part]()
