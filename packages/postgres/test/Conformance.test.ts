@@ -3,7 +3,9 @@ import { StorageConformance } from "@filedata/conformance"
 import { PgStorage } from "@filedata/postgres"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { reusedSchema, testDatabaseUrl, urlForSchema } from "./utils.js"
+import { releaseSchemasAfterAll, reusedSchema, testDatabaseUrl, urlForSchema } from "./utils.js"
+
+releaseSchemasAfterAll()
 
 describe.skipIf(testDatabaseUrl === undefined)("PostgreSQL (TEST_DATABASE_URL)", () => {
   StorageConformance.suite("PostgreSQL storage conformance", ({ pageSize }) =>

@@ -3,7 +3,9 @@ import { WebhookConformance } from "@filedata/conformance"
 import { PgStorage } from "@filedata/postgres"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { reusedSchema, testDatabaseUrl, urlForSchema } from "./utils.js"
+import { releaseSchemasAfterAll, reusedSchema, testDatabaseUrl, urlForSchema } from "./utils.js"
+
+releaseSchemasAfterAll()
 
 describe.skipIf(testDatabaseUrl === undefined)("PostgreSQL (TEST_DATABASE_URL)", () => {
   WebhookConformance.suite("PostgreSQL webhook conformance", () =>

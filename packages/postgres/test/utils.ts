@@ -51,11 +51,22 @@ export const tempSchema = Effect.acquireRelease(createSchema, dropSchema)
 // Migrated schemas that tests of this file gave back emptied, for the next: creating, migrating and dropping a
 // schema for each of the conformance suites' stores (about 150) was most of their time.
 const emptied: Array<string> = []
-afterAll(() => Effect.runPromise(Effect.forEach(emptied.splice(0), dropSchema, { discard: true })))
 
 // One connection for emptying, kept for the file's tests: a connection of its own per test cost a backend's start.
 let emptier: Pg.Pool | undefined
-afterAll(() => emptier?.end())
+
+/**
+ * Registers, in the calling test file, the drop of the schemas {@link reusedSchema} kept and the close of its
+ * connection. Called by each file: the files of a worker share this module, so a hook registered here, as it
+ * loads, would belong to the first file only.
+ */
+export const releaseSchemasAfterAll = () =>
+  afterAll(async () => {
+    const pool = emptier
+    emptier = undefined
+    await pool?.end()
+    await Effect.runPromise(Effect.forEach(emptied.splice(0), dropSchema, { discard: true }))
+  })
 
 // Every table but the migrations' emptied, their sequences restarted, and the read point back at 0, as a
 // fresh migration leaves them. DELETE with the foreign keys' triggers off (replica role): TRUNCATE of ten tables
