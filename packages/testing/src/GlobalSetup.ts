@@ -6,17 +6,25 @@
  * @since 0.1.0
  */
 import { spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { finish, root } from "./Processes.js"
 
 /**
- * `node scripts/run.mjs --build-only`; fails the run with the bundler's output if the build fails.
+ * `node scripts/run.mjs --build-only`; fails the run with the bundler's output if the build fails. Then points
+ * `TMPDIR` at a directory of the run's own, which the workers and every process they start inherit (`os.tmpdir()`
+ * reads it), and returns its removal: the databases and fixtures a run writes, some hundreds of MiB, go with it.
  *
  * @since 0.1.0
  * @category setup
  */
-export const setup = async (): Promise<void> => {
+export const setup = async (): Promise<() => void> => {
   const result = await finish(
     spawn(process.execPath, ["scripts/run.mjs", "--build-only"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
   )
   if (result.code !== 0) throw new Error(`The build failed:\n${result.stdout}${result.stderr}`)
+  const run = mkdtempSync(join(tmpdir(), "filedata-test-run-"))
+  process.env.TMPDIR = run
+  return () => rmSync(run, { recursive: true, force: true })
 }
