@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import { createReadStream } from "node:fs"
 import * as Args from "@effect/cli/Args"
 import type * as CliApp from "@effect/cli/CliApp"
 import * as CliConfig from "@effect/cli/CliConfig"
@@ -15,6 +16,7 @@ import * as ValidationError from "@effect/cli/ValidationError"
 import type * as PlatformError from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
+import * as NodeStream from "@effect/platform-node/NodeStream"
 import {
   type Append,
   ExportSubmissions,
@@ -129,15 +131,24 @@ const streamFile = <Entry extends Fixture.FixtureEntry | Append.AppendEntry, A, 
     if (info.type === "Directory") {
       return yield* new CliError.FixtureFileUnreadable({ file: absolute, reason: "it is a directory" })
     }
-    const bytes = (meter: Progress.Meter) =>
-      fs.stream(absolute).pipe(
-        Stream.mapError(unreadable(absolute)),
-        Stream.tap((chunk) => meter.read(chunk.length))
-      )
+    // A pipe (`/dev/stdin`, a named pipe, `<(curl …)`) cannot be read at positions, as the platform's file
+    // stream reads: Node's own stream reads it in order.
+    const source =
+      info.type === "File"
+        ? Stream.mapError(fs.stream(absolute), unreadable(absolute))
+        : NodeStream.fromReadable<CliError.FixtureFileUnreadable>(
+            () => createReadStream(absolute),
+            (cause) =>
+              new CliError.FixtureFileUnreadable({
+                file: absolute,
+                reason: cause instanceof Error ? cause.message : String(cause)
+              })
+          )
+    const bytes = (meter: Progress.Meter) => source.pipe(Stream.tap((chunk) => meter.read(chunk.length)))
     // A signal interrupts the write, whose transaction rolls back before this line, which is then true.
     return yield* Effect.onInterrupt(
       Progress.track(
-        Number(info.size),
+        info.type === "File" ? Number(info.size) : undefined,
         (meter) =>
           write(
             read(bytes(meter)).pipe(

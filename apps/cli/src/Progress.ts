@@ -70,14 +70,17 @@ const MIB = 1024 * 1024
 const formatMiB = (bytes: number): string => (bytes / MIB).toFixed(1)
 
 /**
- * The progress line: what is being done, bytes read of the total, and submissions so far.
+ * The progress line: what is being done, bytes read of the total (of a pipe, whose total is unknown, the bytes
+ * read), and submissions so far.
  *
  * @since 0.1.0
  * @category rendering
  */
-export const line = (read: number, total: number, submissions: number, verb = "importing"): string => {
+export const line = (read: number, total: number | undefined, submissions: number, verb = "importing"): string => {
+  const count = `${submissions.toLocaleString("en-US")} submissions`
+  if (total === undefined) return `${verb}: ${formatMiB(read)} MiB read, ${count}`
   const percent = total === 0 ? 100 : Math.floor((100 * read) / total)
-  return `${verb}: ${formatMiB(read)} of ${formatMiB(total)} MiB read (${percent}%), ${submissions.toLocaleString("en-US")} submissions`
+  return `${verb}: ${formatMiB(read)} of ${formatMiB(total)} MiB read (${percent}%), ${count}`
 }
 
 /**
@@ -98,14 +101,14 @@ export const redraw = (text: string, shown: number): string => `\r${text.padEnd(
 export const clear = (shown: number): string => `\r${" ".repeat(shown)}\r`
 
 /**
- * Runs `use` with a meter of a file of `totalBytes`; on a terminal the line (saying `verb`) is shown as the
+ * Runs `use` with a meter of a file of `totalBytes` (`undefined` for a pipe); on a terminal the line (saying `verb`) is shown as the
  * meter moves and cleared when `use` ends, however it ends, so what is printed next starts on a clean line.
  *
  * @since 0.1.0
  * @category combinators
  */
 export const track = <A, E, R>(
-  totalBytes: number,
+  totalBytes: number | undefined,
   use: (meter: Meter) => Effect.Effect<A, E, R>,
   verb = "importing"
 ): Effect.Effect<A, E, R> =>

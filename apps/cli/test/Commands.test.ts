@@ -1,3 +1,5 @@
+import { execFileSync } from "node:child_process"
+import { writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
@@ -94,6 +96,25 @@ const validFixture = {
 }
 
 describe("import", () => {
+  it.effect("reads a pipe as well as a file: a named pipe, as /dev/stdin or <(curl …) give", () =>
+    withDatabase((dir) =>
+      Effect.gen(function* () {
+        const fifo = join(dir, "fixture.pipe")
+        execFileSync("mkfifo", [fifo])
+        // Opening a pipe to write waits for its reader: written beside the import, not before it.
+        const writing = writeFile(fifo, JSON.stringify(validFixture)).then(
+          () => undefined,
+          (error: unknown) => error
+        )
+        const run = yield* cli("import", fifo)
+        expect(yield* Effect.promise(() => writing)).toBeUndefined()
+        expectSuccess(run)
+        expect(run.stdout).toEqual(["imported 2 users, 3 API keys, 2 files, 2 submissions"])
+        expect(yield* keyOwner("user-2-key")).toEqual(Option.some("user-2"))
+      })
+    )
+  )
+
   it.effect("loads a valid fixture and every value arrives exactly", () =>
     withDatabase((dir) =>
       Effect.gen(function* () {
@@ -364,6 +385,7 @@ describe("import", () => {
       "importing: 3.0 of 200.0 MiB read (1%), 1,234,567 submissions"
     )
     expect(Progress.line(0, 0, 0)).toBe("importing: 0.0 of 0.0 MiB read (100%), 0 submissions")
+    expect(Progress.line(3 * 1024 * 1024, undefined, 12)).toBe("importing: 3.0 MiB read, 12 submissions")
   })
 
   it.live(
