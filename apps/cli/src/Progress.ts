@@ -101,8 +101,9 @@ export const redraw = (text: string, shown: number): string => `\r${text.padEnd(
 export const clear = (shown: number): string => `\r${" ".repeat(shown)}\r`
 
 /**
- * Runs `use` with a meter of a file of `totalBytes` (`undefined` for a pipe); on a terminal the line (saying `verb`) is shown as the
- * meter moves and cleared when `use` ends, however it ends, so what is printed next starts on a clean line.
+ * Runs `use` with a meter of a file of `totalBytes` (`undefined` for a pipe); on a terminal the line (saying
+ * `verb`) is shown as the meter moves and cleared when `use` ends, however it ends, so what is printed next
+ * starts on a clean line.
  *
  * @since 0.1.0
  * @category combinators
