@@ -67,17 +67,24 @@ export const families = (known: ReadonlyArray<string>): ReadonlyArray<string> =>
   return [...counts].filter(([prefix, count]) => count > 1 && prefix !== "OTEL_").map(([prefix]) => prefix)
 }
 
-const distance = (a: string, b: string): number => {
+// The edit distance from `a` to `b`, or `bound + 1` once it must be over `bound`: a row's least entry only grows
+// (pnpm's environment has a hundred variables, each compared with the known names at every start).
+const distance = (a: string, b: string, bound = Number.POSITIVE_INFINITY): number => {
+  if (Math.abs(a.length - b.length) > bound) return bound + 1
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
   for (let i = 1; i <= a.length; i++) {
     const current = [i]
+    let least = i
     for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
+      const d = Math.min(
         (previous[j] ?? 0) + 1,
         (current[j - 1] ?? 0) + 1,
         (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1)
       )
+      current[j] = d
+      if (d < least) least = d
     }
+    if (least > bound) return bound + 1
     previous = current
   }
   return previous[b.length] ?? 0
@@ -93,28 +100,6 @@ const distance = (a: string, b: string): number => {
 export interface Misspelling {
   readonly variable: string
   readonly nearest: string
-}
-
-// Whether `a` is at most `bound` edits from `b`: the distance's rows, given up once a row's least entry is over it.
-const within = (a: string, b: string, bound: number): boolean => {
-  if (Math.abs(a.length - b.length) > bound) return false
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i]
-    let least = i
-    for (let j = 1; j <= b.length; j++) {
-      const d = Math.min(
-        (previous[j] ?? 0) + 1,
-        (current[j - 1] ?? 0) + 1,
-        (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1)
-      )
-      current[j] = d
-      if (d < least) least = d
-    }
-    if (least > bound) return false
-    previous = current
-  }
-  return (previous[b.length] ?? 0) <= bound
 }
 
 /**
@@ -133,18 +118,14 @@ export const misspellings = (
   const found: Array<Misspelling> = []
   for (const variable of Object.keys(env).sort()) {
     if (known.includes(variable) || readElsewhere.test(variable)) continue
-    // A typo is within max(1, length / 5) edits of some name; most of the environment (pnpm's hundred `npm_`
-    // variables) is nowhere near one, which a bounded comparison shows in a few characters.
+    // A typo is within max(1, length / 5) edits of some name: most variables are passed over in a few characters.
     const bound = Math.max(1, Math.floor(variable.length / 5))
     const family = prefixes.some((prefix) => variable.startsWith(prefix))
-    if (!family && !known.some((name) => within(variable, name, bound))) continue
+    if (!family && !known.some((name) => distance(variable, name, bound) <= bound)) continue
     let nearest = ""
     let best = Number.POSITIVE_INFINITY
     for (const name of known) {
-      // The distance is at least the difference in length: such a name cannot be nearer (pnpm's environment
-      // has a hundred variables, each compared with every known name at start).
-      if (Math.abs(variable.length - name.length) >= best) continue
-      const d = distance(variable, name)
+      const d = distance(variable, name, best - 1)
       if (d < best) [nearest, best] = [name, d]
     }
     const typo = best <= Math.max(1, Math.floor(Math.min(variable.length, nearest.length) / 5))
