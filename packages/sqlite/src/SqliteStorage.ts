@@ -56,7 +56,7 @@ const temporaryDatabase = Effect.acquireRelease(
 // The database in WAL, so the reader never waits for the importer. Switching takes the file's exclusive lock, and
 // of two processes opening a new file at once SQLite refuses one at once ("database is locked") rather than make
 // it wait: the switch is made here first, on a connection that never waits with the thread, again on the
-// writers' timer while refused. The client's own switch then finds the file in WAL.
+// writers' timer while refused; the client does not switch again.
 const walMode = (filename: string) =>
   Effect.retry(
     Effect.try({
@@ -90,7 +90,7 @@ const client = (filename: string) =>
         }),
         walMode(filename)
       ),
-      SqliteClient.layer({ filename })
+      SqliteClient.layer({ filename, disableWAL: true })
     )
   )
 
