@@ -2,6 +2,7 @@
 // codes (0 success, 1 a failed command, 2 a wrong command line), its output without escape codes where no
 // terminal reads it or NO_COLOR is set, and its --log-level with LOG_LEVEL's names.
 
+import { spawnSync } from "node:child_process"
 import { mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -158,6 +159,22 @@ describe("the CLI as a real process", () => {
     }
     // An empty NO_COLOR does not count (no-color.org).
     expect((await runOnTerminal(["--help"], { ...env(), NO_COLOR: "" }))?.output).toContain(ESCAPE)
+  }, 60_000)
+
+  it("imports a fixture piped to it by a shell, as /dev/stdin", async () => {
+    const fixture = join(dir, "piped.json")
+    writeFileSync(fixture, JSON.stringify({ users: [{ id: "piper", apiKeys: ["piper-key-0001"] }], files: [] }))
+    // A shell's pipe, as `curl … | pnpm filedata import /dev/stdin` makes it (Node's own stdin pipes are sockets).
+    const command = `cat "$FIXTURE" | "$NODE" "$CLI" import /dev/stdin`
+    const run = spawnSync("sh", ["-c", command], {
+      env: { ...process.env, ...env(), FIXTURE: fixture, NODE: process.execPath, CLI: Processes.builtEntry("cli") },
+      encoding: "utf8"
+    })
+    expect({ code: run.status, stdout: run.stdout, stderr: run.stderr }).toEqual({
+      code: 0,
+      stdout: "imported 1 user, 1 API key, 0 files, 0 submissions\n",
+      stderr: ""
+    })
   }, 60_000)
 
   it("key find reads a key from stdin and prints its id", async () => {
