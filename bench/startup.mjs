@@ -207,7 +207,7 @@ const profilePart = async () => {
         let current = "(bundle's own helpers)"
         bundleModules.set(
           url,
-          readFileSync(fileURLToPath(url.startsWith("file:") ? url : `file://${url}`), "utf8")
+          readFileSync(url.startsWith("file:") ? fileURLToPath(url) : url, "utf8")
             .split("\n")
             .map((text) => {
               const path = /^\/\/ ((?:node_modules|packages|apps)\/\S+)$/.exec(text)?.[1]
