@@ -6,15 +6,30 @@
  * @since 0.1.0
  */
 import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { accessSync, constants, mkdtempSync, rmSync, statfsSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { finish, root } from "./Processes.js"
 
+// Memory-backed where the machine has it and no TMPDIR is set: SQLite's commits then wait on no disk (the suite
+// 72 -> 65 s on 2 cores). The files are real files all the same; no test depends on what survives a power cut.
+const scratchBase = (): string => {
+  if (process.env.TMPDIR) return tmpdir()
+  try {
+    accessSync("/dev/shm", constants.W_OK)
+    const { bavail, bsize } = statfsSync("/dev/shm")
+    if (bavail * bsize >= 2 * 1024 ** 3) return "/dev/shm"
+  } catch {
+    // no /dev/shm here: the system's temporary directory
+  }
+  return tmpdir()
+}
+
 /**
  * `node scripts/run.mjs --build-only`; fails the run with the bundler's output if the build fails. Then points
- * `TMPDIR` at a directory of the run's own, which the workers and every process they start inherit (`os.tmpdir()`
- * reads it), and returns its removal: the databases and fixtures a run writes, some hundreds of MiB, go with it.
+ * `TMPDIR` at a directory of the run's own (on `/dev/shm` when it has 2 GiB free and no `TMPDIR` is set), which the workers and every
+ * process they start inherit (`os.tmpdir()` reads it), and returns its removal: the databases and fixtures a run
+ * writes, some hundreds of MiB, go with it.
  *
  * @since 0.1.0
  * @category setup
@@ -24,7 +39,7 @@ export const setup = async (): Promise<() => void> => {
     spawn(process.execPath, ["scripts/run.mjs", "--build-only"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
   )
   if (result.code !== 0) throw new Error(`The build failed:\n${result.stdout}${result.stderr}`)
-  const run = mkdtempSync(join(tmpdir(), "filedata-test-run-"))
+  const run = mkdtempSync(join(scratchBase(), "filedata-test-run-"))
   process.env.TMPDIR = run
   return () => rmSync(run, { recursive: true, force: true })
 }
