@@ -9,6 +9,7 @@
 
 import type { FileDataError, RateLimiter } from "@filedata/core"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 
 const policyNames: Record<FileDataError.RateLimitScope, string> = {
@@ -62,8 +63,23 @@ export interface Meter {
 class MeteredLimiter implements RateLimiter.RateLimiter {
   readonly standings: Array<Standing> = []
   readonly policy: RateLimiter.RateLimitPolicy
+  readonly consumeRequest?: NonNullable<RateLimiter.RateLimiter["consumeRequest"]>
   constructor(private readonly inner: RateLimiter.RateLimiter) {
     this.policy = inner.policy
+    const { consumeRequest } = inner
+    if (consumeRequest !== undefined) {
+      this.consumeRequest = (address, apiKey) =>
+        Effect.map(consumeRequest(address, apiKey), (count) => {
+          this.standOn(count.clientAddress)
+          if (count.apiKey !== undefined) this.standOn(count.apiKey)
+          return count
+        })
+    }
+  }
+
+  private standOn(answer: Either.Either<RateLimiter.RateLimitState, FileDataError.RateLimited>): void {
+    if (Either.isRight(answer)) this.standings.push(answer.right)
+    else this.refused(answer.left)
   }
 
   consume(subject: RateLimiter.RateLimitSubject): Effect.Effect<RateLimiter.RateLimitState, Failure> {

@@ -1,6 +1,11 @@
+import { randomUUID } from "node:crypto"
 import { expect, layer } from "@effect/vitest"
-import { Fixtures } from "@filedata/testing"
+import { MemoryRateLimiter } from "@filedata/rate-limiter-memory"
+import { RedisRateLimiter } from "@filedata/rate-limiter-redis"
+import { Fixtures, TestServices } from "@filedata/testing"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import * as TestServer from "./utils/TestServer.js"
 
@@ -86,47 +91,66 @@ layer(
   )
 })
 
-// Windows long enough that none closes during the test, so every count is exact.
-layer(
-  TestServer.layer({
-    fixture,
-    trustProxy: true,
-    policy: { apiKey: { limit: 3, windowMillis: 60_000 }, clientAddress: { limit: 5, windowMillis: 60_000 } }
-  }),
-  { excludeTestServices: true }
-)("rate limit header fields", (it) => {
-  it.effect(
-    "every reply carries RateLimit-Policy and where the caller stands in each quota it was counted against",
-    () =>
-      Effect.gen(function* () {
-        const call = (body: unknown) => TestServer.postJson(body, { "x-forwarded-for": "10.3.3.3" })
-        const standings = [] as Array<Record<string, Record<string, number>>>
-        for (const body of [
-          { fileId: "contact", apiKey: "alice-key" },
-          { fileId: "contact", apiKey: "nobody-key" },
-          { fileId: "missing", apiKey: "alice-key" },
-          "not json",
-          { fileId: "contact", apiKey: "alice-key" },
-          { fileId: "contact", apiKey: "alice-key" }
-        ]) {
-          const reply = yield* call(body)
-          expect(parseList(reply.headers.get("ratelimit-policy"))).toEqual(policy)
-          standings.push(parseList(reply.headers.get("ratelimit")))
-        }
-        const [ok, denied, missing, malformed, third, refused] = standings
-        expect(ok?.["client-address"]).toMatchObject({ r: 4 })
-        expect(ok?.["api-key"]).toMatchObject({ r: 2 })
-        expect(denied?.["api-key"]).toMatchObject({ r: 2 })
-        expect(missing?.["api-key"]).toMatchObject({ r: 1 })
-        // No key was read from a malformed body, so only the address was counted.
-        expect(Object.keys(malformed ?? {})).toEqual(["client-address"])
-        expect(malformed?.["client-address"]).toMatchObject({ r: 1 })
-        expect(third).toMatchObject({ "client-address": { r: 0 }, "api-key": { r: 0 } })
-        // Refused by the address quota before the key was counted.
-        expect(Object.keys(refused ?? {})).toEqual(["client-address"])
-        for (const standing of standings) {
-          for (const { t = -1 } of Object.values(standing)) expect(t > 0 && t <= 60).toBe(true)
-        }
+// Windows long enough that none closes during the test, so every count is exact. In memory, and in Redis,
+// where a request's two counts are one step (`RateLimiter.consumeRequest`) after the body was read.
+const headerPolicy = {
+  apiKey: { limit: 3, windowMillis: 60_000 },
+  clientAddress: { limit: 5, windowMillis: 60_000 }
+}
+const limiters = {
+  memory: MemoryRateLimiter.layer(headerPolicy),
+  ...(TestServices.redisUrl === undefined
+    ? {}
+    : {
+        Redis: RedisRateLimiter.layer({
+          url: Redacted.make(TestServices.redisUrl),
+          policy: headerPolicy,
+          keyPrefix: `filedata-test:${randomUUID()}:`,
+          failureMode: "closed"
+        }).pipe(Layer.orDie)
       })
+}
+if (TestServices.redisUrl === undefined)
+  console.warn(`Rate limit header fields on Redis SKIPPED: ${TestServices.redisUnset}`)
+
+for (const [name, limiter] of Object.entries(limiters)) {
+  layer(TestServer.layer({ fixture, trustProxy: true, limiter }), { excludeTestServices: true })(
+    `rate limit header fields (${name})`,
+    (it) => {
+      it.effect(
+        "every reply carries RateLimit-Policy and where the caller stands in each quota it was counted against",
+        () =>
+          Effect.gen(function* () {
+            const call = (body: unknown) => TestServer.postJson(body, { "x-forwarded-for": "10.3.3.3" })
+            const standings = [] as Array<Record<string, Record<string, number>>>
+            for (const body of [
+              { fileId: "contact", apiKey: "alice-key" },
+              { fileId: "contact", apiKey: "nobody-key" },
+              { fileId: "missing", apiKey: "alice-key" },
+              "not json",
+              { fileId: "contact", apiKey: "alice-key" },
+              { fileId: "contact", apiKey: "alice-key" }
+            ]) {
+              const reply = yield* call(body)
+              expect(parseList(reply.headers.get("ratelimit-policy"))).toEqual(policy)
+              standings.push(parseList(reply.headers.get("ratelimit")))
+            }
+            const [ok, denied, missing, malformed, third, refused] = standings
+            expect(ok?.["client-address"]).toMatchObject({ r: 4 })
+            expect(ok?.["api-key"]).toMatchObject({ r: 2 })
+            expect(denied?.["api-key"]).toMatchObject({ r: 2 })
+            expect(missing?.["api-key"]).toMatchObject({ r: 1 })
+            // No key was read from a malformed body, so only the address was counted.
+            expect(Object.keys(malformed ?? {})).toEqual(["client-address"])
+            expect(malformed?.["client-address"]).toMatchObject({ r: 1 })
+            expect(third).toMatchObject({ "client-address": { r: 0 }, "api-key": { r: 0 } })
+            // Refused by the address quota before the key was counted.
+            expect(Object.keys(refused ?? {})).toEqual(["client-address"])
+            for (const standing of standings) {
+              for (const { t = -1 } of Object.values(standing)) expect(t > 0 && t <= 60).toBe(true)
+            }
+          })
+      )
+    }
   )
-})
+}

@@ -10,7 +10,7 @@
  * @since 0.1.0
  */
 import { describe, expect, it } from "@effect/vitest"
-import type { FileData, FileDataError, RateLimiter } from "@filedata/core"
+import { type FileData, type FileDataError, RateLimiter } from "@filedata/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -213,6 +213,46 @@ export const suite = (name: string, makeLimiter: MakeLimiter, options: Options):
         yield* limiter.consume(apiKey(`${long.slice(0, -1)}j`))
         yield* limiter.consume(clientAddress(long))
       }))
+
+    test.prop(
+      "counts a request in one step (`consumeRequest`, where it has it) exactly as its two counts in turn",
+      {
+        requests: FastCheck.array(
+          FastCheck.record({ address: FastCheck.constantFrom("a", "b"), key: FastCheck.constantFrom("k", "l", "m") }),
+          { minLength: 1, maxLength: 12 }
+        )
+      },
+      ({ requests }) =>
+        Effect.scoped(
+          Effect.gen(function* () {
+            // Windows that outlast the run, so both limiters see the same counts.
+            const quotas = {
+              apiKey: { limit: 2, windowMillis: 100 * WINDOW_MILLIS },
+              clientAddress: { limit: 3, windowMillis: 100 * WINDOW_MILLIS }
+            }
+            const inOneStep = yield* makeLimiter(quotas)
+            const inTurn = yield* makeLimiter(quotas)
+            // What a count says, the times aside (each store's clock moves on between the two).
+            const said = (answer: Either.Either<RateLimiter.RateLimitState, FileDataError.RateLimited> | undefined) =>
+              answer === undefined
+                ? "not counted"
+                : Either.isRight(answer)
+                  ? `${answer.right.scope} admitted, ${answer.right.remaining} of ${answer.right.limit} left`
+                  : `${answer.left.scope} refused at ${answer.left.limit}`
+            for (const { address, key } of requests) {
+              const apiKeyOf = Redacted.make(key as typeof FileData.ApiKeyText.Type)
+              const one = yield* (
+                inOneStep.consumeRequest ??
+                ((address: string, apiKey: FileData.ApiKey) =>
+                  RateLimiter.consumeRequestInTurn(inOneStep.consume, address, apiKey))
+              )(address, apiKeyOf)
+              const two = yield* RateLimiter.consumeRequestInTurn(inTurn.consume, address, apiKeyOf)
+              expect([said(one.clientAddress), said(one.apiKey)]).toEqual([said(two.clientAddress), said(two.apiKey)])
+            }
+          }).pipe(Effect.catchTag("RateLimiterUnavailable", Effect.die))
+        ),
+      { fastCheck: { numRuns: live ? 10 : 50 } }
+    )
 
     test("admits exactly the limit from concurrent requests", () =>
       Effect.gen(function* () {

@@ -24,6 +24,8 @@ import {
   invalidRequest,
   issueLimit,
   pointer,
+  type RateLimited,
+  type RateLimiterUnavailable,
   type StorageUnavailable
 } from "./FileDataError.js"
 import * as FileRepository from "./FileRepository.js"
@@ -41,8 +43,8 @@ import * as TextRules from "./TextRules.js"
 export interface Input {
   readonly clientAddress: string
   /**
-   * The parsed JSON body, or the transport's reason it has none; given as a function, it is called only once
-   * the address was counted.
+   * The parsed JSON body, or the transport's reason it has none; given as a function, it is called at most once:
+   * once the address was counted, or first with a limiter that counts a request in one step ({@link admit}).
    */
   readonly body: Effect.Effect<unknown, InvalidRequest> | (() => Effect.Effect<unknown, InvalidRequest>)
   /**
@@ -290,6 +292,50 @@ export const decoder = <A, I>(
 }
 
 /**
+ * Rules 1 to 3: counts the client address, reads the body with `parse`, runs `parsed` on the request (what the
+ * request's log line says of it), counts the key. A limiter with `consumeRequest` counts both in one step after
+ * the body was read, with the same verdicts: an address over its quota is refused whatever its body, and a body
+ * refused counts only the address.
+ *
+ * @since 0.2.0
+ * @category use cases
+ */
+export const admit: <R extends { readonly apiKey: ApiKey }>(
+  limiter: RateLimiter.RateLimiter,
+  input: Input,
+  parse: (body: unknown) => Effect.Effect<R, InvalidRequest>,
+  parsed: (request: R) => Effect.Effect<void>
+) => Effect.Effect<R, InvalidRequest | RateLimited | RateLimiterUnavailable> = Immediate.fn(function* <
+  R extends { readonly apiKey: ApiKey }
+>(
+  limiter: RateLimiter.RateLimiter,
+  input: Input,
+  parse: (body: unknown) => Effect.Effect<R, InvalidRequest>,
+  parsed: (request: R) => Effect.Effect<void>
+) {
+  const address = input.clientAddress
+  const body = () => (typeof input.body === "function" ? input.body() : input.body)
+  if (limiter.consumeRequest === undefined) {
+    yield* limiter.consume({ scope: "clientAddress", address })
+    const request = yield* parse(yield* body())
+    yield* parsed(request)
+    yield* limiter.consume({ scope: "apiKey", apiKey: request.apiKey })
+    return request
+  }
+  const read = yield* Effect.either(Effect.flatMap(body(), parse))
+  if (Either.isLeft(read)) {
+    yield* limiter.consume({ scope: "clientAddress", address })
+    return yield* Effect.fail(read.left)
+  }
+  const counted = yield* limiter.consumeRequest(address, read.right.apiKey)
+  if (Either.isLeft(counted.clientAddress)) return yield* Effect.fail(counted.clientAddress.left)
+  yield* parsed(read.right)
+  if (counted.apiKey === undefined) return yield* Effect.dieMessage("consumeRequest counted the address only")
+  if (Either.isLeft(counted.apiKey)) return yield* Effect.fail(counted.apiKey.left)
+  return read.right
+})
+
+/**
  * Runs an operation on one file for one request: the checks above, then `answer` with the request and the
  * file as found (its read point included).
  *
@@ -309,13 +355,13 @@ export const handle: <R extends Credentials, A>(
     parse: (body: unknown) => Effect.Effect<R, InvalidRequest>,
     answer: (files: FileRepository.FileRepository, request: R, file: FileRepository.FoundFile) => A
   ) {
-    yield* limiter.consume({ scope: "clientAddress", address: input.clientAddress })
-    const request = yield* parse(yield* typeof input.body === "function" ? input.body() : input.body)
     const { fields } = input
-    // A record in the input needs no fiber; without one, the fiber's (`RequestLog.begin`), if any.
-    if (fields !== undefined) fields.fileId = request.fileId
-    else yield* RequestLog.annotate("fileId", request.fileId)
-    yield* limiter.consume({ scope: "apiKey", apiKey: request.apiKey })
+    const request = yield* admit(limiter, input, parse, (request) => {
+      // A record in the input needs no fiber; without one, the fiber's (`RequestLog.begin`), if any.
+      if (fields === undefined) return RequestLog.annotate("fileId", request.fileId)
+      fields.fileId = request.fileId
+      return Exit.void
+    })
 
     const { owner, file } = yield* files.findAccess(request.apiKey, request.fileId)
     if (Option.isNone(owner)) return yield* new AccessDenied()

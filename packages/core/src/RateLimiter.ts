@@ -4,7 +4,8 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type { ApiKey } from "./FileData.js"
 import type { RateLimited, RateLimiterUnavailable, RateLimitScope } from "./FileDataError.js"
@@ -105,9 +106,56 @@ export interface RateLimiter {
   /** The quotas this limiter enforces, for clients told how to pace themselves. */
   readonly policy: RateLimitPolicy
   readonly consume: (subject: RateLimitSubject) => Effect.Effect<RateLimitState, RateLimited | RateLimiterUnavailable>
+  /**
+   * Optional, for a store that costs a round trip a call: a request's two counts in one step, answering exactly
+   * as {@link consumeRequestInTurn} does with `consume`. Without it, the use cases call `consume` twice.
+   */
+  readonly consumeRequest?: (address: string, apiKey: ApiKey) => Effect.Effect<RequestCount, RateLimiterUnavailable>
   /** How it counts at this moment; a limiter without it is taken to count as it always does. */
   readonly counting?: Effect.Effect<Counting>
 }
+
+/**
+ * What a request's two counts answered: its client address's, and its key's, which is counted only when the
+ * address was within its quota.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface RequestCount {
+  readonly clientAddress: Either.Either<RateLimitState, RateLimited>
+  readonly apiKey: Either.Either<RateLimitState, RateLimited> | undefined
+}
+
+/**
+ * A request's two counts with `consume`, one after the other: the address, then the key only when the address
+ * was admitted. The meaning of `RateLimiter.consumeRequest`, and what an adapter falls back to.
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const consumeRequestInTurn = (
+  consume: RateLimiter["consume"],
+  address: string,
+  apiKey: ApiKey
+): Effect.Effect<RequestCount, RateLimiterUnavailable> =>
+  Effect.flatMap(
+    answer(consume({ scope: "clientAddress", address })),
+    (clientAddress): Effect.Effect<RequestCount, RateLimiterUnavailable> =>
+      Either.isLeft(clientAddress)
+        ? Effect.succeed({ clientAddress, apiKey: undefined })
+        : Effect.map(answer(consume({ scope: "apiKey", apiKey })), (key) => ({ clientAddress, apiKey: key }))
+  )
+
+// A refusal as an answer; only an unreachable store stays a failure.
+const answer = (
+  consumed: Effect.Effect<RateLimitState, RateLimited | RateLimiterUnavailable>
+): Effect.Effect<Either.Either<RateLimitState, RateLimited>, RateLimiterUnavailable> =>
+  Effect.catchIf(
+    Effect.map(consumed, (state) => Either.right(state)),
+    (failure): failure is RateLimited => failure._tag === "RateLimited",
+    (refused) => Effect.succeed(Either.left(refused))
+  )
 
 /**
  * @since 0.1.0

@@ -62,7 +62,8 @@ export const parser = <A, I>(
 }
 
 /**
- * Counts the address, reads the body with `parse`, counts the key: the steps before any lookup.
+ * Counts the address, reads the body with `parse`, counts the key: the steps before any lookup
+ * (`FileRequest.admit`).
  *
  * @since 0.2.0
  * @category use cases
@@ -71,13 +72,9 @@ export const admit = <R extends { readonly apiKey: ApiKey }>(
   { limiter }: Ports,
   input: FileRequest.Input,
   parse: (body: unknown) => Effect.Effect<R, InvalidRequest>
-): Effect.Effect<R, GetFileDataError> =>
-  Effect.gen(function* () {
-    yield* limiter.consume({ scope: "clientAddress", address: input.clientAddress })
-    const request = yield* parse(yield* typeof input.body === "function" ? input.body() : input.body)
-    yield* limiter.consume({ scope: "apiKey", apiKey: request.apiKey })
-    return request
-  })
+): Effect.Effect<R, GetFileDataError> => FileRequest.admit(limiter, input, parse, logsNothing)
+
+const logsNothing = () => Effect.void
 
 /**
  * The user of an active key, or `AccessDenied`.

@@ -490,6 +490,77 @@ describe("getFileData: order of checks", () => {
   )
 })
 
+describe("getFileData: a limiter that counts a request in one step", () => {
+  const bodies = [
+    { fileId: "contact", apiKey: "alice-key-1" },
+    { fileId: "contact", apiKey: "guess" },
+    { fileId: "contact", apiKey: "bob-key" },
+    { fileId: "nope", apiKey: "alice-key-1" },
+    { fileId: 1, apiKey: "alice-key-1" },
+    "unreadable"
+  ] as const
+  const unreadable = new InvalidRequest({ reason: "MalformedJson", issues: [new Issue({ pointer: "", detail: "x" })] })
+  const limit = FastCheck.constantFrom(0, 1, 2, Number.POSITIVE_INFINITY)
+
+  // Each request's verdict and log fields, and every subject's count, on one limiter.
+  const serve = (
+    inOneStep: boolean,
+    limits: { readonly apiKey: number; readonly clientAddress: number },
+    requests: ReadonlyArray<{ readonly address: string; readonly body: number }>
+  ) => {
+    const limiter = TestRateLimiter.make({ limits: { ...limits }, inOneStep })
+    const repository = TestFileRepository.make(spec)
+    const answers = requests.map(({ address, body }) => {
+      const chosen = pick(bodies, body)
+      const fields: Record<string, string | number> = {}
+      const request = {
+        clientAddress: address,
+        body: chosen === "unreadable" ? Effect.fail(unreadable) : Effect.succeed(chosen),
+        fields
+      }
+      const exit = Effect.runSyncExit(
+        GetFileData.run(request).pipe(Effect.provide(Layer.merge(repository.layer, limiter.layer)))
+      )
+      const verdict = exit._tag === "Success" ? "ok" : JSON.stringify(exit.cause)
+      return { verdict, fields }
+    })
+    const subjects = ["a", "b"].map((address) => `clientAddress ${address}`)
+    const keys = ["alice-key-1", "guess", "bob-key"].map((key) => `apiKey ${key}`)
+    return { answers, counts: [...subjects, ...keys].map((subject) => limiter.count(subject)) }
+  }
+
+  it.prop(
+    "answers, logs and counts exactly as two counts in turn",
+    [
+      FastCheck.record({ apiKey: limit, clientAddress: limit }),
+      FastCheck.array(
+        FastCheck.record({ address: FastCheck.constantFrom("a", "b"), body: FastCheck.nat(bodies.length - 1) }),
+        { minLength: 1, maxLength: 6 }
+      )
+    ],
+    ([limits, requests]) => {
+      expect(serve(true, limits, requests)).toEqual(serve(false, limits, requests))
+    },
+    { fastCheck: { numRuns: 300 } }
+  )
+
+  it.effect("reads the body first, counts both at once, and only the address when the body is refused", () =>
+    Effect.gen(function* () {
+      const journal = Journal.make()
+      const limiter = TestRateLimiter.make({ inOneStep: true }, journal)
+      const repository = TestFileRepository.make(spec)
+      yield* run(input({ fileId: "contact", apiKey: "alice-key-1" }, journal), repository, limiter)
+      yield* Effect.flip(run(input({ fileId: 1, apiKey: "alice-key-1" }, journal), repository, limiter))
+      expect(journal).toEqual([
+        "body",
+        `consumeRequest ${ADDRESS} alice-key-1`,
+        "body",
+        `consume clientAddress ${ADDRESS}`
+      ])
+    })
+  )
+})
+
 describe("getFileData: reading", () => {
   it.effect("never changes a counter, however often the file is read", () =>
     Effect.gen(function* () {

@@ -1,13 +1,14 @@
 /**
  * A `RateLimiter` kept in Redis, so every instance of the service counts against the same quotas: the memory
- * adapter's fixed window per subject, counted by one Lua script per check (atomic, one round trip). Redis
- * must answer at build time; afterwards a check never waits for it, and while it is away the failure mode
- * decides (count in memory, refuse, or admit): docs/operations.md#redis-outages.
+ * adapter's fixed window per subject, counted by one Lua script per check, or per request for its address and
+ * key together (`consumeRequest`): atomic, one round trip. Redis must answer at build time; afterwards a check
+ * never waits for it, and while it is away the failure mode decides (count in memory, refuse, or admit):
+ * docs/operations.md#redis-outages.
  *
  * @since 0.1.0
  */
-import { createHash } from "node:crypto"
-import { FileDataError, RateLimiter } from "@filedata/core"
+import { hash } from "node:crypto"
+import { type FileData, FileDataError, RateLimiter } from "@filedata/core"
 import { MemoryRateLimiter } from "@filedata/rate-limiter-memory"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -61,21 +62,37 @@ const warningWhileAway: Record<FailureMode, string> = {
   open: "Rate limit store unreachable: admitting requests without counting them until it answers again"
 }
 
-// The check, run atomically on the server. KEYS[1] is the subject's counter, ARGV[1] the window in
-// milliseconds; the reply is the count in the current window and the milliseconds until it closes.
+// The check, run atomically on the server: `window(key, ms)` counts in the key's window and gives the count and
+// the milliseconds until the window closes.
 //
 // INCR never touches the expiry, so refused requests do not extend the window. A counter without a positive
 // time to live starts a new window: -1 is a key this very INCR created (or one left without expiry by
 // anything else, which must not lock its subject out forever), -2 cannot follow an INCR, and 0 is a window
 // that closes this millisecond (Redis keeps a key until its expiry has passed; the memory adapter opens the
 // next window at that instant).
-const CONSUME_SCRIPT = `local count = redis.call("INCR", KEYS[1])
-local ttl = redis.call("PTTL", KEYS[1])
-if ttl <= 0 then
-  redis.call("SET", KEYS[1], 1, "PX", ARGV[1])
-  return {1, tonumber(ARGV[1])}
+const WINDOW_FUNCTION = `local function window(key, ms)
+  local count = redis.call("INCR", key)
+  local ttl = redis.call("PTTL", key)
+  if ttl <= 0 then
+    redis.call("SET", key, 1, "PX", ms)
+    return 1, tonumber(ms)
+  end
+  return count, ttl
 end
+`
+
+// One subject: KEYS[1] its counter, ARGV[1] the window in milliseconds.
+const CONSUME_SCRIPT = `${WINDOW_FUNCTION}local count, ttl = window(KEYS[1], ARGV[1])
 return {count, ttl}`
+
+// A request (`consumeRequest`), in one round trip: KEYS[1] the address's counter, KEYS[2] the key's; ARGV the
+// address's window, its limit and the key's window. The key is counted only when the address is within its quota.
+const CONSUME_REQUEST_SCRIPT = `${WINDOW_FUNCTION}local count, ttl = window(KEYS[1], ARGV[1])
+if count > tonumber(ARGV[2]) then
+  return {count, ttl}
+end
+local keyCount, keyTtl = window(KEYS[2], ARGV[3])
+return {count, ttl, keyCount, keyTtl}`
 
 // Requests never wait on a connection (there is no offline queue), so these only bound how long a dead
 // connect attempt or a silent socket holds up reconnecting, and how long the start waits for the first
@@ -84,21 +101,29 @@ const reconnectAfterMillis = (timeoutMillis: number): number => Math.max(4 * tim
 
 interface ScriptedRedis extends Redis {
   readonly consumeWindow: (key: string, windowMillis: number) => Promise<unknown>
+  readonly consumeRequest: (
+    addressKey: string,
+    apiKeyKey: string,
+    addressWindowMillis: number,
+    addressLimit: number,
+    apiKeyWindowMillis: number
+  ) => Promise<unknown>
 }
 
 // Only the subject's hash is stored: Redis never holds an API key in plain text, and a 60 KiB key costs
 // 43 bytes.
 const keyOf = (prefix: string, subject: RateLimiter.RateLimitSubject): string => {
   const text = subject.scope === "apiKey" ? Redacted.value(subject.apiKey) : subject.address
-  return `${prefix}${subject.scope}:${createHash("sha256").update(text).digest("base64url")}`
+  return `${prefix}${subject.scope}:${hash("sha256", text, "base64url")}`
 }
 
 // ioredis attaches the failed command (script text and arguments) to its errors; the message is what helps.
 const toError = (cause: unknown): Error => new Error(cause instanceof Error ? cause.message : String(cause))
 
-const decodeReply = (reply: unknown): Effect.Effect<readonly [count: number, ttl: number], Error> =>
-  Array.isArray(reply) && reply.length === 2 && typeof reply[0] === "number" && typeof reply[1] === "number"
-    ? Effect.succeed([reply[0], reply[1]])
+// A script's reply: a count and a time to live for each subject counted, `lengths` the numbers it may hold.
+const decodeReply = (reply: unknown, lengths: ReadonlyArray<number>): Effect.Effect<ReadonlyArray<number>, Error> =>
+  Array.isArray(reply) && lengths.includes(reply.length) && reply.every((item) => typeof item === "number")
+    ? Effect.succeed(reply as ReadonlyArray<number>)
     : Effect.fail(new Error("Unexpected reply from the rate limit script"))
 
 const connect = (url: Redacted.Redacted<string>, timeoutMillis: number) =>
@@ -114,7 +139,10 @@ const connect = (url: Redacted.Redacted<string>, timeoutMillis: number) =>
         maxRetriesPerRequest: 0,
         autoResendUnfulfilledCommands: false,
         retryStrategy: (attempt) => Math.min(attempt * 50, 1_000),
-        scripts: { consumeWindow: { lua: CONSUME_SCRIPT, numberOfKeys: 1 } }
+        scripts: {
+          consumeWindow: { lua: CONSUME_SCRIPT, numberOfKeys: 1 },
+          consumeRequest: { lua: CONSUME_REQUEST_SCRIPT, numberOfKeys: 2 }
+        }
       })
       // Connection errors reach the checks as failed commands, which log; without a listener ioredis would
       // print every reconnect attempt.
@@ -232,27 +260,72 @@ export const make = (
     const check = (key: string, windowMillis: number) =>
       Effect.flatMap(
         Effect.tryPromise({ try: () => client.consumeWindow(key, windowMillis), catch: toError }),
-        decodeReply
+        (reply) => decodeReply(reply, [2])
       )
+
+    // What Redis counted, as the subject's standing or its refusal.
+    const verdict = (
+      subject: RateLimiter.RateLimitSubject,
+      count: number,
+      ttl: number
+    ): Effect.Effect<RateLimiter.RateLimitState, FileDataError.RateLimited> => {
+      const { scope } = subject
+      const { limit, windowMillis } = policy[scope]
+      if (count <= limit) {
+        return Effect.succeed({ scope, limit, windowMillis, remaining: limit - count, resetMillis: ttl })
+      }
+      const refused = Effect.fail(new FileDataError.RateLimited({ scope, limit, retryAfterMillis: ttl }))
+      // A subject Redis refuses stays refused in memory should Redis go away before its window closes.
+      return failureMode === "memory" ? Effect.zipRight(memory.exhaust(subject, ttl), refused) : refused
+    }
 
     const viaRedis = (
       subject: RateLimiter.RateLimitSubject
-    ): Effect.Effect<RateLimiter.RateLimitState, FileDataError.RateLimited | FileDataError.RateLimiterUnavailable> => {
-      const { scope } = subject
-      const { limit, windowMillis } = policy[scope]
-      return Effect.matchEffect(check(keyOf(prefix, subject), windowMillis), {
+    ): Effect.Effect<RateLimiter.RateLimitState, FileDataError.RateLimited | FileDataError.RateLimiterUnavailable> =>
+      Effect.matchEffect(check(keyOf(prefix, subject), policy[subject.scope].windowMillis), {
         onFailure: (cause) => {
           fallBack(cause)
           return whileAway(subject)
         },
-        onSuccess: ([count, ttl]) => {
-          if (count <= limit) {
-            return Effect.succeed({ scope, limit, windowMillis, remaining: limit - count, resetMillis: ttl })
-          }
-          const refused = Effect.fail(new FileDataError.RateLimited({ scope, limit, retryAfterMillis: ttl }))
-          // A subject Redis refuses stays refused in memory should Redis go away before its window closes.
-          return failureMode === "memory" ? Effect.zipRight(memory.exhaust(subject, ttl), refused) : refused
-        }
+        onSuccess: ([count, ttl]) => verdict(subject, count as number, ttl as number)
+      })
+
+    const requestViaRedis = (
+      address: string,
+      apiKey: FileData.ApiKey
+    ): Effect.Effect<RateLimiter.RequestCount, FileDataError.RateLimiterUnavailable> => {
+      const addressSubject = { scope: "clientAddress", address } as const
+      const keySubject = { scope: "apiKey", apiKey } as const
+      const counted = Effect.flatMap(
+        Effect.tryPromise({
+          try: () =>
+            client.consumeRequest(
+              keyOf(prefix, addressSubject),
+              keyOf(prefix, keySubject),
+              policy.clientAddress.windowMillis,
+              policy.clientAddress.limit,
+              policy.apiKey.windowMillis
+            ),
+          catch: toError
+        }),
+        (reply) => decodeReply(reply, [2, 4])
+      )
+      return Effect.matchEffect(counted, {
+        onFailure: (cause) => {
+          fallBack(cause)
+          return RateLimiter.consumeRequestInTurn(whileAway, address, apiKey)
+        },
+        onSuccess: ([count, ttl, keyCount, keyTtl]) =>
+          Effect.flatMap(
+            Effect.either(verdict(addressSubject, count as number, ttl as number)),
+            (clientAddress): Effect.Effect<RateLimiter.RequestCount> =>
+              keyCount === undefined || keyTtl === undefined
+                ? Effect.succeed({ clientAddress, apiKey: undefined })
+                : Effect.map(Effect.either(verdict(keySubject, keyCount, keyTtl)), (key) => ({
+                    clientAddress,
+                    apiKey: key
+                  }))
+          )
       })
     }
 
@@ -280,6 +353,12 @@ export const make = (
     return RateLimiter.RateLimiter.of({
       policy,
       consume: (subject) => Effect.suspend(() => (counting === "redis" ? viaRedis(subject) : whileAway(subject))),
+      consumeRequest: (address, apiKey) =>
+        Effect.suspend(() =>
+          counting === "redis"
+            ? requestViaRedis(address, apiKey)
+            : RateLimiter.consumeRequestInTurn(whileAway, address, apiKey)
+        ),
       counting: Effect.sync(() => counting)
     })
   })

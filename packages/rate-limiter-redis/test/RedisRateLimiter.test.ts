@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto"
 import { createServer } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import { RateLimiterConformance } from "@filedata/conformance"
-import type { RateLimiter } from "@filedata/core"
+import type { FileData, RateLimiter } from "@filedata/core"
 import { Conditions, Logs, TestServices } from "@filedata/testing"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -106,7 +106,7 @@ describe.runIf(hasTestRedis)("RedisRateLimiter, against TEST_REDIS_URL", () => {
     })
   )
 
-  it.scopedLive("sends one command per check, the script, which runs its steps inside Redis", () =>
+  it.scopedLive("sends one command per check and one per request counted in one step, run inside Redis", () =>
     Effect.gen(function* () {
       const keyPrefix = `filedata-test:${randomUUID()}:`
       const limiter = yield* limiterOn(url, { failureMode: "closed", policy: policy(3), keyPrefix })
@@ -119,6 +119,8 @@ describe.runIf(hasTestRedis)("RedisRateLimiter, against TEST_REDIS_URL", () => {
         events.push({ args, source })
       })
       for (let i = 0; i < 4; i++) yield* Effect.either(limiter.consume(apiKey(`k-${i % 2}`)))
+      const key = Redacted.make("k-2" as typeof FileData.ApiKeyText.Type)
+      for (let i = 0; i < 2; i++) yield* Effect.orDie(limiter.consumeRequest?.("192.0.2.1", key) ?? Effect.void)
       // Redis shows a monitor the commands in the order it runs them: once a command sent after the checks
       // has shown, every command of the checks has.
       const marker = `after-the-checks-${randomUUID()}`
@@ -131,9 +133,9 @@ describe.runIf(hasTestRedis)("RedisRateLimiter, against TEST_REDIS_URL", () => {
       // The monitor shows every client of this Redis (other test files, other runs): only this limiter's keys count.
       const ours = events.filter((event) => event.args.some((arg) => arg.startsWith(keyPrefix)))
       const scripts = ours.filter((event) => /^eval(sha)?$/i.test(event.args[0] ?? ""))
-      expect(scripts).toHaveLength(4)
+      expect(scripts).toHaveLength(6)
       const limiterConnection = scripts[0]?.source
-      expect(events.filter((event) => event.source === limiterConnection)).toHaveLength(4)
+      expect(events.filter((event) => event.source === limiterConnection)).toHaveLength(6)
       expect(ours.filter((event) => event.source === "lua").map((event) => event.args[0]?.toUpperCase())).toContain(
         "INCR"
       )
@@ -291,6 +293,13 @@ describe.runIf(hasRedisServer)("RedisRateLimiter, a Redis that goes away after s
         yield* refusal(limiter.consume(apiKey("under")))
         for (let i = 0; i < 3; i++) yield* limiter.consume(clientAddress("198.51.100.1"))
         yield* refusal(limiter.consume(clientAddress("198.51.100.1")))
+        // A request counted in one step takes the same way: its address in memory, its key still refused.
+        const request = yield* Effect.orDie(
+          limiter.consumeRequest?.("198.51.100.2", Redacted.make("over" as typeof FileData.ApiKeyText.Type)) ??
+            Effect.dieMessage("no consumeRequest")
+        )
+        expect(request.clientAddress).toMatchObject({ right: { scope: "clientAddress", remaining: 2 } })
+        expect(request.apiKey).toMatchObject({ left: { _tag: "RateLimited", scope: "apiKey" } })
 
         yield* eventually(() => expect(messages(lines, "WARN")).toHaveLength(1))
         expect(messages(lines, "WARN")[0]).toContain("counting in this process's memory")

@@ -7,10 +7,11 @@
  *
  * @since 0.1.0
  */
-import { FileRepository, RateLimiter } from "@filedata/core"
+import { type FileDataError, FileRepository, RateLimiter } from "@filedata/core"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as MetricLabel from "effect/MetricLabel"
@@ -181,25 +182,38 @@ const observedRepository = (files: FileRepository.FileRepository, enabled: Enabl
   }
 }
 
-const observedLimiter = (limiter: RateLimiter.RateLimiter, enabled: Enabled): RateLimiter.RateLimiter => ({
-  policy: limiter.policy,
-  ...(limiter.counting === undefined ? {} : { counting: limiter.counting }),
-  consume: (subject) => {
-    const consumed = limiter.consume(subject)
-    const counted = enabled.metrics
-      ? Effect.tapError(consumed, (failure) =>
-          Effect.sync(() =>
-            failure._tag === "RateLimited"
-              ? rateLimitRefusals.unsafeUpdate(1, scopes[failure.scope])
-              : rateLimiterFailures.unsafeUpdate(1, noLabels)
-          )
-        )
-      : consumed
-    return enabled.traces
-      ? inSpan(counted, "RateLimiter.consume", { "filedata.rate_limit.scope": subject.scope })
-      : counted
+const observedLimiter = (limiter: RateLimiter.RateLimiter, enabled: Enabled): RateLimiter.RateLimiter => {
+  const refused = (failure: FileDataError.RateLimited | FileDataError.RateLimiterUnavailable) =>
+    Effect.sync(() =>
+      failure._tag === "RateLimited"
+        ? rateLimitRefusals.unsafeUpdate(1, scopes[failure.scope])
+        : rateLimiterFailures.unsafeUpdate(1, noLabels)
+    )
+  const { consumeRequest } = limiter
+  return {
+    policy: limiter.policy,
+    ...(limiter.counting === undefined ? {} : { counting: limiter.counting }),
+    consume: (subject) => {
+      const consumed = limiter.consume(subject)
+      const counted = enabled.metrics ? Effect.tapError(consumed, refused) : consumed
+      return enabled.traces
+        ? inSpan(counted, "RateLimiter.consume", { "filedata.rate_limit.scope": subject.scope })
+        : counted
+    },
+    // With traces, each count keeps its span: the use cases call `consume` twice.
+    ...(consumeRequest === undefined || enabled.traces
+      ? {}
+      : {
+          consumeRequest: (address, apiKey) =>
+            Effect.tap(Effect.tapError(consumeRequest(address, apiKey), refused), ({ apiKey, clientAddress }) =>
+              Effect.zipRight(
+                Either.isLeft(clientAddress) ? refused(clientAddress.left) : Effect.void,
+                apiKey !== undefined && Either.isLeft(apiKey) ? refused(apiKey.left) : Effect.void
+              )
+            )
+        })
   }
-})
+}
 
 /**
  * The storage and rate-limit ports of the context, wrapped once, at start, for what {@link Settings} switched on:

@@ -192,6 +192,56 @@ describe("Telemetry.instrumentedPorts", () => {
   )
 })
 
+describe("Telemetry.instrumentedPorts, a limiter that counts a request in one step", () => {
+  // The address admitted once, then refused; the key refused whenever counted.
+  let addressCounts = 0
+  const count: RateLimiter.RateLimiter["consume"] = (subject) =>
+    Effect.suspend(() =>
+      subject.scope === "clientAddress" && ++addressCounts <= 1
+        ? Effect.succeed({ scope: subject.scope, limit: 1, windowMillis: 1_000, remaining: 0, resetMillis: 900 })
+        : Effect.fail(new FileDataError.RateLimited({ scope: subject.scope, limit: 0, retryAfterMillis: 500 }))
+    )
+  const inOneStep = Layer.succeed(RateLimiter.RateLimiter, {
+    policy: { apiKey: { limit: 0, windowMillis: 1_000 }, clientAddress: { limit: 1, windowMillis: 1_000 } },
+    consume: count,
+    consumeRequest: (address, key) => RateLimiter.consumeRequestInTurn(count, address, key)
+  })
+  const wrapped = (enabled: Telemetry.Enabled) =>
+    Telemetry.instrumentedPorts.pipe(
+      Layer.provide(Layer.merge(inOneStep, failingPorts.pipe(Layer.map(Context.omit(RateLimiter.RateLimiter))))),
+      Layer.provide(Layer.succeed(Telemetry.Settings, enabled))
+    )
+
+  it.effect("keeps it with metrics, counting each refusal it answers by scope", () =>
+    Effect.gen(function* () {
+      addressCounts = 0
+      const limiter = yield* RateLimiter.RateLimiter.pipe(Effect.provide(wrapped({ metrics: true, traces: false })))
+      const consumeRequest = limiter.consumeRequest
+      expect(consumeRequest).toBeDefined()
+      const before = counters("filedata_rate_limit_refusals_total")
+      const first = yield* consumeRequest?.("192.0.2.7", apiKey) ?? Effect.dieMessage("no consumeRequest")
+      const second = yield* consumeRequest?.("192.0.2.7", apiKey) ?? Effect.dieMessage("no consumeRequest")
+      expect([first.clientAddress._tag, first.apiKey?._tag, second.clientAddress._tag, second.apiKey]).toEqual([
+        "Right",
+        "Left",
+        "Left",
+        undefined
+      ])
+      expect(delta(before, counters("filedata_rate_limit_refusals_total"))).toEqual({
+        "scope=apiKey": 1,
+        "scope=clientAddress": 1
+      })
+    })
+  )
+
+  it.effect("leaves it out with traces, so that each count keeps its span", () =>
+    Effect.gen(function* () {
+      const limiter = yield* RateLimiter.RateLimiter.pipe(Effect.provide(wrapped({ metrics: true, traces: true })))
+      expect(limiter.consumeRequest).toBeUndefined()
+    })
+  )
+})
+
 describe("Telemetry.instrumentedPorts, optional reads", () => {
   it.effect("keeps the port's joined and export pages, each counted as a page read, and adds none it lacks", () =>
     Effect.gen(function* () {

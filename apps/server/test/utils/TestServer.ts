@@ -32,10 +32,12 @@ export interface Options {
   readonly revoke?: ReadonlyArray<string>
   readonly policy?: RateLimiter.RateLimitPolicy
   readonly trustProxy?: boolean
+  /** The rate limiter; a memory limiter with `policy` by default. */
+  readonly limiter?: Layer.Layer<RateLimiter.RateLimiter>
 }
 
 /**
- * A fresh SQLite file holding `fixture`, and a memory rate limiter.
+ * A fresh SQLite file holding `fixture`, and a memory rate limiter unless `limiter` is given.
  */
 export const ports = (options: Options) => {
   const storage = SqliteStorage.layer({ filename: join(TempDirectory.make("server"), "test.db") })
@@ -46,7 +48,7 @@ export const ports = (options: Options) => {
       for (const keyId of options.revoke ?? []) yield* store.revokeKey(keyId)
     }).pipe(Effect.orDie)
   ).pipe(Layer.provideMerge(storage))
-  return Layer.merge(seeded, MemoryRateLimiter.layer(options.policy ?? generous))
+  return Layer.merge(seeded, options.limiter ?? MemoryRateLimiter.layer(options.policy ?? generous))
 }
 
 /**

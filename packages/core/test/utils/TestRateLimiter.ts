@@ -5,6 +5,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import type { ApiKey } from "../../src/FileData.js"
 import { RateLimited, type RateLimitScope } from "../../src/FileDataError.js"
 import * as RateLimiter from "../../src/RateLimiter.js"
 import type { Journal } from "./Journal.js"
@@ -12,6 +13,8 @@ import type { Journal } from "./Journal.js"
 export interface TestRateLimiterOptions {
   readonly limits?: Partial<Record<RateLimitScope, number>>
   readonly retryAfterMillis?: number
+  /** With `consumeRequest`, journalled as `"consumeRequest <address> <key>"`, as a store with one round trip. */
+  readonly inOneStep?: boolean
 }
 
 export interface TestRateLimiter {
@@ -25,7 +28,7 @@ const subjectOf = (subject: RateLimiter.RateLimitSubject): string =>
   subject.scope === "apiKey" ? `apiKey ${Redacted.value(subject.apiKey)}` : `clientAddress ${subject.address}`
 
 /**
- * Every call is written to `journal` as `"consume <scope> <subject>"`.
+ * Every call is written to `journal` as `"consume <scope> <subject>"` (or `"consumeRequest …"`).
  */
 export const make = (options: TestRateLimiterOptions = {}, journal: Journal = []): TestRateLimiter => {
   const counts = new Map<string, number>()
@@ -33,27 +36,40 @@ export const make = (options: TestRateLimiterOptions = {}, journal: Journal = []
     limit: options.limits?.[scope] ?? Number.MAX_SAFE_INTEGER,
     windowMillis: 60_000
   })
+  const count = (subject: RateLimiter.RateLimitSubject) =>
+    Effect.suspend(() => {
+      const key = subjectOf(subject)
+      const count = (counts.get(key) ?? 0) + 1
+      counts.set(key, count)
+      const limit = options.limits?.[subject.scope] ?? Number.POSITIVE_INFINITY
+      return count > limit
+        ? Effect.fail(
+            new RateLimited({ scope: subject.scope, limit, retryAfterMillis: options.retryAfterMillis ?? 1_000 })
+          )
+        : Effect.succeed({
+            scope: subject.scope,
+            limit,
+            windowMillis: 60_000,
+            remaining: Math.max(0, limit - count),
+            resetMillis: 60_000
+          })
+    })
   const limiter: RateLimiter.RateLimiter = {
     policy: { apiKey: quota("apiKey"), clientAddress: quota("clientAddress") },
     consume: (subject) =>
       Effect.suspend(() => {
-        const key = subjectOf(subject)
-        journal.push(`consume ${key}`)
-        const count = (counts.get(key) ?? 0) + 1
-        counts.set(key, count)
-        const limit = options.limits?.[subject.scope] ?? Number.POSITIVE_INFINITY
-        return count > limit
-          ? Effect.fail(
-              new RateLimited({ scope: subject.scope, limit, retryAfterMillis: options.retryAfterMillis ?? 1_000 })
-            )
-          : Effect.succeed({
-              scope: subject.scope,
-              limit,
-              windowMillis: 60_000,
-              remaining: Math.max(0, limit - count),
-              resetMillis: 60_000
+        journal.push(`consume ${subjectOf(subject)}`)
+        return count(subject)
+      }),
+    ...(options.inOneStep === true
+      ? {
+          consumeRequest: (address: string, apiKey: ApiKey) =>
+            Effect.suspend(() => {
+              journal.push(`consumeRequest ${address} ${Redacted.value(apiKey)}`)
+              return RateLimiter.consumeRequestInTurn(count, address, apiKey)
             })
-      })
+        }
+      : {})
   }
   return {
     limiter,
