@@ -135,9 +135,9 @@ export const bundleApp = async (name) => {
   return result
 }
 
-/** Bundles every app. */
+/** Bundles every app, side by side. */
 export const bundleAll = async () => {
-  for (const name of Object.keys(apps)) await bundleApp(name)
+  await Promise.all(Object.keys(apps).map(bundleApp))
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) await bundleAll()

@@ -8,7 +8,7 @@ import { request as httpRequest, type IncomingMessage } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { brotliDecompressSync, createGunzip, gunzipSync } from "node:zlib"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Processes, SqliteFiles } from "@filedata/testing"
 import * as TestServer from "./utils/TestServer.js"
 
@@ -90,24 +90,18 @@ let dir = ""
 let env: Record<string, string> = {}
 let base = ""
 
-afterEach(killLeftovers)
-
 describe("compressed replies (real processes)", () => {
-  let server: ReturnType<typeof startBuilt> | undefined
+  // One server for the file: the streaming case, which rewrites the last submission, comes last.
+  afterAll(killLeftovers)
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "filedata-compression-"))
     env = { DATABASE_URL: `file:${join(dir, "filedata.db")}`, PORT: "0", HOST: "127.0.0.1" }
     await TestServer.importInto(env, fixture)
+    const server = startBuilt("server", [], { ...env, RATE_LIMIT_MAX: "100000", RATE_LIMIT_IP_MAX: "100000" })
+    base = (await listening(server)).replace("0.0.0.0", "127.0.0.1")
   }, 180_000)
 
-  const serve = async () => {
-    server = startBuilt("server", [], { ...env, RATE_LIMIT_MAX: "100000", RATE_LIMIT_IP_MAX: "100000" })
-    base = (await listening(server)).replace("0.0.0.0", "127.0.0.1")
-  }
-  afterAll(() => server?.kill("SIGTERM"))
-
   it("asking for nothing gets exactly the identity bytes; gzip and br decode to those bytes", async () => {
-    await serve()
     for (const id of ["tiny", "one-piece", "one-page", "pieces"]) {
       const plain = await post(base, { fileId: id, apiKey: KEY })
       expect(plain.status).toBe(200)
@@ -134,7 +128,6 @@ describe("compressed replies (real processes)", () => {
   }, 60_000)
 
   it("honours the weights of Accept-Encoding", async () => {
-    await serve()
     const cases: ReadonlyArray<readonly [string, string | undefined]> = [
       ["identity", undefined],
       ["", undefined],
@@ -159,7 +152,6 @@ describe("compressed replies (real processes)", () => {
   }, 60_000)
 
   it("every reply of the operation carries Vary, problems uncompressed", async () => {
-    await serve()
     const problems: ReadonlyArray<readonly [unknown, number]> = [
       ['{"fileId": ', 422],
       [{ fileId: "tiny" }, 422],
@@ -176,7 +168,6 @@ describe("compressed replies (real processes)", () => {
   }, 60_000)
 
   it("a big compressed reply streams: its first bytes arrive before its last page is read", async () => {
-    await serve()
     // Read the first compressed bytes, then stop reading: the server can only go on as far as the socket's
     // buffers take, far less than the whole reply. The last submission, rewritten now by another process, is in
     // the last page: it shows rewritten only if that page was read after the first bytes went out, which a
