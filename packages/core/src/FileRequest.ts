@@ -295,7 +295,7 @@ export const decoder = <A, I>(
  * Rules 1 to 3: counts the client address, reads the body with `parse`, runs `parsed` on the request (what the
  * request's log line says of it), counts the key. A limiter with `consumeRequest` counts both in one step after
  * the body was read, with the same verdicts: an address over its quota is refused whatever its body, and a body
- * refused counts only the address.
+ * refused counts only the address. Like {@link handle}, it starts when called (`Immediate.fn`).
  *
  * @since 0.2.0
  * @category use cases

@@ -72,7 +72,7 @@ export const admit = <R extends { readonly apiKey: ApiKey }>(
   { limiter }: Ports,
   input: FileRequest.Input,
   parse: (body: unknown) => Effect.Effect<R, InvalidRequest>
-): Effect.Effect<R, GetFileDataError> => FileRequest.admit(limiter, input, parse, logsNothing)
+): Effect.Effect<R, GetFileDataError> => Effect.suspend(() => FileRequest.admit(limiter, input, parse, logsNothing))
 
 const logsNothing = () => Effect.void
 

@@ -2,12 +2,15 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
 import * as CreateWebhook from "../src/CreateWebhook.js"
 import { AccessDenied, FileNotFound, type InvalidRequest } from "../src/FileDataError.js"
+import * as FileRequest from "../src/FileRequest.js"
 import * as ListWebhooks from "../src/ListWebhooks.js"
 import * as ManageWebhook from "../src/ManageWebhook.js"
 import { maxPerFile, rotationOverlapMillis, WebhookEventNotFound, WebhookNotFound } from "../src/Webhook.js"
+import * as WebhookRequest from "../src/WebhookRequest.js"
 import { input } from "./utils/Requests.js"
 import * as TestFileRepository from "./utils/TestFileRepository.js"
 import * as TestRateLimiter from "./utils/TestRateLimiter.js"
@@ -49,6 +52,18 @@ const issues = (failure: unknown) =>
   (failure as InvalidRequest).issues.map((issue) => `${issue.pointer}: ${issue.detail}`)
 
 describe("webhook management", () => {
+  it.effect("admits a request when the effect runs, not when it is built, and at each run", () =>
+    Effect.gen(function* () {
+      const { ports, limiter } = setUp()
+      const parse = WebhookRequest.parser(Schema.Struct({ apiKey: FileRequest.apiKeyField }))
+      const admitted = WebhookRequest.admit(ports, body({ apiKey: "alice-key" }), parse)
+      expect(limiter.count("apiKey alice-key")).toBe(0)
+      yield* admitted
+      yield* admitted
+      expect(limiter.count("apiKey alice-key")).toBe(2)
+    })
+  )
+
   it.effect("creates a webhook with a secret shown once, sealed in storage, listed without it", () =>
     Effect.gen(function* () {
       const { ports, webhooks, limiter } = setUp()
