@@ -118,12 +118,11 @@ export const misspellings = (
   const found: Array<Misspelling> = []
   for (const variable of Object.keys(env).sort()) {
     if (known.includes(variable) || readElsewhere.test(variable)) continue
-    // A typo is within max(1, length / 5) edits of some name: most variables are passed over in a few characters.
-    const bound = Math.max(1, Math.floor(variable.length / 5))
     const family = prefixes.some((prefix) => variable.startsWith(prefix))
-    if (!family && !known.some((name) => distance(variable, name, bound) <= bound)) continue
+    // A typo is within max(1, length / 5) edits of some name, so the search outside a family looks no further:
+    // most variables are passed over in a few characters.
     let nearest = ""
-    let best = Number.POSITIVE_INFINITY
+    let best = family ? Number.POSITIVE_INFINITY : Math.max(1, Math.floor(variable.length / 5)) + 1
     for (const name of known) {
       const d = distance(variable, name, best - 1)
       if (d < best) [nearest, best] = [name, d]

@@ -11,8 +11,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { finish, root } from "./Processes.js"
 
-// Memory-backed where the machine has it and no TMPDIR is set: SQLite's commits then wait on no disk (the suite
-// 72 -> 65 s on 2 cores). The files are real files all the same; no test depends on what survives a power cut.
+// Memory-backed where the machine has it and no TMPDIR is set, so SQLite's commits wait on no disk. The files are
+// real files all the same; no test depends on what survives a power cut.
 const scratchBase = (): string => {
   if (process.env.TMPDIR) return tmpdir()
   try {
@@ -27,9 +27,9 @@ const scratchBase = (): string => {
 
 /**
  * `node scripts/run.mjs --build-only`; fails the run with the bundler's output if the build fails. Then points
- * `TMPDIR` at a directory of the run's own (on `/dev/shm` when it has 2 GiB free and no `TMPDIR` is set), which the workers and every
- * process they start inherit (`os.tmpdir()` reads it), and returns its removal: the databases and fixtures a run
- * writes, some hundreds of MiB, go with it.
+ * `TMPDIR` at a directory of the run's own (on `/dev/shm` when it has 2 GiB free and no `TMPDIR` is set), which
+ * the workers and every process they start inherit (`os.tmpdir()` reads it), and returns its removal: the
+ * databases and fixtures a run writes, some hundreds of MiB, go with it.
  *
  * @since 0.1.0
  * @category setup
