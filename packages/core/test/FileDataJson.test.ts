@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import { Arbitraries } from "@filedata/testing"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
@@ -20,7 +21,7 @@ const FIELDS = ["name", "creationDate", "publicAvailability", "SubmissionCounter
 const text = FastCheck.oneof(
   FastCheck.string(),
   FastCheck.string({ unit: "grapheme" }),
-  FastCheck.string({ unit: "binary" }),
+  Arbitraries.binaryString(),
   FastCheck.constantFrom("", '"', "\\", '"quoted"', "\u2028\u2029", "</script>", "\u0000", "😀")
 )
 const contentKey = FastCheck.oneof(

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import { Arbitraries } from "@filedata/testing"
 import * as Encoding from "effect/Encoding"
 import * as FastCheck from "effect/FastCheck"
 import * as Option from "effect/Option"
@@ -7,7 +8,7 @@ import * as SubmissionCursor from "../src/SubmissionCursor.js"
 
 const fileId = FastCheck.oneof(
   FastCheck.string({ minLength: 1 }),
-  FastCheck.string({ minLength: 1, unit: "binary" }),
+  Arbitraries.binaryString({ minLength: 1 }),
   FastCheck.constantFrom("f", "f1", "1:f", "ключ 🔑", "a\u0000b")
 ).map((id) => id as FileId)
 // Positions as the adapters make them, and any other text.
@@ -16,7 +17,7 @@ const position = FastCheck.oneof(
     ([createdDate, seq]) => `${createdDate}:${seq}`
   ),
   FastCheck.string(),
-  FastCheck.string({ unit: "binary" })
+  Arbitraries.binaryString()
 )
 
 describe("SubmissionCursor", () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { RequestLog } from "@filedata/core"
 import { Logging } from "@filedata/runtime"
+import { Arbitraries } from "@filedata/testing"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
@@ -27,7 +28,7 @@ const options = (overrides: Partial<Logger.Logger.Options<unknown>>): Logger.Log
 })
 
 const plain = FastCheck.oneof(
-  FastCheck.string({ unit: "binary" }),
+  Arbitraries.binaryString(),
   FastCheck.double({ noNaN: true, noDefaultInfinity: true }),
   FastCheck.integer(),
   FastCheck.boolean()
@@ -59,7 +60,7 @@ describe("Logging.plainLine", () => {
     {
       // As Effect.log* passes it (its arguments as an array), and as a bare value.
       message: FastCheck.oneof(
-        FastCheck.string({ unit: "binary" }).map((text) => [text]),
+        Arbitraries.binaryString().map((text) => [text]),
         plain
       ),
       annotations: FastCheck.array(FastCheck.tuple(FastCheck.string(), plain), { maxLength: 8 }),
@@ -140,7 +141,7 @@ describe("Logging.infoLine", () => {
   it.prop(
     "writes, byte for byte, what the service's logger writes for Effect.logInfo(message, fields) from no fiber",
     {
-      message: FastCheck.string({ unit: "binary" }),
+      message: Arbitraries.binaryString(),
       fields: FastCheck.dictionary(FastCheck.string(), plain, { maxKeys: 10 }),
       millis: FastCheck.integer({ min: 0, max: 253_402_300_799_999 })
     },

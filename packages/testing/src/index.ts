@@ -1,6 +1,10 @@
 /**
  * @since 0.1.0
  */
+export * as Arbitraries from "./Arbitraries.js"
+/**
+ * @since 0.1.0
+ */
 export * as Conditions from "./Conditions.js"
 /**
  * @since 0.1.0
