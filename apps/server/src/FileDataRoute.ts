@@ -46,10 +46,10 @@ const wentAsync = (cause: Cause.Cause<unknown>): boolean =>
   Cause.isDieType(cause) && Runtime.isAsyncFiberException(cause.defect)
 
 /**
- * Runs a request's effect at once on `runtime` and handles how it ended. An effect that has to wait goes on
- * by itself on the default scheduler, and its end is handled the same way when it comes. Any failure left
- * over, the effect's own or one in writing its reply, is logged and answered with the 500 problem when no
- * reply was written yet (a reply that began is cut).
+ * Runs a request's effect at once on `runtime` and handles how it ended: an `Exit` as it is, any other effect
+ * on a fiber started in the caller's stack, which goes on by itself if it has to wait, its end handled the same
+ * way when it comes. Any failure left over, the effect's own or one in writing its reply, is logged and
+ * answered with the 500 problem when no reply was written yet (a reply that began is cut).
  *
  * @since 0.1.0
  * @category running
@@ -64,16 +64,15 @@ export const runNowOrAsync = <R>(
     // Not even that could be written: at least the client is not left waiting.
     if (Exit.isFailure(recovered) && !wentAsync(recovered.cause) && !response.writableEnded) response.destroy()
   }
+  // Forked, not run with `runSyncExit`: that builds an exception, a cause and a scheduler of its own for every
+  // effect that waits, as every request does on PostgreSQL and Redis.
+  const fork = Runtime.runFork(runtime)
   return (effect, response, frame) => {
-    const exit = run(effect)
-    if (Exit.isSuccess(exit)) return
-    const { cause } = exit
-    // This failure only says that the effect went asynchronous: its fiber carries on by itself.
-    if (Cause.isDieType(cause) && Runtime.isAsyncFiberException(cause.defect)) {
-      cause.defect.fiber.addObserver((end) => settle(end, response, frame))
-      return
-    }
-    settle(exit, response, frame)
+    if (Exit.isExit(effect)) return settle(effect, response, frame)
+    const fiber = fork(effect)
+    const exit = fiber.unsafePoll()
+    if (exit === null) fiber.addObserver((end) => settle(end, response, frame))
+    else settle(exit, response, frame)
   }
 }
 
