@@ -17,13 +17,11 @@ import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rmS
 import { join, resolve } from "node:path"
 import { createInterface } from "node:readline"
 import { bodiesOf, load } from "./lib/load.mjs"
+import { commandLine } from "./lib/options.mjs"
 import { frameOf, jsName, kindOf, packageOf, removeMap } from "./lib/perf.mjs"
 import { build, profileDatabase, profileEnv, root, smallShape, start, stop } from "./lib/processes.mjs"
 
-const option = (name, fallback) => {
-  const index = process.argv.indexOf(`--${name}`)
-  return index === -1 ? fallback : process.argv[index + 1]
-}
+const option = commandLine(import.meta.url, ["against", "connections", "duration", "levels", "top", "warmup"])
 const seconds = Number(option("duration", "60"))
 const warmup = Number(option("warmup", "150"))
 const connections = Number(option("connections", "8"))

@@ -11,12 +11,10 @@ import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
+import { commandLine } from "./lib/options.mjs"
 import { build, root } from "./lib/processes.mjs"
 
-const option = (name, fallback) => {
-  const index = process.argv.indexOf(`--${name}`)
-  return index === -1 ? fallback : process.argv[index + 1]
-}
+const option = commandLine(import.meta.url, ["bound", "subjects"])
 const subjects = Number(option("subjects", "1000000"))
 const bound = Number(option("bound", "300"))
 

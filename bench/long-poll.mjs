@@ -11,12 +11,10 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { Agent, request as httpRequest } from "node:http"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
+import { commandLine } from "./lib/options.mjs"
 import { build, cpuMs, root, start, status, stop } from "./lib/processes.mjs"
 
-const option = (name, fallback) => {
-  const index = process.argv.indexOf(`--${name}`)
-  return index === -1 ? fallback : process.argv[index + 1]
-}
+const option = commandLine(import.meta.url, ["files", "requests"])
 const requests = Number(option("requests", "10000"))
 const fileCount = Number(option("files", "1000"))
 const goalMiB = 200

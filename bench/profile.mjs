@@ -13,13 +13,15 @@ import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import { bodiesOf, load } from "./lib/load.mjs"
+import { commandLine } from "./lib/options.mjs"
 import { account, nodeOptions, record, removeMap } from "./lib/perf.mjs"
 import { build, cpuSplit, profileDatabase, profileEnv, root, smallShape, start, stop } from "./lib/processes.mjs"
 
-const option = (name, fallback) => {
-  const index = process.argv.indexOf(`--${name}`)
-  return index === -1 ? fallback : process.argv[index + 1]
-}
+const option = commandLine(
+  import.meta.url,
+  ["connections", "duration", "frequency", "levels", "top", "warmup"],
+  ["cpuprofile"]
+)
 const seconds = Number(option("duration", "10"))
 const warmup = Number(option("warmup", "5"))
 const connections = Number(option("connections", "32"))

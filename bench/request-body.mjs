@@ -7,12 +7,10 @@
 
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
+import { commandLine } from "./lib/options.mjs"
 import { build, root } from "./lib/processes.mjs"
 
-const option = (name, fallback) => {
-  const index = process.argv.indexOf(`--${name}`)
-  return index === -1 ? fallback : process.argv[index + 1]
-}
+const option = commandLine(import.meta.url, ["calls", "rounds"])
 const rounds = Number(option("rounds", "15"))
 const calls = Number(option("calls", "200000"))
 

@@ -10,12 +10,10 @@
 import { spawnSync } from "node:child_process"
 import { join, resolve } from "node:path"
 import * as esbuild from "esbuild"
+import { commandLine } from "./lib/options.mjs"
 import { build, profileDatabase, root } from "./lib/processes.mjs"
 
-const option = (name, fallback) => {
-  const index = process.argv.indexOf(`--${name}`)
-  return index === -1 ? fallback : process.argv[index + 1]
-}
+const option = commandLine(import.meta.url, ["against", "requests", "rounds", "runs"])
 const requests = option("requests", "100000")
 const runs = option("runs", "3")
 const rounds = Number(option("rounds", "3"))

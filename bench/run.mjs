@@ -24,13 +24,22 @@ import { setTimeout as sleep } from "node:timers/promises"
 import { createBrotliDecompress, createGunzip } from "node:zlib"
 import { writeFixture } from "./lib/fixture.mjs"
 import { bodiesOf, load } from "./lib/load.mjs"
+import { commandLine } from "./lib/options.mjs"
 import { build, cpuMs, resetPeak, root, start, status, stop } from "./lib/processes.mjs"
 
 const work = join(root, ".bench")
-const option = (name, fallback) => {
-  const index = process.argv.indexOf(`--${name}`)
-  return index === -1 ? fallback : process.argv[index + 1]
-}
+const option = commandLine(import.meta.url, [
+  "profiles",
+  "duration",
+  "connections",
+  "rounds",
+  "warmup",
+  "levels",
+  "starts",
+  "replies",
+  "codings",
+  "out"
+])
 const databaseUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || undefined
 const redisUrl = process.env.BENCH_REDIS_URL || process.env.TEST_REDIS_URL || undefined
 const profiles = option("profiles", databaseUrl && redisUrl ? "small,large,huge,small-pg" : "small,large,huge").split(

@@ -17,12 +17,10 @@ import { Agent, request } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { random, writeFixture } from "./lib/fixture.mjs"
+import { commandLine } from "./lib/options.mjs"
 import { build, root, start, status, stop } from "./lib/processes.mjs"
 
-const option = (name, fallback) => {
-  const index = process.argv.indexOf(`--${name}`)
-  return index === -1 ? fallback : process.argv[index + 1]
-}
+const option = commandLine(import.meta.url, ["duration", "rate", "connections", "window", "max-growth", "log-level"])
 const duration = Number(option("duration", "60"))
 const rate = Number(option("rate", "400"))
 const connections = Number(option("connections", "64"))

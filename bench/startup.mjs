@@ -10,13 +10,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } fr
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import { fileURLToPath } from "node:url"
+import { commandLine } from "./lib/options.mjs"
 import { account, nodeOptions, packageOf, removeMap } from "./lib/perf.mjs"
 import { build, root, start, stop } from "./lib/processes.mjs"
 
-const option = (name, fallback) => {
-  const index = process.argv.indexOf(`--${name}`)
-  return index === -1 ? fallback : process.argv[index + 1]
-}
+const option = commandLine(import.meta.url, ["frequency", "parts", "top"])
 const top = Number(option("top", "25"))
 const frequency = Number(option("frequency", "10000"))
 

@@ -11,12 +11,10 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { bundleScript } from "./lib/bundle.mjs"
+import { commandLine } from "./lib/options.mjs"
 import { build, root, start, stop } from "./lib/processes.mjs"
 
-const option = (name, fallback) => {
-  const index = process.argv.indexOf(`--${name}`)
-  return index === -1 ? fallback : process.argv[index + 1]
-}
+const option = commandLine(import.meta.url, ["hanging", "rate", "submissions", "webhooks"])
 const webhooks = Number(option("webhooks", "100"))
 const submissions = Number(option("submissions", "1000"))
 const hanging = Number(option("hanging", "1"))

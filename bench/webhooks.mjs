@@ -9,12 +9,10 @@ import { mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { bundleScript } from "./lib/bundle.mjs"
+import { commandLine } from "./lib/options.mjs"
 import { root } from "./lib/processes.mjs"
 
-const option = (name, fallback) => {
-  const index = process.argv.indexOf(`--${name}`)
-  return index === -1 ? fallback : process.argv[index + 1]
-}
+const option = commandLine(import.meta.url, ["duration", "rounds", "loops", "hanging"])
 const durationMillis = Number(option("duration", "5")) * 1000
 const loops = Number(option("loops", "100"))
 const rounds = Number(option("rounds", "3"))
