@@ -926,6 +926,20 @@ describe("command line", () => {
         }
         expectReported(yield* cli("key", "revoke", "42"), 1)
         expectSuccess(yield* cli("user", "list"))
+        // A careless value is refused with the option's or argument's name and the rule, not a schema's tree.
+        const named = [
+          [
+            ["export", "--file", "x", "--format", "csv", "--since", "2024-03-07"],
+            "--since: must be an ISO 8601 date-time with a zone, e.g. 2024-01-01T00:00:00.000Z"
+          ],
+          [["key", "list", "--user", ""], "--user: must be a non-empty string"],
+          [["user", "create", ""], "ID: must be a non-empty string"]
+        ] as const
+        for (const [args, line] of named) {
+          const run = yield* cli(...args)
+          expectReported(run, 2)
+          expect(run.stderr.join("\n").split("\n")[0], args.join(" ")).toBe(line)
+        }
       })
     )
   )

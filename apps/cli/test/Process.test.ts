@@ -30,36 +30,18 @@ describe("the CLI as a real process", () => {
       stderr: ""
     })
 
-    const failed = [
-      ["user", "create", "dora"],
-      ["key", "revoke", "42"]
-    ]
-    for (const [i, run] of (await Promise.all(failed.map((args) => runBuilt(args, env())))).entries()) {
-      expect(run.code, failed[i]?.join(" ")).toBe(1)
-      expect(run.stderr).not.toBe("")
-    }
+    // Each kind of end reaches the process's exit code; every command line and failure behind each is checked
+    // in-process (Commands.test.ts, "exits 2 for unknown commands…"), on the function main takes the code from.
+    const failed = await runBuilt(["user", "create", "dora"], env())
+    expect(failed.code).toBe(1)
+    expect(failed.stderr).not.toBe("")
     // Invalid configuration is a failed start, as for the server.
     expect((await runBuilt(["user", "list"], { ...env(), LOG_LEVEL: "warning" })).code).toBe(1)
-
-    const wrong = [["bogus"], ["key", "list", "--bogus"], ["import"], ["user", "create", ""]]
-    for (const [i, run] of (await Promise.all(wrong.map((args) => runBuilt(args, env())))).entries()) {
-      expect(run.code, wrong[i]?.join(" ")).toBe(2)
-      expect(run.stderr).not.toBe("")
-    }
-    // A careless value is refused with the option's or argument's name and the rule, not a schema's tree.
-    const named = [
-      [
-        ["export", "--file", "x", "--format", "csv", "--since", "2024-03-07"],
-        "--since: must be an ISO 8601 date-time with a zone, e.g. 2024-01-01T00:00:00.000Z"
-      ],
-      [["key", "list", "--user", ""], "--user: must be a non-empty string"],
-      [["user", "create", ""], "ID: must be a non-empty string"]
-    ] as const
-    for (const [args, line] of named) {
-      const run = await runBuilt([...args], env())
-      expect(run.code, args.join(" ")).toBe(2)
-      expect(run.stderr.split("\n")[0], args.join(" ")).toBe(line)
-    }
+    const wrong = await runBuilt(["export", "--file", "x", "--format", "csv", "--since", "2024-03-07"], env())
+    expect(wrong.code).toBe(2)
+    expect(wrong.stderr.split("\n")[0]).toBe(
+      "--since: must be an ISO 8601 date-time with a zone, e.g. 2024-01-01T00:00:00.000Z"
+    )
   }, 60_000)
 
   it("names every problem of a fixture in one run: a refused entry's duplicate id and unknown user too", async () => {
