@@ -322,7 +322,7 @@ export const admit: <R extends { readonly apiKey: ApiKey }>(
     yield* limiter.consume({ scope: "apiKey", apiKey: request.apiKey })
     return request
   }
-  const read = yield* Effect.either(Effect.flatMap(body(), parse))
+  const read = yield* Immediate.either(Immediate.flatMap(body(), parse))
   if (Either.isLeft(read)) {
     yield* limiter.consume({ scope: "clientAddress", address })
     return yield* Effect.fail(read.left)

@@ -5,7 +5,9 @@
  *
  * @since 0.2.0
  */
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import type { YieldWrap } from "effect/Utils"
 import * as Utils from "effect/Utils"
@@ -86,4 +88,20 @@ export const flatMap = <A, E, R, B, E2, R2>(
   if (!Exit.isExit(self)) return Effect.flatMap(self, f)
   const exit = self as Exit.Exit<A, E>
   return Exit.isSuccess(exit) ? f(exit.value) : (exit as Exit.Exit<never, E>)
+}
+
+/**
+ * `Effect.either` that keeps an already evaluated effect evaluated: a failure as `Left`, a defect as it was.
+ *
+ * @since 0.2.0
+ * @category error handling
+ */
+export const either = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<Either.Either<A, E>, never, R> => {
+  if (!Exit.isExit(self)) return Effect.either(self)
+  const exit = self as Exit.Exit<A, E>
+  if (Exit.isSuccess(exit)) return Exit.succeed(Either.right(exit.value))
+  return Either.match(Cause.failureOrCause(exit.cause), {
+    onLeft: (failure) => Exit.succeed(Either.left(failure)),
+    onRight: (cause) => Exit.failCause(cause)
+  })
 }

@@ -91,3 +91,21 @@ describe("Immediate.map", () => {
     }
   )
 })
+
+describe("Immediate.either", () => {
+  it.prop(
+    "keeps an evaluated effect evaluated, with Effect.either's answer",
+    { value: FastCheck.integer(), outcome: FastCheck.constantFrom("succeed", "fail", "die") },
+    ({ value, outcome }) => {
+      const self: Exit.Exit<number, Refused> =
+        outcome === "succeed"
+          ? Exit.succeed(value)
+          : outcome === "fail"
+            ? Exit.fail(new Refused({ at: value }))
+            : Exit.die(new Refused({ at: value }))
+      const answered = Immediate.either(self)
+      expect(Exit.isExit(answered)).toBe(true)
+      expect(Equal.equals(answered, Effect.runSyncExit(Effect.either(self)))).toBe(true)
+    }
+  )
+})
