@@ -316,16 +316,13 @@ export const make = (
           return RateLimiter.consumeRequestInTurn(whileAway, address, apiKey)
         },
         onSuccess: ([count, ttl, keyCount, keyTtl]) =>
-          Effect.flatMap(
-            Effect.either(verdict(addressSubject, count as number, ttl as number)),
-            (clientAddress): Effect.Effect<RateLimiter.RequestCount> =>
+          Effect.all({
+            clientAddress: Effect.either(verdict(addressSubject, count as number, ttl as number)),
+            apiKey:
               keyCount === undefined || keyTtl === undefined
-                ? Effect.succeed({ clientAddress, apiKey: undefined })
-                : Effect.map(Effect.either(verdict(keySubject, keyCount, keyTtl)), (key) => ({
-                    clientAddress,
-                    apiKey: key
-                  }))
-          )
+                ? Effect.succeed(undefined)
+                : Effect.either(verdict(keySubject, keyCount, keyTtl))
+          })
       })
     }
 

@@ -39,10 +39,10 @@ export const make = (options: TestRateLimiterOptions = {}, journal: Journal = []
   const count = (subject: RateLimiter.RateLimitSubject) =>
     Effect.suspend(() => {
       const key = subjectOf(subject)
-      const count = (counts.get(key) ?? 0) + 1
-      counts.set(key, count)
+      const counted = (counts.get(key) ?? 0) + 1
+      counts.set(key, counted)
       const limit = options.limits?.[subject.scope] ?? Number.POSITIVE_INFINITY
-      return count > limit
+      return counted > limit
         ? Effect.fail(
             new RateLimited({ scope: subject.scope, limit, retryAfterMillis: options.retryAfterMillis ?? 1_000 })
           )
@@ -50,7 +50,7 @@ export const make = (options: TestRateLimiterOptions = {}, journal: Journal = []
             scope: subject.scope,
             limit,
             windowMillis: 60_000,
-            remaining: Math.max(0, limit - count),
+            remaining: Math.max(0, limit - counted),
             resetMillis: 60_000
           })
     })
