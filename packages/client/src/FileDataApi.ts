@@ -56,11 +56,7 @@ export const exportPath = "/api/v1/file-data/export"
  * @since 0.1.0
  * @category problems
  */
-export const ValidationProblem = problem(ApiError.ValidationFailed, "the request is not what the operation accepts", {
-  code: "validation_failed",
-  detail: "/apiKey: is required",
-  errors: [{ pointer: "/apiKey", detail: "is required" }]
-})
+export const ValidationProblem = problem(ApiError.ValidationFailed, "validation_failed")
 
 /**
  * 422 `rate_limited` on the wire.
@@ -68,11 +64,7 @@ export const ValidationProblem = problem(ApiError.ValidationFailed, "the request
  * @since 0.1.0
  * @category problems
  */
-export const RateLimitedProblem = problem(ApiError.RateLimited, "the API key or the client address is over its quota", {
-  code: "rate_limited",
-  detail: "Too many requests for this API key; retry after 51 s",
-  retryAfter: 51
-})
+export const RateLimitedProblem = problem(ApiError.RateLimited, "rate_limited")
 
 /**
  * 403 `access_denied` on the wire.
@@ -80,11 +72,7 @@ export const RateLimitedProblem = problem(ApiError.RateLimited, "the API key or 
  * @since 0.1.0
  * @category problems
  */
-export const AccessDeniedProblem = problem(
-  ApiError.AccessDenied,
-  "the key matches no active key, or its user does not own the file",
-  { code: "access_denied", detail: "The API key does not grant access to this file" }
-)
+export const AccessDeniedProblem = problem(ApiError.AccessDenied, "access_denied")
 
 /**
  * 404 `file_not_found` on the wire.
@@ -92,10 +80,7 @@ export const AccessDeniedProblem = problem(
  * @since 0.1.0
  * @category problems
  */
-export const FileNotFoundProblem = problem(ApiError.FileNotFound, "the key is valid, no file has this id", {
-  code: "file_not_found",
-  detail: "No file has this id"
-})
+export const FileNotFoundProblem = problem(ApiError.FileNotFound, "file_not_found")
 
 /**
  * 404 `webhook_not_found` on the wire.
@@ -103,11 +88,7 @@ export const FileNotFoundProblem = problem(ApiError.FileNotFound, "the key is va
  * @since 0.2.0
  * @category problems
  */
-export const WebhookNotFoundProblem = problem(
-  ApiError.WebhookNotFound,
-  "the key is valid, none of its user's webhooks has this id",
-  { code: "webhook_not_found", detail: "No webhook of yours has this id" }
-)
+export const WebhookNotFoundProblem = problem(ApiError.WebhookNotFound, "webhook_not_found")
 
 /**
  * 404 `event_not_found` on the wire.
@@ -115,10 +96,7 @@ export const WebhookNotFoundProblem = problem(
  * @since 0.2.0
  * @category problems
  */
-export const EventNotFoundProblem = problem(ApiError.EventNotFound, "the webhook has no event with this id", {
-  code: "event_not_found",
-  detail: "This webhook has no event with this id"
-})
+export const EventNotFoundProblem = problem(ApiError.EventNotFound, "event_not_found")
 
 /**
  * 503 `storage_unavailable` or `rate_limiter_unavailable` on the wire.
@@ -126,11 +104,7 @@ export const EventNotFoundProblem = problem(ApiError.EventNotFound, "the webhook
  * @since 0.1.0
  * @category problems
  */
-export const UnavailableProblem = problem(
-  ApiError.ServiceUnavailable,
-  "storage or the rate limiter does not answer; retry later",
-  { code: "storage_unavailable", detail: "Storage is not available" }
-)
+export const UnavailableProblem = problem(ApiError.ServiceUnavailable, "storage_unavailable")
 
 /**
  * 500 `internal_error` on the wire.
@@ -138,10 +112,7 @@ export const UnavailableProblem = problem(
  * @since 0.1.0
  * @category problems
  */
-export const InternalProblem = problem(ApiError.InternalError, "an unexpected failure, logged by the server", {
-  code: "internal_error",
-  detail: "The request could not be completed"
-})
+export const InternalProblem = problem(ApiError.InternalError, "internal_error")
 
 // The refusals every operation with a key shares: validation, rate limits, the key.
 const keyedOperation = <

@@ -6,6 +6,7 @@ import { join } from "node:path"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { describe, expect, it } from "@effect/vitest"
 import { Validator } from "@seriousme/openapi-schema-validator"
+import * as Schema from "effect/Schema"
 import openapiTS, { astToString } from "openapi-typescript"
 import ts from "typescript"
 import { ApiError, FileDataApi } from "../src/index.js"
@@ -147,6 +148,25 @@ describe("the OpenAPI document", () => {
   it("lists every problem code", () => {
     for (const code of Object.keys(ApiError.problemCodes)) {
       expect(spec.info.description).toContain(`\`${code}\``)
+    }
+  })
+
+  // The examples come from the core's table, apart from the schemas they illustrate: they must still decode.
+  it("shows for each problem an example that decodes to its typed failure", () => {
+    const problems = {
+      ValidationFailed: FileDataApi.ValidationProblem,
+      RateLimited: FileDataApi.RateLimitedProblem,
+      AccessDenied: FileDataApi.AccessDeniedProblem,
+      FileNotFound: FileDataApi.FileNotFoundProblem,
+      WebhookNotFound: FileDataApi.WebhookNotFoundProblem,
+      EventNotFound: FileDataApi.EventNotFoundProblem,
+      ServiceUnavailable: FileDataApi.UnavailableProblem,
+      InternalError: FileDataApi.InternalProblem
+    }
+    for (const [name, problem] of Object.entries(problems)) {
+      const [example] = spec.components.schemas[name].examples
+      const decoded = Schema.decodeUnknownSync(problem as Schema.Schema<unknown, unknown>)(example)
+      expect(decoded).toMatchObject({ _tag: name, ...example })
     }
   })
 

@@ -1,14 +1,17 @@
 /**
  * The stable `code` of every refusal the service answers with, and the one table that gives each its HTTP
- * status, its fixed title and when it is sent. The server's replies, the typed client's failures, the
- * OpenAPI document and docs/api.md's table all read it.
+ * status, its fixed title and when it is sent, and, for a code the OpenAPI document shows a problem of, that
+ * problem's description and example. The server's replies, the typed client's failures, the OpenAPI document
+ * and docs/api.md's table all read it.
  *
  * @since 0.2.0
  */
 import { maxLimit } from "./GetSubmissions.js"
 
 /**
- * Every problem code: its status, its fixed `title`, and when it is sent.
+ * Every problem code: its status, its fixed `title`, and when it is sent. The code of each typed failure's
+ * example also has the `example`'s `detail` and extension members, as the server sends them, and the
+ * `description` of that failure's problem (covering every code of the failure) where `when` does not serve.
  *
  * @since 0.2.0
  * @category constants
@@ -20,7 +23,9 @@ export const table = {
     when:
       "body empty, not UTF-8 JSON, not an object, a member named twice, a field missing / not a string / empty / breaking the text rules, an unknown field; for getSubmissions also `after` not a cursor of this file, `since` or `until` not an instant with a zone, `until` before `since`, `limit` not an integer from 1 to " +
       maxLimit +
-      "; for exportSubmissions also `format` missing or not `csv` / `ndjson`, and `since`/`until` as for getSubmissions"
+      "; for exportSubmissions also `format` missing or not `csv` / `ndjson`, and `since`/`until` as for getSubmissions",
+    description: "the request is not what the operation accepts",
+    example: { detail: "/apiKey: is required", errors: [{ pointer: "/apiKey", detail: "is required" }] }
   },
   unsupported_media_type: {
     status: 422,
@@ -31,20 +36,37 @@ export const table = {
   rate_limited: {
     status: 422,
     title: "Too many requests",
-    when: "the API key or the client address is over its quota; comes with `Retry-After`"
+    when: "the API key or the client address is over its quota; comes with `Retry-After`",
+    description: "the API key or the client address is over its quota",
+    example: { detail: "Too many requests for this API key; retry after 51 s", retryAfter: 51 }
   },
   access_denied: {
     status: 403,
     title: "Access denied",
-    when: "the key matches no active key, or its user does not own the file"
+    when: "the key matches no active key, or its user does not own the file",
+    example: { detail: "The API key does not grant access to this file" }
   },
-  file_not_found: { status: 404, title: "File not found", when: "valid key, no file with that id" },
+  file_not_found: {
+    status: 404,
+    title: "File not found",
+    when: "valid key, no file with that id",
+    description: "the key is valid, no file has this id",
+    example: { detail: "No file has this id" }
+  },
   webhook_not_found: {
     status: 404,
     title: "Webhook not found",
-    when: "valid key, no webhook of the key's user has that id (another user's is not told apart)"
+    when: "valid key, no webhook of the key's user has that id (another user's is not told apart)",
+    description: "the key is valid, none of its user's webhooks has this id",
+    example: { detail: "No webhook of yours has this id" }
   },
-  event_not_found: { status: 404, title: "Event not found", when: "redeliver: the webhook has no event with that id" },
+  event_not_found: {
+    status: 404,
+    title: "Event not found",
+    when: "redeliver: the webhook has no event with that id",
+    description: "the webhook has no event with this id",
+    example: { detail: "This webhook has no event with this id" }
+  },
   not_found: { status: 404, title: "Not found", when: "no route at this path" },
   method_not_allowed: {
     status: 405,
@@ -74,12 +96,16 @@ export const table = {
   internal_error: {
     status: 500,
     title: "Internal error",
-    when: "an unexpected failure; the cause is logged, never returned"
+    when: "an unexpected failure; the cause is logged, never returned",
+    description: "an unexpected failure, logged by the server",
+    example: { detail: "The request could not be completed" }
   },
   storage_unavailable: {
     status: 503,
     title: "Service unavailable",
-    when: "the database does not answer; comes with `Retry-After`"
+    when: "the database does not answer; comes with `Retry-After`",
+    description: "storage or the rate limiter does not answer; retry later",
+    example: { detail: "Storage is not available" }
   },
   rate_limiter_unavailable: {
     status: 503,

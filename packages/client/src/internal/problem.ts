@@ -9,23 +9,33 @@ export type TaggedErrorSchema<A, I, P> = Schema.Schema<A, I> & {
   new (props: P): A
 }
 
+// The codes whose entry in the table has an example: those of the problems the OpenAPI document shows.
+type ExampleCode = {
+  [C in ProblemCode.ProblemCode]: (typeof ProblemCode.table)[C] extends { readonly example: object } ? C : never
+}[ProblemCode.ProblemCode]
+
 /**
  * The problem document of a typed failure: the class's fields without `_tag` on the wire, decoded into an
- * instance of the class, sent as `application/problem+json` with the status of the example's code;
- * `example` is shown in the OpenAPI document.
+ * instance of the class, sent as `application/problem+json` with the status of `code`, one of the failure's
+ * codes; the table's description (else `when`) and example of `code` are shown in the OpenAPI document.
  *
  * @internal
  */
-export const problem = <A extends { readonly _tag: string }, I extends { readonly _tag: string }, P>(
+export const problem = <
+  A extends { readonly _tag: string },
+  I extends { readonly _tag: string; readonly code: ProblemCode.ProblemCode },
+  P
+>(
   error: TaggedErrorSchema<A, I, P>,
-  description: string,
-  example: { readonly code: ProblemCode.ProblemCode; readonly detail: string; readonly [extension: string]: unknown }
+  code: Extract<I["code"], ExampleCode>
 ): Schema.Schema<A, Omit<I, "_tag">> => {
   const { _tag, ...fields } = error.fields
-  const { code, detail, ...extensions } = example
+  const entry: (typeof ProblemCode.table)[ExampleCode] = ProblemCode.table[code]
+  const description = "description" in entry ? entry.description : entry.when
+  const { detail, ...extensions } = entry.example
   const document = {
     type: ProblemCode.type(code),
-    title: ProblemCode.table[code].title,
+    title: entry.title,
     status: ProblemCode.status(code),
     detail,
     code,
