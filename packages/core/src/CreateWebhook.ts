@@ -71,7 +71,7 @@ const refused = (detail: string) => FileRequest.invalidPayload([new Issue({ poin
  * @since 0.2.0
  * @category use cases
  */
-export const runWith = (ports: Ports, input: FileRequest.Input): Effect.Effect<Created, WebhookRequest.ManageError> =>
+export const runWith: WebhookRequest.Operation<Created, WebhookRequest.ManageError, Ports> = (ports, input) =>
   Effect.gen(function* () {
     const request = yield* WebhookRequest.admit(ports, input, parse)
     yield* WebhookRequest.ownFile(ports, request.apiKey, request.fileId)

@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as Failure from "./internal/failure.js"
 
 /**
  * One reason a request was refused, located by a JSON Pointer (RFC 6901) into the request body.
@@ -130,18 +131,11 @@ export type RateLimitScope = typeof RateLimitScope.Type
  * @since 0.1.0
  * @category errors
  */
-export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
-  scope: RateLimitScope,
-  limit: Schema.Number,
-  retryAfterMillis: Schema.Number
-}) {
-  /**
-   * @since 0.1.0
-   */
-  override get message(): string {
-    return `Too many requests for this ${this.scope === "apiKey" ? "API key" : "client address"}`
-  }
-}
+export class RateLimited extends Failure.withMessage<RateLimited>()(
+  "RateLimited",
+  { scope: RateLimitScope, limit: Schema.Number, retryAfterMillis: Schema.Number },
+  (failure) => `Too many requests for this ${failure.scope === "apiKey" ? "API key" : "client address"}`
+) {}
 
 /**
  * The API key matches no active key, or its user does not own the file. The two are deliberately alike.
@@ -149,14 +143,11 @@ export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited"
  * @since 0.1.0
  * @category errors
  */
-export class AccessDenied extends Schema.TaggedError<AccessDenied>()("AccessDenied", {}) {
-  /**
-   * @since 0.1.0
-   */
-  override get message(): string {
-    return "The API key does not grant access to this file"
-  }
-}
+export class AccessDenied extends Failure.withMessage<AccessDenied>()(
+  "AccessDenied",
+  {},
+  "The API key does not grant access to this file"
+) {}
 
 /**
  * The key is valid but no file has the requested id.
@@ -164,14 +155,7 @@ export class AccessDenied extends Schema.TaggedError<AccessDenied>()("AccessDeni
  * @since 0.1.0
  * @category errors
  */
-export class FileNotFound extends Schema.TaggedError<FileNotFound>()("FileNotFound", {}) {
-  /**
-   * @since 0.1.0
-   */
-  override get message(): string {
-    return "No file has this id"
-  }
-}
+export class FileNotFound extends Failure.withMessage<FileNotFound>()("FileNotFound", {}, "No file has this id") {}
 
 /**
  * Storage did not answer; the request may succeed later.
@@ -179,16 +163,11 @@ export class FileNotFound extends Schema.TaggedError<FileNotFound>()("FileNotFou
  * @since 0.1.0
  * @category errors
  */
-export class StorageUnavailable extends Schema.TaggedError<StorageUnavailable>()("StorageUnavailable", {
-  cause: Schema.Defect
-}) {
-  /**
-   * @since 0.1.0
-   */
-  override get message(): string {
-    return "Storage is not available"
-  }
-}
+export class StorageUnavailable extends Failure.withMessage<StorageUnavailable>()(
+  "StorageUnavailable",
+  { cause: Schema.Defect },
+  "Storage is not available"
+) {}
 
 /**
  * The rate limiter's shared store did not answer and the limiter is configured to refuse rather than admit.
@@ -196,16 +175,11 @@ export class StorageUnavailable extends Schema.TaggedError<StorageUnavailable>()
  * @since 0.1.0
  * @category errors
  */
-export class RateLimiterUnavailable extends Schema.TaggedError<RateLimiterUnavailable>()("RateLimiterUnavailable", {
-  cause: Schema.Defect
-}) {
-  /**
-   * @since 0.1.0
-   */
-  override get message(): string {
-    return "Rate limiting is not available"
-  }
-}
+export class RateLimiterUnavailable extends Failure.withMessage<RateLimiterUnavailable>()(
+  "RateLimiterUnavailable",
+  { cause: Schema.Defect },
+  "Rate limiting is not available"
+) {}
 
 /**
  * Every failure the `GetFileData` use case can end with.

@@ -4,7 +4,6 @@
  * @since 0.1.0
  */
 import type * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
 import type { StoredFile } from "./FileData.js"
 import type { StorageUnavailable } from "./FileDataError.js"
 import type { FileDataReply } from "./FileDataReply.js"
@@ -63,6 +62,8 @@ const step = (
     ] as const
   })
 
+const body = Pieces.body(() => start, step)
+
 /**
  * Writes the whole reply through `write`, in pieces of text or of UTF-8 bytes (each page as storage joined it),
  * reading the next page only once `write` is done with the last: the transport decides how to wait for a slow
@@ -71,13 +72,7 @@ const step = (
  * @since 0.1.0
  * @category encoding
  */
-export const writeTo = <E, R>(
-  reply: FileDataReply,
-  write: (piece: string | Uint8Array, last: boolean) => Effect.Effect<void, E, R>
-): Effect.Effect<void, E | StorageUnavailable, R> =>
-  Pieces.writeAll(start, (position: Position) => step(reply, position), write)
-
-const decoder = new TextDecoder()
+export const writeTo = body.writeTo
 
 /**
  * The whole reply as a stream of text pieces, one or more a page; pages are read as the stream is pulled.
@@ -85,8 +80,4 @@ const decoder = new TextDecoder()
  * @since 0.1.0
  * @category encoding
  */
-export const encode = (reply: FileDataReply): Stream.Stream<string, StorageUnavailable> =>
-  Stream.map(
-    Pieces.stream(start, (position: Position) => step(reply, position)),
-    (piece) => (typeof piece === "string" ? piece : decoder.decode(piece))
-  )
+export const encode = body.encode

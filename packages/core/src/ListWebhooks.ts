@@ -29,10 +29,7 @@ const parse = WebhookRequest.parser(ListWebhooksRequest)
  * @since 0.2.0
  * @category use cases
  */
-export const runWith = (
-  ports: WebhookRequest.Ports,
-  input: FileRequest.Input
-): Effect.Effect<ReadonlyArray<Webhook>, WebhookRequest.ManageError> =>
+export const runWith: WebhookRequest.Operation<ReadonlyArray<Webhook>> = (ports, input) =>
   Effect.gen(function* () {
     const request = yield* WebhookRequest.admit(ports, input, parse)
     if (request.fileId === undefined) {

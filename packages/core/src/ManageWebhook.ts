@@ -84,16 +84,12 @@ const found = <A>(option: Option.Option<A>): Effect.Effect<A, WebhookNotFound> =
  * @since 0.2.0
  * @category use cases
  */
-export const remove = (
-  ports: WebhookRequest.Ports,
-  input: FileRequest.Input
-): Effect.Effect<void, WebhookRequest.ManageError> =>
+export const remove: WebhookRequest.Operation<void> = WebhookRequest.onWebhook(parseTarget, (ports, webhook) =>
   Effect.gen(function* () {
-    const request = yield* WebhookRequest.admit(ports, input, parseTarget)
-    const webhook = yield* WebhookRequest.ownWebhook(ports, request.apiKey, request.id)
     // Deleted meanwhile by another request: the same answer as if it had never been.
     if (!(yield* ports.webhooks.remove(webhook.id))) return yield* new WebhookNotFound()
   })
+)
 
 /**
  * Enables the webhook again; events created while it was disabled are not sent.
@@ -101,15 +97,9 @@ export const remove = (
  * @since 0.2.0
  * @category use cases
  */
-export const enable = (
-  ports: WebhookRequest.Ports,
-  input: FileRequest.Input
-): Effect.Effect<Webhook, WebhookRequest.ManageError> =>
-  Effect.gen(function* () {
-    const request = yield* WebhookRequest.admit(ports, input, parseTarget)
-    const webhook = yield* WebhookRequest.ownWebhook(ports, request.apiKey, request.id)
-    return yield* Effect.flatMap(ports.webhooks.enable(webhook.id), found)
-  })
+export const enable: WebhookRequest.Operation<Webhook> = WebhookRequest.onWebhook(parseTarget, (ports, webhook) =>
+  Effect.flatMap(ports.webhooks.enable(webhook.id), found)
+)
 
 /**
  * A new secret for the webhook, shown this once; the one it replaces signs too for `rotationOverlapMillis`.
@@ -117,13 +107,12 @@ export const enable = (
  * @since 0.2.0
  * @category use cases
  */
-export const rotateSecret = (
-  ports: WebhookRequest.Ports & { readonly secrets: WebhookSecrets.WebhookSecretsShape },
-  input: FileRequest.Input
-): Effect.Effect<{ readonly id: string; readonly secret: Redacted.Redacted<string> }, WebhookRequest.ManageError> =>
+export const rotateSecret: WebhookRequest.Operation<
+  { readonly id: string; readonly secret: Redacted.Redacted<string> },
+  WebhookRequest.ManageError,
+  WebhookRequest.Ports & { readonly secrets: WebhookSecrets.WebhookSecretsShape }
+> = WebhookRequest.onWebhook(parseTarget, (ports, webhook) =>
   Effect.gen(function* () {
-    const request = yield* WebhookRequest.admit(ports, input, parseTarget)
-    const webhook = yield* WebhookRequest.ownWebhook(ports, request.apiKey, request.id)
     const secret = yield* ports.secrets.generate
     const sealed = yield* ports.secrets.seal(secret, webhook.id)
     const now = yield* Clock.currentTimeMillis
@@ -132,6 +121,7 @@ export const rotateSecret = (
     }
     return { id: webhook.id, secret }
   })
+)
 
 /**
  * The webhook's last attempts, newest first.
@@ -139,15 +129,10 @@ export const rotateSecret = (
  * @since 0.2.0
  * @category use cases
  */
-export const deliveries = (
-  ports: WebhookRequest.Ports,
-  input: FileRequest.Input
-): Effect.Effect<ReadonlyArray<Delivery>, WebhookRequest.ManageError> =>
-  Effect.gen(function* () {
-    const request = yield* WebhookRequest.admit(ports, input, parseDeliveries)
-    const webhook = yield* WebhookRequest.ownWebhook(ports, request.apiKey, request.id)
-    return yield* ports.webhooks.deliveries(webhook.id, request.limit)
-  })
+export const deliveries: WebhookRequest.Operation<ReadonlyArray<Delivery>> = WebhookRequest.onWebhook(
+  parseDeliveries,
+  (ports, webhook, request) => ports.webhooks.deliveries(webhook.id, request.limit)
+)
 
 /**
  * Sends one of the webhook's events again under the same id, at once, then on the retry schedule.
@@ -155,12 +140,9 @@ export const deliveries = (
  * @since 0.2.0
  * @category use cases
  */
-export const redeliver = (
-  ports: WebhookRequest.Ports,
-  input: FileRequest.Input
-): Effect.Effect<void, WebhookRequest.ManageError | WebhookEventNotFound> =>
-  Effect.gen(function* () {
-    const request = yield* WebhookRequest.admit(ports, input, parseRedeliver)
-    const webhook = yield* WebhookRequest.ownWebhook(ports, request.apiKey, request.id)
-    if (!(yield* ports.webhooks.redeliver(webhook.id, request.eventId))) return yield* new WebhookEventNotFound()
-  })
+export const redeliver: WebhookRequest.Operation<void, WebhookRequest.ManageError | WebhookEventNotFound> =
+  WebhookRequest.onWebhook(parseRedeliver, (ports, webhook, request) =>
+    Effect.gen(function* () {
+      if (!(yield* ports.webhooks.redeliver(webhook.id, request.eventId))) return yield* new WebhookEventNotFound()
+    })
+  )

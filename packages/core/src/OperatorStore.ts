@@ -11,6 +11,7 @@ import type { AppendSource } from "./Append.js"
 import type { ApiKey, Timestamp, UserId } from "./FileData.js"
 import type { StorageUnavailable } from "./FileDataError.js"
 import type { FixtureInvalid, FixtureSource } from "./Fixture.js"
+import * as Failure from "./internal/failure.js"
 
 /**
  * An API key as an operator sees it; the key itself is never stored, only its hash.
@@ -70,14 +71,11 @@ export interface AppendSummary {
  * @since 0.1.0
  * @category errors
  */
-export class UserNotFound extends Schema.TaggedError<UserNotFound>()("UserNotFound", { userId: Schema.String }) {
-  /**
-   * @since 0.1.0
-   */
-  override get message(): string {
-    return `No user has the id ${JSON.stringify(this.userId)}`
-  }
-}
+export class UserNotFound extends Failure.withMessage<UserNotFound>()(
+  "UserNotFound",
+  { userId: Schema.String },
+  (failure) => `No user has the id ${JSON.stringify(failure.userId)}`
+) {}
 
 /**
  * A user with this id already exists.
@@ -85,14 +83,11 @@ export class UserNotFound extends Schema.TaggedError<UserNotFound>()("UserNotFou
  * @since 0.1.0
  * @category errors
  */
-export class UserExists extends Schema.TaggedError<UserExists>()("UserExists", { userId: Schema.String }) {
-  /**
-   * @since 0.1.0
-   */
-  override get message(): string {
-    return `A user with the id ${JSON.stringify(this.userId)} already exists`
-  }
-}
+export class UserExists extends Failure.withMessage<UserExists>()(
+  "UserExists",
+  { userId: Schema.String },
+  (failure) => `A user with the id ${JSON.stringify(failure.userId)} already exists`
+) {}
 
 /**
  * No API key has this id.
@@ -100,14 +95,11 @@ export class UserExists extends Schema.TaggedError<UserExists>()("UserExists", {
  * @since 0.1.0
  * @category errors
  */
-export class KeyNotFound extends Schema.TaggedError<KeyNotFound>()("KeyNotFound", { keyId: Schema.String }) {
-  /**
-   * @since 0.1.0
-   */
-  override get message(): string {
-    return `No API key has the id ${JSON.stringify(this.keyId)}`
-  }
-}
+export class KeyNotFound extends Failure.withMessage<KeyNotFound>()(
+  "KeyNotFound",
+  { keyId: Schema.String },
+  (failure) => `No API key has the id ${JSON.stringify(failure.keyId)}`
+) {}
 
 /**
  * Writes done by operators. Each call is one transaction: it applies whole or not at all.

@@ -10,7 +10,6 @@
  * @since 0.2.0
  */
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
 import type { ExportReply, Format } from "./ExportSubmissions.js"
 import type { StorageUnavailable } from "./FileDataError.js"
 import type * as FileRepository from "./FileRepository.js"
@@ -255,6 +254,8 @@ const step = (
       })
   )
 
+const body = Pieces.body(() => start, step)
+
 /**
  * Writes the whole body through `write`, in pieces of text or of UTF-8 bytes (each page as storage gave it),
  * reading the next page only once `write` is done with the last: the transport decides how to wait for a slow
@@ -263,13 +264,7 @@ const step = (
  * @since 0.2.0
  * @category encoding
  */
-export const writeTo = <E, R>(
-  reply: ExportReply,
-  write: (piece: string | Uint8Array, last: boolean) => Effect.Effect<void, E, R>
-): Effect.Effect<void, E | StorageUnavailable, R> =>
-  Pieces.writeAll(start, (position: Position) => step(reply, position), write)
-
-const decoder = new TextDecoder()
+export const writeTo = body.writeTo
 
 /**
  * The whole body as a stream of text pieces; pages are read as the stream is pulled.
@@ -277,8 +272,4 @@ const decoder = new TextDecoder()
  * @since 0.2.0
  * @category encoding
  */
-export const encode = (reply: ExportReply): Stream.Stream<string, StorageUnavailable> =>
-  Stream.map(
-    Pieces.stream(start, (position: Position) => step(reply, position)),
-    (piece) => (typeof piece === "string" ? piece : decoder.decode(piece))
-  )
+export const encode = body.encode

@@ -5,7 +5,6 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import type * as Stream from "effect/Stream"
 import type { StorageUnavailable } from "./FileDataError.js"
 import * as Pieces from "./internal/pieces.js"
 import type { SubmissionCursor } from "./SubmissionCursor.js"
@@ -58,6 +57,8 @@ const begin = (reply: SubmissionsReply.SubmissionsReply): Position => ({
   empty: true
 })
 
+const body = Pieces.body(begin, step)
+
 /**
  * Writes the whole reply through `write`, piece by piece (about `FileDataJson.maxPieceLength` each), reading the
  * next page only once `write` is done with the last: the transport decides how to wait for a slow reader, with
@@ -66,11 +67,7 @@ const begin = (reply: SubmissionsReply.SubmissionsReply): Position => ({
  * @since 0.1.0
  * @category encoding
  */
-export const writeTo = <E, R>(
-  reply: SubmissionsReply.SubmissionsReply,
-  write: (piece: string, last: boolean) => Effect.Effect<void, E, R>
-): Effect.Effect<void, E | StorageUnavailable, R> =>
-  Pieces.writeAll(begin(reply), (position: Position) => step(reply, position), write)
+export const writeTo = body.writeTo
 
 /**
  * The whole reply as a stream of text pieces; pages are read as the stream is pulled.
@@ -78,5 +75,4 @@ export const writeTo = <E, R>(
  * @since 0.1.0
  * @category encoding
  */
-export const encode = (reply: SubmissionsReply.SubmissionsReply): Stream.Stream<string, StorageUnavailable> =>
-  Pieces.stream(begin(reply), (position: Position) => step(reply, position))
+export const encode = body.encode

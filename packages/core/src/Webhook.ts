@@ -9,6 +9,7 @@
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { FileId, Timestamp, UserId } from "./FileData.js"
+import * as Failure from "./internal/failure.js"
 import type { SubmissionCursor } from "./SubmissionCursor.js"
 import type { SubmissionEntry } from "./SubmissionEntry.js"
 
@@ -91,23 +92,34 @@ export const DeliveryOutcome = Schema.Literal("delivered", "retrying", "failed")
 export type DeliveryOutcome = typeof DeliveryOutcome.Type
 
 /**
- * One attempt of the deliveries log.
+ * What one attempt came to, its instants as `Instant`: epoch milliseconds as the deliverer decides it
+ * (`WebhookStore.AttemptResult`), a {@link Timestamp} as the deliveries log shows it ({@link Delivery}).
  *
  * @since 0.2.0
  * @category models
  */
-export interface Delivery {
-  readonly eventId: string
-  /** 1 for an event's first attempt, counting on through retries and redeliveries. */
-  readonly attempt: number
-  readonly at: Timestamp
+export interface AttemptRecord<Instant> {
+  readonly at: Instant
   /** The receiver's HTTP status, none when it did not answer. */
   readonly status: Option.Option<number>
   readonly outcome: DeliveryOutcome
   /** Why it failed, safe to show the owner: a failure class and a short description, never a body. */
   readonly error: Option.Option<string>
   readonly durationMillis: number
-  readonly nextAttemptAt: Option.Option<Timestamp>
+  /** When `retrying`: when the event is due again. */
+  readonly nextAttemptAt: Option.Option<Instant>
+}
+
+/**
+ * One attempt of the deliveries log.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Delivery extends AttemptRecord<Timestamp> {
+  readonly eventId: string
+  /** 1 for an event's first attempt, counting on through retries and redeliveries. */
+  readonly attempt: number
 }
 
 /**
@@ -116,14 +128,11 @@ export interface Delivery {
  * @since 0.2.0
  * @category errors
  */
-export class WebhookNotFound extends Schema.TaggedError<WebhookNotFound>()("WebhookNotFound", {}) {
-  /**
-   * @since 0.2.0
-   */
-  override get message(): string {
-    return "No webhook of yours has this id"
-  }
-}
+export class WebhookNotFound extends Failure.withMessage<WebhookNotFound>()(
+  "WebhookNotFound",
+  {},
+  "No webhook of yours has this id"
+) {}
 
 /**
  * The webhook has no event with this id.
@@ -131,14 +140,11 @@ export class WebhookNotFound extends Schema.TaggedError<WebhookNotFound>()("Webh
  * @since 0.2.0
  * @category errors
  */
-export class WebhookEventNotFound extends Schema.TaggedError<WebhookEventNotFound>()("WebhookEventNotFound", {}) {
-  /**
-   * @since 0.2.0
-   */
-  override get message(): string {
-    return "This webhook has no event with this id"
-  }
-}
+export class WebhookEventNotFound extends Failure.withMessage<WebhookEventNotFound>()(
+  "WebhookEventNotFound",
+  {},
+  "This webhook has no event with this id"
+) {}
 
 /**
  * The file has {@link maxPerFile} webhooks already.
@@ -146,16 +152,11 @@ export class WebhookEventNotFound extends Schema.TaggedError<WebhookEventNotFoun
  * @since 0.2.0
  * @category errors
  */
-export class WebhookLimitReached extends Schema.TaggedError<WebhookLimitReached>()("WebhookLimitReached", {
-  limit: Schema.Number
-}) {
-  /**
-   * @since 0.2.0
-   */
-  override get message(): string {
-    return `A file has at most ${this.limit} webhooks`
-  }
-}
+export class WebhookLimitReached extends Failure.withMessage<WebhookLimitReached>()(
+  "WebhookLimitReached",
+  { limit: Schema.Number },
+  (failure) => `A file has at most ${failure.limit} webhooks`
+) {}
 
 /**
  * What an event of an append says: the file, its counters after the append, the submissions it carries (at

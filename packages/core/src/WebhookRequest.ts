@@ -43,6 +43,17 @@ export interface Ports extends FileRequest.Ports {
 export type ManageError = GetFileDataError | WebhookNotFound
 
 /**
+ * A management operation: one request run on its ports, answered with `A` or failing with `E`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Operation<A, E = ManageError, P extends Ports = Ports> = (
+  ports: P,
+  input: FileRequest.Input
+) => Effect.Effect<A, E>
+
+/**
  * The strict decoder of a request schema as an effect failing with the 422 that names each member.
  *
  * @since 0.2.0
@@ -132,3 +143,20 @@ export const ownWebhook = (
     yield* RequestLog.annotate("fileId", webhook.value.fileId)
     return webhook.value
   })
+
+/**
+ * The operation on one webhook that `use` does, once the request, read with `parse`, is admitted and the
+ * webhook it names (`id`) is the caller's.
+ *
+ * @since 0.2.0
+ * @category use cases
+ */
+export const onWebhook =
+  <R extends { readonly apiKey: ApiKey; readonly id: string }, P extends Ports, A, E>(
+    parse: (body: unknown) => Effect.Effect<R, InvalidRequest>,
+    use: (ports: P, webhook: Webhook, request: R) => Effect.Effect<A, E>
+  ): Operation<A, ManageError | E, P> =>
+  (ports, input) =>
+    Effect.flatMap(admit(ports, input, parse), (request) =>
+      Effect.flatMap(ownWebhook(ports, request.apiKey, request.id), (webhook) => use(ports, webhook, request))
+    )

@@ -10,7 +10,7 @@ import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { ApiKey, FileId, UserId } from "./FileData.js"
 import type { StorageUnavailable } from "./FileDataError.js"
-import type { Delivery, DeliveryOutcome, DisabledReason, Webhook, WebhookLimitReached } from "./Webhook.js"
+import type { AttemptRecord, Delivery, DisabledReason, Webhook, WebhookLimitReached } from "./Webhook.js"
 
 /**
  * A webhook to register; storage gives it its id and creation time.
@@ -59,19 +59,13 @@ export interface Claim {
 }
 
 /**
- * What one attempt came to, as the deliverer decided it.
+ * What one attempt came to, as the deliverer decided it, and what that does to the event and the webhook.
  *
  * @since 0.2.0
  * @category models
  */
-export interface AttemptResult {
-  readonly at: number
-  readonly status: Option.Option<number>
-  readonly outcome: DeliveryOutcome
-  readonly error: Option.Option<string>
-  readonly durationMillis: number
-  /** When `retrying`: when the event is due again, and the schedule step that delay used. */
-  readonly nextAttemptAt: Option.Option<number>
+export interface AttemptResult extends AttemptRecord<number> {
+  /** The delays of the retry schedule the event has used, the one to `nextAttemptAt` included (`Claim.step`). */
   readonly step: number
   /** Disables the webhook with this reason; its pending events become `failed`. */
   readonly disable: Option.Option<DisabledReason>

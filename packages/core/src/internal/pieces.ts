@@ -117,14 +117,10 @@ export const aroundJoined = (
   return out
 }
 
-/**
- * Reads a reply's pages with `step` from `start` until it gives no next position, writing each page's pieces
- * through `write`, the last one marked `last`, and reading the next page only once `write` is done with the
- * last: the transport decides how to wait for a slow reader.
- *
- * @internal
- */
-export const writeAll: <P, A, E, E2, R>(
+// Reads a reply's pages with `step` from `start` until it gives no next position, writing each page's pieces
+// through `write`, the last one marked `last`, and reading the next page only once `write` is done with the
+// last: the transport decides how to wait for a slow reader.
+const writeAll: <P, A, E, E2, R>(
   start: P,
   step: (position: P) => Effect.Effect<readonly [pieces: Array<A | undefined>, next: P | undefined], E>,
   write: (piece: A, last: boolean) => Effect.Effect<void, E2, R>
@@ -149,15 +145,29 @@ export const writeAll: <P, A, E, E2, R>(
     }
   })
 
+const decoder = new TextDecoder()
+
+const text = (piece: string | Uint8Array): string => (typeof piece === "string" ? piece : decoder.decode(piece))
+
 /**
- * The same pages as a stream of pieces; a page is read when its pieces are pulled.
+ * A reply's body, read page by page with `step` from the position `begin` gives: written through a transport's
+ * `write`, or as a stream of text pieces, a page read when its pieces are pulled.
  *
  * @internal
  */
-export const stream = <P, A, E>(
-  start: P,
-  step: (position: P) => Effect.Effect<readonly [pieces: Array<A>, next: P | undefined], E>
-): Stream.Stream<A, E> =>
-  Stream.paginateChunkEffect(start, (position) =>
-    Effect.map(step(position), ([pieces, next]) => [Chunk.unsafeFromArray(pieces), Option.fromNullable(next)] as const)
-  )
+export const body = <Reply, P, A extends string | Uint8Array, E>(
+  begin: (reply: Reply) => P,
+  step: (reply: Reply, position: P) => Effect.Effect<readonly [pieces: Array<A>, next: P | undefined], E>
+) => ({
+  writeTo: <E2, R>(
+    reply: Reply,
+    write: (piece: A, last: boolean) => Effect.Effect<void, E2, R>
+  ): Effect.Effect<void, E | E2, R> => writeAll(begin(reply), (position: P) => step(reply, position), write),
+  encode: (reply: Reply): Stream.Stream<string, E> =>
+    Stream.paginateChunkEffect(begin(reply), (position) =>
+      Effect.map(
+        step(reply, position),
+        ([pieces, next]) => [Chunk.unsafeFromArray(pieces.map(text)), Option.fromNullable(next)] as const
+      )
+    )
+})
