@@ -6,9 +6,43 @@
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SubmissionEntry } from "@filedata/core"
-import { ContentNames, SqlMigrations } from "@filedata/sql"
+import { ContentNames, SqlMigrations, SqlWebhookStore } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import { epochMillis } from "./internal/storage.js"
+
+// How this engine spells the columns of the tables both adapters create alike.
+const columnTypes: SqlMigrations.ColumnTypes = {
+  text: "text",
+  int4: "int4",
+  int8: "int8",
+  instant: "timestamptz",
+  textKey: "text PRIMARY KEY",
+  serialKey: "bigserial PRIMARY KEY",
+  boolean: () => "boolean NOT NULL",
+  tableOptions: ""
+}
+
+// A plpgsql function that runs `statement`, and the trigger that calls it once after every statement inserting
+// submissions, in that statement's transaction: every writer runs it, whatever its release.
+const afterSubmissionsInsert = (options: {
+  readonly trigger: string
+  readonly function: string
+  readonly settings?: string
+  readonly statement: string
+}) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const settings = options.settings === undefined ? "" : `${options.settings} `
+    yield* sql.unsafe(`CREATE FUNCTION ${options.function}() RETURNS trigger
+    LANGUAGE plpgsql ${settings}AS $$
+    BEGIN
+      ${options.statement};
+      RETURN NULL;
+    END
+    $$`)
+    yield* sql.unsafe(`CREATE TRIGGER ${options.trigger} AFTER INSERT ON submissions
+    FOR EACH STATEMENT EXECUTE FUNCTION ${options.function}()`)
+  })
 
 const createTables = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -101,99 +135,40 @@ const submissionReadPoint = Effect.gen(function* () {
     seq int8 NOT NULL
   )`
   yield* sql`INSERT INTO submission_read_point (seq) SELECT coalesce(max(seq), 0) FROM submissions`
-  // The tables are found where the migration found them, whatever a writer's search_path.
-  yield* sql.unsafe(`CREATE FUNCTION advance_submission_read_point() RETURNS trigger
-    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
-    BEGIN
-      UPDATE submission_read_point SET seq = greatest(seq, (SELECT max(seq) FROM submissions));
-      RETURN NULL;
-    END
-    $$`)
-  yield* sql`CREATE TRIGGER submissions_advance_read_point AFTER INSERT ON submissions
-    FOR EACH STATEMENT EXECUTE FUNCTION advance_submission_read_point()`
+  yield* afterSubmissionsInsert({
+    trigger: "submissions_advance_read_point",
+    function: "advance_submission_read_point",
+    // The tables are found where the migration found them, whatever a writer's search_path.
+    settings: "SET search_path FROM CURRENT",
+    statement: "UPDATE submission_read_point SET seq = greatest(seq, (SELECT max(seq) FROM submissions))"
+  })
 })
 
-// Webhooks (WebhookStore): registrations with their sealed secrets, the outbox of events that an append writes
-// in its own transaction, and the log of attempts. Numbered 7: 5 and 6 belong to other releases' changes, and
-// the numbers keep one meaning across the adapters. Only new tables, so expand only.
-const webhooks = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql`CREATE TABLE webhooks (
-    id text PRIMARY KEY,
-    file_id text NOT NULL REFERENCES files (id),
-    url text NOT NULL,
-    secret text NOT NULL,
-    previous_secret text,
-    previous_secret_until timestamptz,
-    enabled boolean NOT NULL,
-    disabled_reason text,
-    failing_since timestamptz,
-    created_at timestamptz NOT NULL
-  )`
-  yield* sql`CREATE INDEX webhooks_file_id ON webhooks (file_id)`
-  // seq is event order; a claim takes the first pending event of each webhook, by the partial index.
-  yield* sql`CREATE TABLE webhook_events (
-    seq bigserial PRIMARY KEY,
-    id text NOT NULL UNIQUE,
-    webhook_id text NOT NULL REFERENCES webhooks (id),
-    body text NOT NULL,
-    created_at timestamptz NOT NULL,
-    state text NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
-    step int4 NOT NULL,
-    attempts int4 NOT NULL,
-    next_attempt_at timestamptz,
-    lease_until timestamptz,
-    lease_token text
-  )`
-  yield* sql`CREATE INDEX webhook_events_pending ON webhook_events (webhook_id, seq) WHERE state = 'pending'`
-  yield* sql`CREATE INDEX webhook_events_due ON webhook_events (next_attempt_at) WHERE state = 'pending'`
-  yield* sql`CREATE TABLE webhook_attempts (
-    seq bigserial PRIMARY KEY,
-    webhook_id text NOT NULL REFERENCES webhooks (id),
-    event_id text NOT NULL,
-    attempt int4 NOT NULL,
-    at timestamptz NOT NULL,
-    status int4,
-    outcome text NOT NULL,
-    error text,
-    duration_ms int4 NOT NULL,
-    next_attempt_at timestamptz
-  )`
-  yield* sql`CREATE INDEX webhook_attempts_webhook ON webhook_attempts (webhook_id, seq)`
-})
+// Numbered 7 (`SqlWebhookStore.migration`): 5 and 6 belong to other releases' changes, and the numbers keep one
+// meaning across the adapters.
+const webhooks = Effect.flatMap(SqlClient.SqlClient, (sql) => SqlWebhookStore.migration(sql, columnTypes))
 
-// Each file's content names in the order of first appearance (`ContentNames`), for the CSV header of an export,
-// filled here from the stored submissions. Expand only: instances of the previous release neither read nor
-// write it; names their imports bring meanwhile are missing until the file's next import or append brings them
-// (docs/operations.md#migrations-in-a-rolling-deploy). Numbered 6 on both adapters; 7 is the webhooks'.
-const contentNames = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql`CREATE TABLE content_names (
-    file_id text NOT NULL REFERENCES files (id),
-    position int4 NOT NULL,
-    name text NOT NULL,
-    seq int8 NOT NULL,
-    PRIMARY KEY (file_id, position),
-    UNIQUE (file_id, name)
-  )`
-  yield* ContentNames.backfill(sql, (value) => sql`${value}::int8`)
-})
+// Numbered 6 on both adapters (`ContentNames.migration`); 7 is the webhooks'.
+const contentNames = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  ContentNames.migration(sql, columnTypes, (value) => sql`${value}::int8`)
+)
+
+/**
+ * The channel on which every committed insert of submissions is announced (migration 8).
+ *
+ * @since 0.2.0
+ * @category migrations
+ */
+export const submissionsChannel = "filedata_submissions"
 
 // Waiting requests of every instance hear of an append when it commits: a notification sent in the inserting
 // transaction (so only if it commits, and after it did), from a trigger, so every writer sends it. Its payload
 // is fixed (PostgreSQL folds equal notifications of one transaction into one); the listener looks at storage
 // for what changed, and its bounded poll covers a notification lost with a connection.
-const submissionNotify = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql.unsafe(`CREATE FUNCTION notify_submissions_appended() RETURNS trigger
-    LANGUAGE plpgsql AS $$
-    BEGIN
-      PERFORM pg_notify('${submissionsChannel}', 'appended');
-      RETURN NULL;
-    END
-    $$`)
-  yield* sql`CREATE TRIGGER submissions_notify AFTER INSERT ON submissions
-    FOR EACH STATEMENT EXECUTE FUNCTION notify_submissions_appended()`
+const submissionNotify = afterSubmissionsInsert({
+  trigger: "submissions_notify",
+  function: "notify_submissions_appended",
+  statement: `PERFORM pg_notify('${submissionsChannel}', 'appended')`
 })
 
 // Each submission's CSV row as an export writes it (`SubmissionsExport.StoredCsvRow`), rendered once here and at
@@ -218,14 +193,6 @@ const csvRows = Effect.gen(function* () {
         WHERE submissions.seq = u.seq`
   )
 })
-
-/**
- * The channel on which every committed insert of submissions is announced (migration 8).
- *
- * @since 0.2.0
- * @category migrations
- */
-export const submissionsChannel = "filedata_submissions"
 
 /**
  * Every migration, by `<id>_<name>`; entries are only ever appended.

@@ -7,7 +7,7 @@
 import { SqlError } from "@effect/sql/SqlError"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { type FileDataError, FileRepository, OperatorStore, SubmissionSignals, WebhookStore } from "@filedata/core"
-import { SqlWebhookStore, StorageFailure } from "@filedata/sql"
+import { type SqlStorage, SqlWebhookStore, StorageFailure } from "@filedata/sql"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -122,15 +122,7 @@ const listenRetry = Duration.seconds(1)
  * @since 0.1.0
  * @category layers
  */
-export const layer = (
-  options: PgStorageOptions
-): Layer.Layer<
-  | FileRepository.FileRepository
-  | OperatorStore.OperatorStore
-  | SubmissionSignals.SubmissionSignals
-  | WebhookStore.WebhookStore,
-  FileDataError.StorageUnavailable
-> =>
+export const layer = (options: PgStorageOptions): SqlStorage.SqlStorage =>
   Layer.scopedContext(
     Effect.gen(function* () {
       yield* PgMigrations.run

@@ -13,6 +13,7 @@ import type * as Statement from "@effect/sql/Statement"
 import { FileData, SubmissionsExport } from "@filedata/core"
 import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
+import type * as SqlMigrations from "./SqlMigrations.js"
 
 // Rows per multi-row insert: four bound values each, far below both engines' limits.
 const INSERT_BATCH = 500
@@ -164,14 +165,8 @@ const insert = (
     { discard: true }
   )
 
-/**
- * Fills `content_names` from every stored submission, in insertion order: for the migration that creates it.
- * Holds every file's names (not its submissions) in memory.
- *
- * @since 0.2.0
- * @category migrations
- */
-export const backfill = (
+// Every stored submission's names, in insertion order; holds every file's names (not its submissions) in memory.
+const backfill = (
   sql: SqlClient.SqlClient,
   int8: (value: number | string) => Statement.Fragment
 ): Effect.Effect<void, SqlError> =>
@@ -205,6 +200,31 @@ export const backfill = (
       last = end.seq
     }
   })
+
+/**
+ * Migration 6 of both adapters: creates `content_names` and fills it from the stored submissions. Expand only:
+ * instances of the previous release neither read nor write it; names their imports bring meanwhile are missing
+ * until the file's next import or append brings them (docs/operations.md#migrations-in-a-rolling-deploy).
+ *
+ * @since 0.2.0
+ * @category migrations
+ */
+export const migration = (
+  sql: SqlClient.SqlClient,
+  types: SqlMigrations.ColumnTypes,
+  int8: (value: number | string) => Statement.Fragment
+): Effect.Effect<void, SqlError> =>
+  Effect.zipRight(
+    sql.unsafe(`CREATE TABLE content_names (
+    file_id ${types.text} NOT NULL REFERENCES files (id),
+    position ${types.int4} NOT NULL,
+    name ${types.text} NOT NULL,
+    seq ${types.int8} NOT NULL,
+    PRIMARY KEY (file_id, position),
+    UNIQUE (file_id, name)
+  )${types.tableOptions}`),
+    backfill(sql, int8)
+  )
 
 /**
  * Renders the CSV row (`SubmissionsExport.StoredCsvRow`) of every stored submission under its file's names, in

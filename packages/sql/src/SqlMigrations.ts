@@ -16,6 +16,30 @@ import * as Effect from "effect/Effect"
  */
 export const table = "effect_sql_migrations"
 
+/**
+ * How an engine spells the columns of the tables both adapters create alike, so that their DDL is written once
+ * (`ContentNames.migration`, `SqlWebhookStore.migration`). That DDL keeps the text, indentation included, each
+ * adapter ran before: SQLite stores a table's text as written.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ColumnTypes {
+  readonly text: string
+  readonly int4: string
+  readonly int8: string
+  /** `timestamptz`, or epoch milliseconds. */
+  readonly instant: string
+  /** A text primary key. */
+  readonly textKey: string
+  /** An int8 primary key that grows with insertion and never takes a value again. */
+  readonly serialKey: string
+  /** A boolean that is never NULL, by its column's name: SQLite has no booleans, so it checks an integer. */
+  readonly boolean: (column: string) => string
+  /** What follows a table's closing parenthesis. */
+  readonly tableOptions: string
+}
+
 // The engines' own migrators only add schema dumps through command-line tools (sqlite3, pg_dump), which
 // are not used here and would drag in FileSystem, Path and CommandExecutor.
 const migrate = Migrator.make({})

@@ -21,6 +21,10 @@ export * as SqlOperatorStore from "./SqlOperatorStore.js"
 /**
  * @since 0.2.0
  */
+export * as SqlStorage from "./SqlStorage.js"
+/**
+ * @since 0.2.0
+ */
 export * as SqlWebhookStore from "./SqlWebhookStore.js"
 /**
  * @since 0.1.0

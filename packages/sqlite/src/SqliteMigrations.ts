@@ -6,10 +6,22 @@
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SubmissionEntry } from "@filedata/core"
-import { ContentNames, SqlMigrations } from "@filedata/sql"
+import { ContentNames, SqlMigrations, SqlWebhookStore } from "@filedata/sql"
 import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import { writeLock } from "./internal/writeLock.js"
+
+// How this engine spells the columns of the tables both adapters create alike, as `createTables` does.
+const columnTypes: SqlMigrations.ColumnTypes = {
+  text: "TEXT",
+  int4: "INTEGER",
+  int8: "INTEGER",
+  instant: "INTEGER",
+  textKey: "TEXT PRIMARY KEY NOT NULL",
+  serialKey: "INTEGER PRIMARY KEY AUTOINCREMENT",
+  boolean: (column) => `INTEGER NOT NULL CHECK (${column} IN (0, 1))`,
+  tableOptions: " STRICT"
+}
 
 const createTables = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -109,70 +121,13 @@ const submissionsWithoutEntry = Effect.gen(function* () {
   yield* sql`CREATE INDEX submissions_without_entry ON submissions (file_id) WHERE entry IS NULL`
 })
 
-// Webhooks (WebhookStore): registrations with their sealed secrets, the outbox of events that an append writes
-// in its own transaction, and the log of attempts. Numbered 7 as on PostgreSQL. Only new tables, so expand only.
-const webhooks = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql`CREATE TABLE webhooks (
-    id TEXT PRIMARY KEY NOT NULL,
-    file_id TEXT NOT NULL REFERENCES files (id),
-    url TEXT NOT NULL,
-    secret TEXT NOT NULL,
-    previous_secret TEXT,
-    previous_secret_until INTEGER,
-    enabled INTEGER NOT NULL CHECK (enabled IN (0, 1)),
-    disabled_reason TEXT,
-    failing_since INTEGER,
-    created_at INTEGER NOT NULL
-  ) STRICT`
-  yield* sql`CREATE INDEX webhooks_file_id ON webhooks (file_id)`
-  // seq is event order; a claim takes the first pending event of each webhook, by the partial index.
-  yield* sql`CREATE TABLE webhook_events (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    id TEXT NOT NULL UNIQUE,
-    webhook_id TEXT NOT NULL REFERENCES webhooks (id),
-    body TEXT NOT NULL,
-    created_at INTEGER NOT NULL,
-    state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
-    step INTEGER NOT NULL,
-    attempts INTEGER NOT NULL,
-    next_attempt_at INTEGER,
-    lease_until INTEGER,
-    lease_token TEXT
-  ) STRICT`
-  yield* sql`CREATE INDEX webhook_events_pending ON webhook_events (webhook_id, seq) WHERE state = 'pending'`
-  yield* sql`CREATE INDEX webhook_events_due ON webhook_events (next_attempt_at) WHERE state = 'pending'`
-  yield* sql`CREATE TABLE webhook_attempts (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    webhook_id TEXT NOT NULL REFERENCES webhooks (id),
-    event_id TEXT NOT NULL,
-    attempt INTEGER NOT NULL,
-    at INTEGER NOT NULL,
-    status INTEGER,
-    outcome TEXT NOT NULL,
-    error TEXT,
-    duration_ms INTEGER NOT NULL,
-    next_attempt_at INTEGER
-  ) STRICT`
-  yield* sql`CREATE INDEX webhook_attempts_webhook ON webhook_attempts (webhook_id, seq)`
-})
+// Numbered 7 as on PostgreSQL (`SqlWebhookStore.migration`).
+const webhooks = Effect.flatMap(SqlClient.SqlClient, (sql) => SqlWebhookStore.migration(sql, columnTypes))
 
-// Each file's content names in the order of first appearance (`ContentNames`), for the CSV header of an export,
-// filled here from the stored submissions. Expand only: instances of the previous release neither read nor
-// write it; names their imports bring meanwhile are missing until the file's next import or append brings them
-// (docs/operations.md#migrations-in-a-rolling-deploy). Numbered 6 on both adapters; 7 is the webhooks'.
-const contentNames = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql`CREATE TABLE content_names (
-    file_id TEXT NOT NULL REFERENCES files (id),
-    position INTEGER NOT NULL,
-    name TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    PRIMARY KEY (file_id, position),
-    UNIQUE (file_id, name)
-  ) STRICT`
-  yield* ContentNames.backfill(sql, (value) => sql`${Number(value)}`)
-})
+// Numbered 6 on both adapters (`ContentNames.migration`); 7 is the webhooks'.
+const contentNames = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  ContentNames.migration(sql, columnTypes, (value) => sql`${Number(value)}`)
+)
 
 // Each submission's CSV row as an export writes it (`SubmissionsExport.StoredCsvRow`), rendered once here and at
 // import and append, so an export reads rows joined inside SQLite as a reply does

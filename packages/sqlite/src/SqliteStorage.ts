@@ -10,8 +10,8 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
-import { type FileDataError, FileRepository, OperatorStore, SubmissionSignals, WebhookStore } from "@filedata/core"
-import { SqlWebhookStore, StorageFailure } from "@filedata/sql"
+import { FileRepository, OperatorStore, SubmissionSignals, WebhookStore } from "@filedata/core"
+import { type SqlStorage, SqlWebhookStore, StorageFailure } from "@filedata/sql"
 import Database from "better-sqlite3"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -111,15 +111,7 @@ const configure = Effect.gen(function* () {
  * @since 0.1.0
  * @category layers
  */
-export const layer = (
-  options: SqliteStorageOptions
-): Layer.Layer<
-  | FileRepository.FileRepository
-  | OperatorStore.OperatorStore
-  | SubmissionSignals.SubmissionSignals
-  | WebhookStore.WebhookStore,
-  FileDataError.StorageUnavailable
-> => {
+export const layer = (options: SqliteStorageOptions): SqlStorage.SqlStorage => {
   return Layer.scopedContext(
     Effect.gen(function* () {
       const filename = yield* SqliteClient.SqliteClient.pipe(Effect.map((client) => client.config.filename))
