@@ -37,6 +37,7 @@ export type MakeStorage = () => Layer.Layer<
 >
 
 const fileId = (id: string): FileData.FileId => FileData.FileId.make(id)
+const apiKey = (text: string): FileData.ApiKey => Redacted.make(FileData.ApiKeyText.make(text))
 const KEY = "key-of-user-1"
 
 const fixture = {
@@ -69,6 +70,10 @@ const append = (document: unknown) =>
   Effect.flatMap(OperatorStore.OperatorStore, (store) =>
     Effect.flatMap(Effect.orDie(AppendDocument.decode(document)), store.appendSubmissions)
   )
+
+// Appends `count` submissions to one file, numbered from `from`.
+const appendTo = (file: string, count: number, from = 0) =>
+  append({ files: [{ id: file, submissions: submissions(count, from) }] })
 
 const register = (file: string, url = `https://example.com/hooks/${file}`) =>
   Effect.flatMap(WebhookStore.WebhookStore, (store) =>
@@ -116,13 +121,20 @@ const result = (
  * @category suites
  */
 export const suite = (name: string, makeStorage: MakeStorage): void => {
-  const withStorage = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.provide(self, makeStorage())
+  // Every case runs on the fixture, in a store of its own, and is handed the webhook store it looks at.
+  const test = <E>(
+    title: string,
+    body: (
+      store: WebhookStore.WebhookStore
+    ) => Effect.Effect<void, E, FileRepository.FileRepository | OperatorStore.OperatorStore | WebhookStore.WebhookStore>
+  ) =>
+    it.effect(title, () =>
+      Effect.zipRight(setUp, Effect.flatMap(WebhookStore.WebhookStore, body)).pipe(Effect.provide(makeStorage()))
+    )
 
   describe(name, { timeout: 60_000 }, () => {
-    it.effect("registers, finds, lists by owner and file, enables, disables and removes webhooks", () =>
+    test("registers, finds, lists by owner and file, enables, disables and removes webhooks", (store) =>
       Effect.gen(function* () {
-        yield* setUp
-        const store = yield* WebhookStore.WebhookStore
         // Listed oldest first: each one a millisecond after the one before.
         const first = yield* register("f1")
         yield* TestClock.adjust(1)
@@ -160,13 +172,10 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         expect(yield* store.remove(first.id)).toBe(true)
         expect(yield* store.remove(first.id)).toBe(false)
         expect(yield* store.find(first.id)).toEqual(Option.none())
-      }).pipe(withStorage)
-    )
+      }))
 
-    it.effect("refuses an eleventh webhook of a file, and takes one again after a removal", () =>
+    test("refuses an eleventh webhook of a file, and takes one again after a removal", (store) =>
       Effect.gen(function* () {
-        yield* setUp
-        const store = yield* WebhookStore.WebhookStore
         const made = yield* Effect.forEach(
           Array.from({ length: Webhook.maxPerFile }, (_, i) => i),
           (i) => register("f1", `https://example.com/${i}`)
@@ -176,13 +185,10 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         yield* register("f2")
         yield* store.remove((made[0] as Webhook.Webhook).id)
         yield* register("f1", "https://example.com/again")
-      }).pipe(withStorage)
-    )
+      }))
 
-    it.effect("writes one event per file and per 100 appended submissions for every enabled webhook", () =>
+    test("writes one event per file and per 100 appended submissions for every enabled webhook", (store) =>
       Effect.gen(function* () {
-        yield* setUp
-        const store = yield* WebhookStore.WebhookStore
         const a = yield* register("f1", "https://a.example/")
         const b = yield* register("f1", "https://b.example/")
         const off = yield* register("f1", "https://off.example/")
@@ -236,12 +242,10 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         const backlog = yield* store.backlog
         // b's three and f2's one are still waiting.
         expect(backlog.waiting).toBe(4)
-      }).pipe(withStorage)
-    )
+      }))
 
-    it.effect("an append that rolls back writes no event", () =>
+    test("an append that rolls back writes no event", (store) =>
       Effect.gen(function* () {
-        yield* setUp
         yield* register("f1")
         const refused = yield* Effect.flip(
           append({
@@ -253,20 +257,18 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         )
         expect(refused._tag).toBe("FixtureInvalid")
         // A stream that fails after its submissions were staged.
-        const store = yield* OperatorStore.OperatorStore
+        const operator = yield* OperatorStore.OperatorStore
         const failing = Stream.concat(
           Append.entries({ files: [{ id: fileId("f1"), submissions: [{ createdDate: 0, contentJson: "{}" }] }] }),
           Stream.fail("cut off" as const)
         )
-        expect(yield* Effect.flip(store.appendSubmissions(failing))).toBe("cut off")
+        expect(yield* Effect.flip(operator.appendSubmissions(failing))).toBe("cut off")
         expect(yield* claim()).toEqual([])
-        expect((yield* (yield* WebhookStore.WebhookStore).backlog).waiting).toBe(0)
-      }).pipe(withStorage)
-    )
+        expect((yield* store.backlog).waiting).toBe(0)
+      }))
 
-    it.effect("a claim made while an append is under way sees its events only with its submissions", () =>
+    test("a claim made while an append is under way sees its events only with its submissions", () =>
       Effect.gen(function* () {
-        yield* setUp
         yield* register("f1")
         const store = yield* OperatorStore.OperatorStore
         const files = yield* FileRepository.FileRepository
@@ -284,7 +286,7 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         yield* Deferred.await(reached)
         const claiming = yield* Effect.fork(
           Effect.flatMap(claim(), (claims) =>
-            Effect.map(files.findAccess(Redacted.make(FileData.ApiKeyText.make(KEY)), fileId("f1")), (access) => ({
+            Effect.map(files.findAccess(apiKey(KEY), fileId("f1")), (access) => ({
               claims,
               counter: Option.map(access.file, (file) => file.SubmissionCounter)
             }))
@@ -298,15 +300,12 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         if (seen.claims.length > 0) expect(seen.counter).toEqual(Option.some(2))
         const all = [...seen.claims, ...(yield* claim())]
         expect(all.length).toBe(1)
-      }).pipe(withStorage)
-    )
+      }))
 
-    it.effect("a lease that runs out lets the event be claimed again, and the stale holder records nothing", () =>
+    test("a lease that runs out lets the event be claimed again, and the stale holder records nothing", (store) =>
       Effect.gen(function* () {
-        yield* setUp
-        const store = yield* WebhookStore.WebhookStore
         const webhook = yield* register("f1")
-        yield* append({ files: [{ id: "f1", submissions: submissions(1) }] })
+        yield* appendTo("f1", 1)
         const [first] = yield* claim(10, 1000)
         expect(first?.attempt).toBe(1)
         expect(yield* claim(10, 1000)).toEqual([])
@@ -323,18 +322,15 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         expect(log.map((delivery) => [delivery.eventId, delivery.attempt, delivery.outcome])).toEqual([
           [first?.eventId, 2, "delivered"]
         ])
-      }).pipe(withStorage)
-    )
+      }))
 
-    it.effect("records a batch at once: each event moves on, and a stale claim among them changes nothing", () =>
+    test("records a batch at once: each event moves on, and a stale claim among them changes nothing", (store) =>
       Effect.gen(function* () {
-        yield* setUp
-        const store = yield* WebhookStore.WebhookStore
         const one = yield* register("f1")
         const two = yield* register("f2")
-        yield* append({ files: [{ id: "f1", submissions: submissions(1) }] })
-        yield* append({ files: [{ id: "f1", submissions: submissions(1, 1) }] })
-        yield* append({ files: [{ id: "f2", submissions: submissions(1, 2) }] })
+        yield* appendTo("f1", 1)
+        yield* appendTo("f1", 1, 1)
+        yield* appendTo("f2", 1, 2)
         const [stale] = (yield* claim(10, 1000)).filter((c) => c.webhookId === one.id)
         yield* TestClock.adjust(1000)
         const claimed = yield* claim(10, 1000)
@@ -361,18 +357,15 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         const after = yield* claim(10, 1000)
         expect(after.map((c) => c.webhookId)).toEqual([one.id])
         expect(body(after[0] as WebhookStore.Claim).data.submissions[0]?.content).toEqual({ n: "1" })
-      }).pipe(withStorage)
-    )
+      }))
 
-    it.effect("delivers a webhook's events one at a time in order; a retrying event holds back the later", () =>
+    test("delivers a webhook's events one at a time in order; a retrying event holds back the later", (store) =>
       Effect.gen(function* () {
-        yield* setUp
-        const store = yield* WebhookStore.WebhookStore
         const slow = yield* register("f1")
         const other = yield* register("f2")
-        yield* append({ files: [{ id: "f1", submissions: submissions(1, 1) }] })
-        yield* append({ files: [{ id: "f1", submissions: submissions(1, 2) }] })
-        yield* append({ files: [{ id: "f2", submissions: submissions(1, 3) }] })
+        yield* appendTo("f1", 1, 1)
+        yield* appendTo("f1", 1, 2)
+        yield* appendTo("f2", 1, 3)
         const claimed = yield* claim()
         expect(claimed.map((c) => c.webhookId).sort()).toEqual([slow.id, other.id].sort())
         const head = claimed.find((c) => c.webhookId === slow.id) as WebhookStore.Claim
@@ -399,16 +392,13 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         ])
         expect(log[1]?.nextAttemptAt).toEqual(Option.some("1970-01-01T00:00:05.000Z"))
         expect(log[1]?.error).toEqual(Option.some("http 500"))
-      }).pipe(withStorage)
-    )
+      }))
 
-    it.effect("disabling gives up waiting events; redelivery sends a failed one again under its id", () =>
+    test("disabling gives up waiting events; redelivery sends a failed one again under its id", (store) =>
       Effect.gen(function* () {
-        yield* setUp
-        const store = yield* WebhookStore.WebhookStore
         const webhook = yield* register("f1")
-        yield* append({ files: [{ id: "f1", submissions: submissions(1) }] })
-        yield* append({ files: [{ id: "f1", submissions: submissions(1, 5) }] })
+        yield* appendTo("f1", 1)
+        yield* appendTo("f1", 1, 5)
         const [head] = yield* claim()
         yield* store.record([
           {
@@ -431,17 +421,14 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         expect(yield* store.redeliver(webhook.id, (head as WebhookStore.Claim).eventId)).toBe(true)
         const [again] = yield* claim()
         expect(again).toMatchObject({ eventId: head?.eventId, body: head?.body, attempt: 2, step: 0 })
-      }).pipe(withStorage)
-    )
+      }))
 
-    it.effect("a rotated secret signs beside the new one until its overlap ends", () =>
+    test("a rotated secret signs beside the new one until its overlap ends", (store) =>
       Effect.gen(function* () {
-        yield* setUp
-        const store = yield* WebhookStore.WebhookStore
         const webhook = yield* register("f1")
         expect(yield* store.rotateSecret(webhook.id, "sealed-new", 60_000)).toBe(true)
         expect(yield* store.rotateSecret("wh_unknown", "sealed-new", 60_000)).toBe(false)
-        yield* append({ files: [{ id: "f1", submissions: submissions(1) }] })
+        yield* appendTo("f1", 1)
         const [during] = yield* claim(10, 1000)
         expect(during?.secrets).toEqual({
           current: "sealed-new",
@@ -450,25 +437,20 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         yield* TestClock.adjust(60_000)
         const [after] = yield* claim(10, 1000)
         expect(after?.secrets).toEqual({ current: "sealed-new", previous: Option.none() })
-      }).pipe(withStorage)
-    )
+      }))
 
-    it.effect("removing a webhook removes its events and log; the owner of a key is found by the key", () =>
+    test("removing a webhook removes its events and log; the owner of a key is found by the key", (store) =>
       Effect.gen(function* () {
-        yield* setUp
-        const store = yield* WebhookStore.WebhookStore
         const webhook = yield* register("f1")
-        yield* append({ files: [{ id: "f1", submissions: submissions(2) }] })
+        yield* appendTo("f1", 2)
         const [claimed] = yield* claim()
         yield* store.record([{ claim: claimed as WebhookStore.Claim, result: result("delivered", 0) }])
-        yield* append({ files: [{ id: "f1", submissions: submissions(2) }] })
+        yield* appendTo("f1", 2)
         expect(yield* store.remove(webhook.id)).toBe(true)
         expect(yield* claim()).toEqual([])
         expect(yield* store.deliveries(webhook.id, 10)).toEqual([])
-        const key = (text: string) => Redacted.make(FileData.ApiKeyText.make(text))
-        expect(yield* store.ownerOfKey(key(KEY))).toEqual(Option.some("user-1"))
-        expect(yield* store.ownerOfKey(key("nobody's key"))).toEqual(Option.none())
-      }).pipe(withStorage)
-    )
+        expect(yield* store.ownerOfKey(apiKey(KEY))).toEqual(Option.some("user-1"))
+        expect(yield* store.ownerOfKey(apiKey("nobody's key"))).toEqual(Option.none())
+      }))
   })
 }

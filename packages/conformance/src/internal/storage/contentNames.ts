@@ -17,7 +17,6 @@ import * as Fixtures from "./fixtures.js"
  */
 export const contentNames = (withStorage: Fixtures.WithStorage): void => {
   describe("FileRepository: content names", () => {
-    const users = [{ id: "u1", apiKeys: ["k1"] }]
     const dated = (contents: ReadonlyArray<Record<string, string>>, from = 0) =>
       contents.map((content, i) => ({ createdDate: Fixtures.at(Fixtures.JAN_1 + (from + i) * 1000), content }))
     const namesAt = (id: string, readPoint: FileRepository.ReadPoint) =>
@@ -27,25 +26,18 @@ export const contentNames = (withStorage: Fixtures.WithStorage): void => {
 
     it.effect("keeps each file's names once, in the order the file first received them, odd names exactly", () =>
       Effect.gen(function* () {
-        yield* Fixtures.importDocument({
-          users,
-          files: [
-            Fixtures.file({ id: "f2", userId: "u1", submissions: dated([{ z: "1" }, { y: "2", z: "3" }]) }),
-            Fixtures.file({
-              id: "f1",
-              userId: "u1",
-              // Reply order is not insertion order here: names follow insertion.
-              submissions: dated(
-                [
-                  { b: "1", a: "2" },
-                  { c: "", a: "x" },
-                  { "7": "n", "": "e" }
-                ],
-                10
-              ).concat(dated([{ createdDate: "d", "a,b": "", "line\nbreak": "", "😀": "", ["__proto__"]: "" }], 0))
-            }),
-            Fixtures.file({ id: "f3", userId: "u1" })
-          ]
+        yield* Fixtures.importFiles({
+          f2: dated([{ z: "1" }, { y: "2", z: "3" }]),
+          // Reply order is not insertion order here: names follow insertion.
+          f1: dated(
+            [
+              { b: "1", a: "2" },
+              { c: "", a: "x" },
+              { "7": "n", "": "e" }
+            ],
+            10
+          ).concat(dated([{ createdDate: "d", "a,b": "", "line\nbreak": "", "😀": "", ["__proto__"]: "" }], 0)),
+          f3: []
         })
         expect(yield* names("f1")).toEqual([
           "b",
@@ -66,10 +58,7 @@ export const contentNames = (withStorage: Fixtures.WithStorage): void => {
 
     it.effect("an append adds its new names after the file's, seen only from a read point after it", () =>
       Effect.gen(function* () {
-        yield* Fixtures.importDocument({
-          users,
-          files: [Fixtures.file({ id: "f1", userId: "u1", submissions: dated([{ a: "1" }]) })]
-        })
+        yield* Fixtures.importFiles({ f1: dated([{ a: "1" }]) })
         const before = Option.getOrThrow(yield* Fixtures.findFile("k1", "f1"))
         yield* Fixtures.appendTo("f1", dated([{ b: "2", a: "3" }, { c: "4" }], -5))
         expect(yield* namesAt("f1", before.readPoint)).toEqual(["a"])
@@ -81,10 +70,7 @@ export const contentNames = (withStorage: Fixtures.WithStorage): void => {
 
     it.effect("names of an append that rolls back never appear, and the next append's follow the file's", () =>
       Effect.gen(function* () {
-        yield* Fixtures.importDocument({
-          users,
-          files: [Fixtures.file({ id: "f1", userId: "u1", submissions: dated([{ a: "1" }]) })]
-        })
+        yield* Fixtures.importFiles({ f1: dated([{ a: "1" }]) })
         // Refused whole: a file that does not exist.
         const refused = yield* Effect.flip(
           Fixtures.appendDocument({
@@ -104,10 +90,7 @@ export const contentNames = (withStorage: Fixtures.WithStorage): void => {
     it.effect("findFile finds any file by id with a read point, and nothing for an unknown id", () =>
       Effect.gen(function* () {
         const files = yield* FileRepository.FileRepository
-        yield* Fixtures.importDocument({
-          users,
-          files: [Fixtures.file({ id: "f1", userId: "u1", submissions: dated([{ a: "1" }]) })]
-        })
+        yield* Fixtures.importFiles({ f1: dated([{ a: "1" }]) })
         const found = Option.getOrThrow(yield* files.findFile(Fixtures.fileId("f1")))
         const viaKey = Option.getOrThrow(yield* Fixtures.findFile("k1", "f1"))
         expect(found).toEqual(viaKey)

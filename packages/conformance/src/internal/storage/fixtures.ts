@@ -73,6 +73,13 @@ export const file = (fields: {
   readonly submissions?: ReadonlyArray<{ readonly createdDate: string; readonly content: unknown }>
 }) => ({ name: `File ${fields.id}`, creationDate: "2024-01-01T00:00:00.000Z", ...fields })
 
+/** Imports user `u1`, with the key `k1`, and files of its own with the given submissions, keyed by file id. */
+export const importFiles = (files: Readonly<Record<string, ReadonlyArray<NewSubmission>>>) =>
+  importDocument({
+    users: [{ id: "u1", apiKeys: ["k1"] }],
+    files: Object.entries(files).map(([id, submissions]) => file({ id, userId: "u1", submissions }))
+  })
+
 export const submissionsEverySecond = (count: number) =>
   Array.from({ length: count }, (_, i) => ({
     createdDate: new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString(),
@@ -112,6 +119,12 @@ export const issuesOf = (error: unknown) =>
   error instanceof Fixture.FixtureInvalid
     ? error.issues.map((issue) => ({ path: issue.path, detail: issue.detail }))
     : error
+
+/** The issues an import of `document` is refused with; an import that succeeds fails the test. */
+export const importIssues = (document: unknown) => Effect.map(Effect.flip(importDocument(document)), issuesOf)
+
+/** The issues an append of `document` is refused with; an append that succeeds fails the test. */
+export const appendIssues = (document: unknown) => Effect.map(Effect.flip(appendDocument(document)), issuesOf)
 
 export const existing = {
   users: [{ id: "u-old", apiKeys: ["old-key"] }],

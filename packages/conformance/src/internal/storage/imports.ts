@@ -20,6 +20,14 @@ import * as Fixtures from "./fixtures.js"
  */
 export const imports = (withStorage: Fixtures.WithStorage): void => {
   describe("OperatorStore", () => {
+    // What a census shows where an import wrote nothing, and where only `Fixtures.existing` was written.
+    const nothing = { users: 0, apiKeys: 0, files: 0, submissions: 0 }
+    const onlyExisting = { users: 1, apiKeys: 1, files: 1, submissions: 2 }
+    // The `index` of each submission of a file made by `Fixtures.submissionsEverySecond`, in reply order.
+    const indexes = (id: string) =>
+      Effect.map(Fixtures.readSubmissions(id), (rows) => rows.map((row) => JSON.parse(row.contentJson).index))
+    const firstIndexes = (count: number) => Array.from({ length: count }, (_, i) => String(i))
+
     it.effect("imports a fixture in batches, applying its defaults, and returns what it wrote", () =>
       Effect.gen(function* () {
         yield* TestClock.setTime(Date.UTC(2024, 4, 1, 12))
@@ -35,44 +43,35 @@ export const imports = (withStorage: Fixtures.WithStorage): void => {
         expect(Option.map(f1, (f) => [f.SubmissionCounter, f.VisitCounter, f.publicAvailability])).toEqual(
           Option.some([1200, 0, false])
         )
-        const rows = yield* Fixtures.readSubmissions("f1")
-        expect(rows.map((row) => JSON.parse(row.contentJson).index)).toEqual(
-          Array.from({ length: 1200 }, (_, i) => String(i))
-        )
+        expect(yield* indexes("f1")).toEqual(firstIndexes(1200))
         const store = yield* OperatorStore.OperatorStore
         const keys = yield* store.listKeys(Option.none())
         expect(keys.map((key) => [key.userId, key.createdAt, key.revokedAt])).toEqual([
           ["u1", "2024-05-01T12:00:00.000Z", Option.none()],
           ["u1", "2024-05-01T12:00:00.000Z", Option.none()]
         ])
-        expect(yield* Fixtures.census({ users: ["u1", "u2"], files: ["f1", "f2"] })).toEqual({
-          users: 2,
-          apiKeys: 2,
-          files: 2,
-          submissions: 1200
-        })
+        // What the ports show is what the import said it wrote.
+        expect(yield* Fixtures.census({ users: ["u1", "u2"], files: ["f1", "f2"] })).toEqual(summary)
       }).pipe(withStorage(500))
     )
 
     it.effect("writes nothing at all when only the last file of a fixture conflicts", () =>
       Effect.gen(function* () {
         yield* Fixtures.importDocument(Fixtures.existing)
-        const error = yield* Effect.flip(
-          Fixtures.importDocument({
-            users: [
-              { id: "u1", apiKeys: ["k1"] },
-              { id: "u2", apiKeys: ["k2", "k3"] }
-            ],
-            files: [
-              Fixtures.file({ id: "f1", userId: "u1", submissions: Fixtures.submissionsEverySecond(1100) }),
-              Fixtures.file({ id: "f2", userId: "u-old", submissions: Fixtures.submissionsEverySecond(3) }),
-              Fixtures.file({ id: "f-old", userId: "u2", submissions: Fixtures.submissionsEverySecond(1) })
-            ]
-          })
-        )
-        expect(Fixtures.issuesOf(error)).toEqual([{ path: "$.files[2].id", detail: "already exists" }])
+        const issues = yield* Fixtures.importIssues({
+          users: [
+            { id: "u1", apiKeys: ["k1"] },
+            { id: "u2", apiKeys: ["k2", "k3"] }
+          ],
+          files: [
+            Fixtures.file({ id: "f1", userId: "u1", submissions: Fixtures.submissionsEverySecond(1100) }),
+            Fixtures.file({ id: "f2", userId: "u-old", submissions: Fixtures.submissionsEverySecond(3) }),
+            Fixtures.file({ id: "f-old", userId: "u2", submissions: Fixtures.submissionsEverySecond(1) })
+          ]
+        })
+        expect(issues).toEqual([{ path: "$.files[2].id", detail: "already exists" }])
         const ids = { users: ["u-old", "u1", "u2"], files: ["f-old", "f1", "f2"] }
-        expect(yield* Fixtures.census(ids)).toEqual({ users: 1, apiKeys: 1, files: 1, submissions: 2 })
+        expect(yield* Fixtures.census(ids)).toEqual(onlyExisting)
         const files = yield* FileRepository.FileRepository
         for (const key of ["k1", "k2", "k3"]) {
           expect(yield* files.findAccess(Fixtures.apiKey(key), Fixtures.fileId("f-old"))).toEqual(
@@ -97,66 +96,49 @@ export const imports = (withStorage: Fixtures.WithStorage): void => {
         const store = yield* OperatorStore.OperatorStore
         yield* Fixtures.importDocument(Fixtures.existing)
         yield* store.createKey(Fixtures.userId("u-old"), Fixtures.apiKey("created-key"))
-        const error = yield* Effect.flip(
-          Fixtures.importDocument({
-            users: [{ id: "u-old" }, { id: "u-new", apiKeys: ["old-key", "fresh-key", "created-key"] }],
-            files: [
-              Fixtures.file({ id: "f-ok", userId: "u-new" }),
-              Fixtures.file({ id: "f-ok-2", userId: "u-old" }),
-              Fixtures.file({ id: "f-old", userId: "nobody" })
-            ]
-          })
-        )
-        expect(Fixtures.issuesOf(error)).toEqual([
+        const issues = yield* Fixtures.importIssues({
+          users: [{ id: "u-old" }, { id: "u-new", apiKeys: ["old-key", "fresh-key", "created-key"] }],
+          files: [
+            Fixtures.file({ id: "f-ok", userId: "u-new" }),
+            Fixtures.file({ id: "f-ok-2", userId: "u-old" }),
+            Fixtures.file({ id: "f-old", userId: "nobody" })
+          ]
+        })
+        expect(issues).toEqual([
           { path: "$.users[0].id", detail: "already exists" },
           { path: "$.users[1].apiKeys[0]", detail: "is already in use" },
           { path: "$.users[1].apiKeys[2]", detail: "is already in use" },
           { path: "$.files[2].id", detail: "already exists" },
           { path: "$.files[2].userId", detail: "is not a user of this fixture or of the database" }
         ])
-        expect(
-          yield* Fixtures.census({ users: ["u-old", "u-new", "nobody"], files: ["f-old", "f-ok", "f-ok-2"] })
-        ).toEqual({
-          users: 1,
-          apiKeys: 2,
-          files: 1,
-          submissions: 2
-        })
+        const ids = { users: ["u-old", "u-new", "nobody"], files: ["f-old", "f-ok", "f-ok-2"] }
+        // The key created beside the fixture, and nothing of the refused import.
+        expect(yield* Fixtures.census(ids)).toEqual({ ...onlyExisting, apiKeys: 2 })
       }).pipe(withStorage())
     )
 
     it.effect("refuses a file of a user that is neither in the fixture nor in the database", () =>
       Effect.gen(function* () {
-        const error = yield* Effect.flip(
-          Fixtures.importDocument({ users: [{ id: "u1" }], files: [Fixtures.file({ id: "f1", userId: "u2" })] })
-        )
-        expect(Fixtures.issuesOf(error)).toEqual([
+        const issues = yield* Fixtures.importIssues({
+          users: [{ id: "u1" }],
+          files: [Fixtures.file({ id: "f1", userId: "u2" })]
+        })
+        expect(issues).toEqual([
           { path: "$.files[0].userId", detail: "is not a user of this fixture or of the database" }
         ])
-        expect(yield* Fixtures.census({ users: ["u1", "u2"], files: ["f1"] })).toEqual({
-          users: 0,
-          apiKeys: 0,
-          files: 0,
-          submissions: 0
-        })
+        expect(yield* Fixtures.census({ users: ["u1", "u2"], files: ["f1"] })).toEqual(nothing)
       }).pipe(withStorage())
     )
 
     it.effect("accepts files of users already in the database, and an empty fixture", () =>
       Effect.gen(function* () {
         yield* Fixtures.importDocument(Fixtures.existing)
-        expect(yield* Fixtures.importDocument({ files: [Fixtures.file({ id: "f-new", userId: "u-old" })] })).toEqual({
-          users: 0,
-          apiKeys: 0,
-          files: 1,
-          submissions: 0
-        })
-        expect(yield* Fixtures.importDocument({})).toEqual({ users: 0, apiKeys: 0, files: 0, submissions: 0 })
+        const added = yield* Fixtures.importDocument({ files: [Fixtures.file({ id: "f-new", userId: "u-old" })] })
+        expect(added).toEqual({ ...nothing, files: 1 })
+        expect(yield* Fixtures.importDocument({})).toEqual(nothing)
         expect(yield* Fixtures.census({ users: ["u-old"], files: ["f-old", "f-new"] })).toEqual({
-          users: 1,
-          apiKeys: 1,
-          files: 2,
-          submissions: 2
+          ...onlyExisting,
+          files: 2
         })
       }).pipe(withStorage())
     )
@@ -171,11 +153,7 @@ export const imports = (withStorage: Fixtures.WithStorage): void => {
           ]
         })
         expect(summary).toEqual({ users: 1, apiKeys: 1, files: 2, submissions: 3 })
-        expect((yield* Fixtures.readSubmissions("f1")).map((row) => JSON.parse(row.contentJson).index)).toEqual([
-          "0",
-          "1",
-          "2"
-        ])
+        expect(yield* indexes("f1")).toEqual(firstIndexes(3))
       }).pipe(withStorage())
     )
 
@@ -206,9 +184,7 @@ export const imports = (withStorage: Fixtures.WithStorage): void => {
           FixtureReader.fromText(Fixtures.chunked(text, 1000), { batchSize: 100 })
         )
         expect(summary).toEqual({ users: 1, apiKeys: 1, files: 2, submissions: 253 })
-        expect((yield* Fixtures.readSubmissions("f1")).map((row) => JSON.parse(row.contentJson).index)).toEqual(
-          Array.from({ length: 250 }, (_, i) => String(i))
-        )
+        expect(yield* indexes("f1")).toEqual(firstIndexes(250))
         expect(yield* Fixtures.readSubmissions("f2")).toHaveLength(3)
         expect(
           Option.map(yield* Fixtures.findFile("k1", "f1"), (found) => [found.ownerId, found.SubmissionCounter])
@@ -230,12 +206,7 @@ export const imports = (withStorage: Fixtures.WithStorage): void => {
           store.importFixture(Stream.concat(entries, Stream.fail("the source went away" as const)))
         )
         expect(error).toBe("the source went away")
-        expect(yield* Fixtures.census({ users: ["u1"], files: ["f1"] })).toEqual({
-          users: 0,
-          apiKeys: 0,
-          files: 0,
-          submissions: 0
-        })
+        expect(yield* Fixtures.census({ users: ["u1"], files: ["f1"] })).toEqual(nothing)
         expect(yield* store.importFixture(entries)).toEqual({ users: 1, apiKeys: 1, files: 1, submissions: 1200 })
       }).pipe(withStorage())
     )
@@ -257,24 +228,17 @@ export const imports = (withStorage: Fixtures.WithStorage): void => {
         const late = Fixtures.submissionsEverySecond(1000).map((row, i) =>
           i === 999 ? { ...row, createdDate: "later" } : row
         )
-        const refused = yield* Effect.flip(
-          Fixtures.importDocument({
-            ...document,
-            files: [Fixtures.file({ id: "f1", userId: "u1", submissions: late })]
-          })
-        )
-        expect(Fixtures.issuesOf(refused)).toEqual([
+        const refused = yield* Fixtures.importIssues({
+          ...document,
+          files: [Fixtures.file({ id: "f1", userId: "u1", submissions: late })]
+        })
+        expect(refused).toEqual([
           {
             path: "$.files[0].submissions[999].createdDate",
             detail: "must be an ISO 8601 date-time with a zone, e.g. 2024-01-01T00:00:00.000Z"
           }
         ])
-        expect(yield* Fixtures.census({ users: ["u1"], files: ["f1"] })).toEqual({
-          users: 0,
-          apiKeys: 0,
-          files: 0,
-          submissions: 0
-        })
+        expect(yield* Fixtures.census({ users: ["u1"], files: ["f1"] })).toEqual(nothing)
       }).pipe(withStorage())
     )
 
@@ -284,22 +248,20 @@ export const imports = (withStorage: Fixtures.WithStorage): void => {
         const broken = Fixtures.submissionsEverySecond(300).map((row, i) =>
           i === 250 ? { ...row, content: "text" } : row
         )
-        const error = yield* Effect.flip(
-          Fixtures.importDocument({
-            files: [
-              Fixtures.file({ id: "f1", userId: "u1", submissions: broken }),
-              Fixtures.file({ id: "f2", userId: "nobody" }),
-              { ...Fixtures.file({ id: "f3", userId: "u-bad" }), name: 7 },
-              Fixtures.file({ id: "f-old", userId: "u-bad" })
-            ],
-            // u-bad is refused, but it is a user of this fixture: its files are not reported as unknown.
-            users: [
-              { id: "u1", apiKeys: ["old-key"] },
-              { id: "u-bad", apiKeys: [1] }
-            ]
-          })
-        )
-        expect(Fixtures.issuesOf(error)).toEqual([
+        const issues = yield* Fixtures.importIssues({
+          files: [
+            Fixtures.file({ id: "f1", userId: "u1", submissions: broken }),
+            Fixtures.file({ id: "f2", userId: "nobody" }),
+            { ...Fixtures.file({ id: "f3", userId: "u-bad" }), name: 7 },
+            Fixtures.file({ id: "f-old", userId: "u-bad" })
+          ],
+          // u-bad is refused, but it is a user of this fixture: its files are not reported as unknown.
+          users: [
+            { id: "u1", apiKeys: ["old-key"] },
+            { id: "u-bad", apiKeys: [1] }
+          ]
+        })
+        expect(issues).toEqual([
           { path: "$.users[0].apiKeys[0]", detail: "is already in use" },
           { path: "$.users[1].apiKeys[0]", detail: "must be a non-empty string" },
           { path: "$.files[0].submissions[250].content", detail: "must be an object of strings" },
@@ -307,14 +269,8 @@ export const imports = (withStorage: Fixtures.WithStorage): void => {
           { path: "$.files[2].name", detail: "must be a string" },
           { path: "$.files[3].id", detail: "already exists" }
         ])
-        expect(yield* Fixtures.census({ users: ["u-old", "u1", "u-bad"], files: ["f-old", "f1", "f2", "f3"] })).toEqual(
-          {
-            users: 1,
-            apiKeys: 1,
-            files: 1,
-            submissions: 2
-          }
-        )
+        const ids = { users: ["u-old", "u1", "u-bad"], files: ["f-old", "f1", "f2", "f3"] }
+        expect(yield* Fixtures.census(ids)).toEqual(onlyExisting)
       }).pipe(withStorage())
     )
 
@@ -350,12 +306,8 @@ export const imports = (withStorage: Fixtures.WithStorage): void => {
         expect(yield* store.listKeys(Option.some(Fixtures.userId("ghost")))).toEqual([])
         expect(yield* store.userExists(Fixtures.userId("u1"))).toBe(true)
         expect(yield* store.userExists(Fixtures.userId("U1"))).toBe(false)
-        expect(yield* Fixtures.census({ users: ["u1", "u2", "ghost"], files: [] })).toEqual({
-          users: 2,
-          apiKeys: 2,
-          files: 0,
-          submissions: 0
-        })
+        const ids = { users: ["u1", "u2", "ghost"], files: [] }
+        expect(yield* Fixtures.census(ids)).toEqual({ ...nothing, users: 2, apiKeys: 2 })
       }).pipe(withStorage())
     )
 

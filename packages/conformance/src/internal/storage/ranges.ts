@@ -17,7 +17,6 @@ import * as Fixtures from "./fixtures.js"
  */
 export const ranges = (withStorage: Fixtures.WithStorage): void => {
   describe("FileRepository: ranges", () => {
-    const users = [{ id: "u1", apiKeys: ["k1"] }]
     // Three submissions a second, so every page of a few holds ties and some pages break inside them.
     const tied = (count: number, tag = "") =>
       Array.from({ length: count }, (_, i) => ({
@@ -47,26 +46,22 @@ export const ranges = (withStorage: Fixtures.WithStorage): void => {
       Effect.gen(function* () {
         const submissionsOf = (id: string) =>
           rows.filter((row) => row.file === id).map(({ content, createdDate }) => ({ createdDate, content }))
-        yield* Fixtures.importDocument({
-          users,
-          files: [
-            Fixtures.file({ id: "f1", userId: "u1", submissions: submissionsOf("f1") }),
-            Fixtures.file({ id: "f2", userId: "u1", submissions: submissionsOf("f2") })
-          ]
-        })
+        yield* Fixtures.importFiles({ f1: submissionsOf("f1"), f2: submissionsOf("f2") })
         return submissionsOf
       })
 
+    // Joined texts read back as one JSON array, and the submissions as that array must show them.
+    const joinedRows = (texts: ReadonlyArray<string>) =>
+      JSON.parse(`[${texts.filter((text) => text !== "").join(",")}]`)
+    const asReplied = (submissions: ReadonlyArray<Fixtures.NewSubmission>) =>
+      Fixtures.stored(submissions).map((row) => ({
+        createdDate: row.createdDate,
+        content: JSON.parse(row.contentJson)
+      }))
+
     it.effect("pages through a file with any limit: full pages but the last, hasMore exactly when more follow", () =>
       Effect.gen(function* () {
-        yield* Fixtures.importDocument({
-          users,
-          files: [
-            Fixtures.file({ id: "f0", userId: "u1" }),
-            Fixtures.file({ id: "f6", userId: "u1", submissions: tied(6) }),
-            Fixtures.file({ id: "f7", userId: "u1", submissions: tied(7) })
-          ]
-        })
+        yield* Fixtures.importFiles({ f0: [], f6: tied(6), f7: tied(7) })
         for (const [id, count] of [
           ["f0", 0],
           ["f6", 6],
@@ -118,7 +113,7 @@ export const ranges = (withStorage: Fixtures.WithStorage): void => {
           { createdDate: Fixtures.at(t(2)), content: { n: "2b" } },
           { createdDate: Fixtures.at(t(3)), content: { n: "3" } }
         ]
-        yield* Fixtures.importDocument({ users, files: [Fixtures.file({ id: "f1", userId: "u1", submissions: rows })] })
+        yield* Fixtures.importFiles({ f1: rows })
         const read = (range: FileRepository.SubmissionRange) =>
           Effect.map(Fixtures.pagesOf("f1", range), (pages) =>
             Fixtures.parsed(pages).map((row) => JSON.parse(row.contentJson).n)
@@ -142,13 +137,7 @@ export const ranges = (withStorage: Fixtures.WithStorage): void => {
     it.effect("an empty page's next is where its range started; what is appended later follows it", () =>
       Effect.gen(function* () {
         const files = yield* FileRepository.FileRepository
-        yield* Fixtures.importDocument({
-          users,
-          files: [
-            Fixtures.file({ id: "f0", userId: "u1" }),
-            Fixtures.file({ id: "f1", userId: "u1", submissions: tied(4) })
-          ]
-        })
+        yield* Fixtures.importFiles({ f0: [], f1: tied(4) })
         // An empty file, read from its start and from what the first read handed out.
         const empty = yield* files.readSubmissions(Fixtures.fileId("f0"), {})
         expect(empty).toMatchObject({ entries: [], hasMore: false })
@@ -183,10 +172,7 @@ export const ranges = (withStorage: Fixtures.WithStorage): void => {
     it.effect("a read that asks for no end position reads the same pages; only the last may leave its next out", () =>
       Effect.gen(function* () {
         const submissions = tied(7)
-        yield* Fixtures.importDocument({
-          users,
-          files: [Fixtures.file({ id: "f0", userId: "u1" }), Fixtures.file({ id: "f1", userId: "u1", submissions })]
-        })
+        yield* Fixtures.importFiles({ f0: [], f1: submissions })
         for (const limit of [undefined, 1, 2, 3, 7, 8]) {
           const asked = yield* Fixtures.pagesOf("f1", { limit })
           const unasked = yield* Fixtures.pagesOf("f1", { limit, endPosition: false })
@@ -277,24 +263,12 @@ export const ranges = (withStorage: Fixtures.WithStorage): void => {
           createdDate: Fixtures.at(Fixtures.JAN_1 + second * 1000),
           content: { i: String(i) }
         }))
-        yield* Fixtures.importDocument({ users, files: [Fixtures.file({ id: "f1", userId: "u1", submissions })] })
+        yield* Fixtures.importFiles({ f1: submissions })
         const found = Option.getOrThrow(yield* Fixtures.findFile("k1", "f1"))
         for (const endPosition of [false, undefined]) {
           const pages = yield* Fixtures.joinedPagesOf("f1", { upTo: found.readPoint, endPosition })
           expect(pages.map((page) => page.hasMore)).toEqual(pages.map((_, i) => i < pages.length - 1))
-          expect(
-            JSON.parse(
-              `[${pages
-                .map(FileRepository.joinedText)
-                .filter((text) => text !== "")
-                .join(",")}]`
-            )
-          ).toEqual(
-            Fixtures.stored(submissions).map((row) => ({
-              createdDate: row.createdDate,
-              content: JSON.parse(row.contentJson)
-            }))
-          )
+          expect(joinedRows(pages.map(FileRepository.joinedText))).toEqual(asReplied(submissions))
           // Each page's next is the position of its last submission: reading on from it gives the rest.
           let read = 0
           for (const page of pages.slice(0, -1)) {
@@ -313,7 +287,7 @@ export const ranges = (withStorage: Fixtures.WithStorage): void => {
           createdDate: Fixtures.at(Fixtures.JAN_1 + ((i * 37) % 101) * 1000),
           content: { i: String(i) }
         }))
-        yield* Fixtures.importDocument({ users, files: [Fixtures.file({ id: "f1", userId: "u1", submissions })] })
+        yield* Fixtures.importFiles({ f1: submissions })
         const files = yield* FileRepository.FileRepository
         const readJoined = FileRepository.readJoined(files)
         const found = Option.getOrThrow(yield* Fixtures.findFile("k1", "f1"))
@@ -327,22 +301,14 @@ export const ranges = (withStorage: Fixtures.WithStorage): void => {
         }
         // Pages after the first too, which an adapter may join differently.
         expect(texts.length).toBeGreaterThanOrEqual(3)
-        expect(JSON.parse(`[${texts.join(",")}]`)).toEqual(
-          Fixtures.stored(submissions).map((row) => ({
-            createdDate: row.createdDate,
-            content: JSON.parse(row.contentJson)
-          }))
-        )
+        expect(joinedRows(texts)).toEqual(asReplied(submissions))
       }).pipe(withStorage(100))
     )
 
     it.effect("a sync continues after its last next with what was appended at or after that createdDate", () =>
       Effect.gen(function* () {
         const before = tied(7)
-        yield* Fixtures.importDocument({
-          users,
-          files: [Fixtures.file({ id: "f1", userId: "u1", submissions: before })]
-        })
+        yield* Fixtures.importFiles({ f1: before })
         const synced = yield* Fixtures.pagesOf("f1", { limit: 2 })
         expect(Fixtures.parsed(synced)).toEqual(Fixtures.stored(before))
         const last = Date.parse((before[6] as Fixtures.NewSubmission).createdDate)
@@ -373,13 +339,7 @@ export const ranges = (withStorage: Fixtures.WithStorage): void => {
           createdDate: Fixtures.at(Fixtures.JAN_1 + i * 500),
           content: { i: `theirs-${i}` }
         }))
-        yield* Fixtures.importDocument({
-          users,
-          files: [
-            Fixtures.file({ id: "mine", userId: "u1", submissions: mine }),
-            Fixtures.file({ id: "theirs", userId: "u1", submissions: theirs })
-          ]
-        })
+        yield* Fixtures.importFiles({ mine, theirs })
         const expected = Fixtures.stored(mine)
         for (const page of yield* Fixtures.pagesOf("theirs", { limit: 1 })) {
           const read = Fixtures.parsed(yield* Fixtures.pagesOf("mine", { after: page.next }))

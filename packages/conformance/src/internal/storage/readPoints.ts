@@ -16,7 +16,6 @@ import * as Fixtures from "./fixtures.js"
  */
 export const readPoints = (withStorage: Fixtures.WithStorage): void => {
   describe("FileRepository: read points", () => {
-    const users = [{ id: "u1", apiKeys: ["k1"] }]
     const before = Array.from({ length: 30 }, (_, i) => ({
       createdDate: Fixtures.at(Fixtures.JAN_1 + i * 1000),
       content: { n: String(i) }
@@ -32,10 +31,7 @@ export const readPoints = (withStorage: Fixtures.WithStorage): void => {
     it.effect("pages read up to a read point show the file as found, whatever is appended meanwhile", () =>
       Effect.gen(function* () {
         const files = yield* FileRepository.FileRepository
-        yield* Fixtures.importDocument({
-          users,
-          files: [Fixtures.file({ id: "f1", userId: "u1", submissions: before })]
-        })
+        yield* Fixtures.importFiles({ f1: before })
         const found = Option.getOrThrow(yield* Fixtures.findFile("k1", "f1"))
         expect(found.SubmissionCounter).toBe(30)
         const first = yield* files.readSubmissions(Fixtures.fileId("f1"), { upTo: found.readPoint })
@@ -59,10 +55,7 @@ export const readPoints = (withStorage: Fixtures.WithStorage): void => {
 
     it.effect("a reply written while an append commits is the file before it; the next reply, after it", () =>
       Effect.gen(function* () {
-        yield* Fixtures.importDocument({
-          users,
-          files: [Fixtures.file({ id: "f1", userId: "u1", submissions: before })]
-        })
+        yield* Fixtures.importFiles({ f1: before })
         const expected = (counter: number, submissions: ReadonlyArray<Fixtures.NewSubmission>) => ({
           name: "File f1",
           creationDate: "2024-01-01T00:00:00.000Z",

@@ -30,13 +30,10 @@ const settled = <A>(fiber: Fiber.RuntimeFiber<A>) =>
  * @internal
  */
 export const signals = (makeStorage: MakeSignalledStorage): void => {
-  const users = [{ id: "u1", apiKeys: ["k1"] }]
-  const files = [Fixtures.file({ id: "f1", userId: "u1" }), Fixtures.file({ id: "f2", userId: "u1" })]
-
   it.effect("a wait on a file's read point ends with true after an append to it", () =>
     Effect.gen(function* () {
       const signals = yield* SubmissionSignals.SubmissionSignals
-      yield* Fixtures.importDocument({ users, files })
+      yield* Fixtures.importFiles({ f1: [], f2: [] })
       const found = Option.getOrThrow(yield* Fixtures.findFile("k1", "f1"))
       const waiting = yield* Effect.fork(
         signals.changed(Fixtures.fileId("f1"), found.readPoint, { timeoutMillis: 600_000 })
@@ -49,7 +46,7 @@ export const signals = (makeStorage: MakeSignalledStorage): void => {
   it.effect("a wait ends with false when its time is up or its end comes", () =>
     Effect.gen(function* () {
       const signals = yield* SubmissionSignals.SubmissionSignals
-      yield* Fixtures.importDocument({ users, files })
+      yield* Fixtures.importFiles({ f1: [], f2: [] })
       const found = Option.getOrThrow(yield* Fixtures.findFile("k1", "f2"))
       const timed = yield* Effect.fork(signals.changed(Fixtures.fileId("f2"), found.readPoint, { timeoutMillis: 1000 }))
       expect(yield* settled(timed)).toBe(false)
