@@ -49,72 +49,41 @@ export interface NonGlobal {
   readonly embedding: Option.Option<Embedding>
 }
 
-type Subnet = readonly [network: string, prefix: number]
+// Each class's subnets in CIDR notation, as the IANA registries list them.
+type Classes = ReadonlyArray<readonly [AddressClass, ReadonlyArray<`${string}/${number}`>]>
 
-const ipv4: ReadonlyArray<readonly [AddressClass, ReadonlyArray<Subnet>]> = [
-  ["unspecified", [["0.0.0.0", 8]]],
-  ["loopback", [["127.0.0.0", 8]]],
-  [
-    "private",
-    [
-      ["10.0.0.0", 8],
-      ["172.16.0.0", 12],
-      ["192.168.0.0", 16]
-    ]
-  ],
-  ["carrier-grade NAT", [["100.64.0.0", 10]]],
-  ["link-local", [["169.254.0.0", 16]]],
-  ["multicast", [["224.0.0.0", 4]]],
-  [
-    "documentation",
-    [
-      ["192.0.2.0", 24],
-      ["198.51.100.0", 24],
-      ["203.0.113.0", 24]
-    ]
-  ],
-  ["benchmarking", [["198.18.0.0", 15]]],
-  [
-    "reserved",
-    [
-      ["240.0.0.0", 4],
-      ["192.0.0.0", 24],
-      ["192.88.99.0", 24]
-    ]
-  ]
+const ipv4: Classes = [
+  ["unspecified", ["0.0.0.0/8"]],
+  ["loopback", ["127.0.0.0/8"]],
+  ["private", ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"]],
+  ["carrier-grade NAT", ["100.64.0.0/10"]],
+  ["link-local", ["169.254.0.0/16"]],
+  ["multicast", ["224.0.0.0/4"]],
+  ["documentation", ["192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24"]],
+  ["benchmarking", ["198.18.0.0/15"]],
+  ["reserved", ["240.0.0.0/4", "192.0.0.0/24", "192.88.99.0/24"]]
 ]
 
 // Global unicast is 2000::/3; the classes before `reserved` come first, so what is left outside 2000::/3 (site
 // local fec0::/10, discard 100::/64, IPv4-compatible ::/96, local-use NAT64 64:ff9b:1::/48, ...) is reserved.
-const ipv6: ReadonlyArray<readonly [AddressClass, ReadonlyArray<Subnet>]> = [
-  ["unspecified", [["::", 128]]],
-  ["loopback", [["::1", 128]]],
-  ["link-local", [["fe80::", 10]]],
-  ["unique-local", [["fc00::", 7]]],
-  ["multicast", [["ff00::", 8]]],
-  [
-    "documentation",
-    [
-      ["2001:db8::", 32],
-      ["3fff::", 20]
-    ]
-  ],
-  ["benchmarking", [["2001:2::", 48]]],
-  [
-    "reserved",
-    [
-      ["2001::", 23],
-      ["::", 3],
-      ["4000::", 2],
-      ["8000::", 1]
-    ]
-  ]
+const ipv6: Classes = [
+  ["unspecified", ["::/128"]],
+  ["loopback", ["::1/128"]],
+  ["link-local", ["fe80::/10"]],
+  ["unique-local", ["fc00::/7"]],
+  ["multicast", ["ff00::/8"]],
+  ["documentation", ["2001:db8::/32", "3fff::/20"]],
+  ["benchmarking", ["2001:2::/48"]],
+  ["reserved", ["2001::/23", "::/3", "4000::/2", "8000::/1"]]
 ]
 
-const lists = (family: "ipv4" | "ipv6", classes: ReadonlyArray<readonly [AddressClass, ReadonlyArray<Subnet>]>) =>
+const lists = (family: "ipv4" | "ipv6", classes: Classes) =>
   classes.map(([kind, subnets]) => {
     const list = new BlockList()
-    for (const [network, prefix] of subnets) list.addSubnet(network, prefix, family)
+    for (const subnet of subnets) {
+      const [network = "", prefix] = subnet.split("/")
+      list.addSubnet(network, Number(prefix), family)
+    }
     return [kind, list] as const
   })
 
