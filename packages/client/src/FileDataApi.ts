@@ -13,6 +13,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import type * as HttpMethod from "@effect/platform/HttpMethod"
 import * as OpenApi from "@effect/platform/OpenApi"
+import type * as Schema from "effect/Schema"
 import * as ApiError from "./ApiError.js"
 import * as internalOpenApi from "./internal/openApi.js"
 import { problem } from "./internal/problem.js"
@@ -114,26 +115,19 @@ export const UnavailableProblem = problem(ApiError.ServiceUnavailable, "storage_
  */
 export const InternalProblem = problem(ApiError.InternalError, "internal_error")
 
-// The refusals every operation with a key shares: validation, rate limits, the key.
-const keyedOperation = <
-  Name extends string,
-  Method extends HttpMethod.HttpMethod,
-  Path,
-  UrlParams,
-  Payload,
-  Headers,
-  Success,
-  Error,
-  R,
-  RE
->(
-  endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, Payload, Headers, Success, Error, R, RE>
-) =>
-  endpoint
-    .addError(ValidationProblem)
-    .addError(RateLimitedProblem)
-    .addError(AccessDeniedProblem)
-    .annotate(OpenApi.Transform, internalOpenApi.fileDataOperation)
+// The refusals every operation with a key shares (validation, rate limits, the key) and the one of what it
+// names, in the order of checks, with the rate-limit header fields in the document.
+const keyedOperation =
+  <NotFound extends Schema.Schema.Any>(notFound: NotFound) =>
+  <Name extends string, Method extends HttpMethod.HttpMethod, Path, UrlParams, Payload, Headers, Success, Error, R, RE>(
+    endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, Payload, Headers, Success, Error, R, RE>
+  ) =>
+    endpoint
+      .addError(ValidationProblem)
+      .addError(RateLimitedProblem)
+      .addError(AccessDeniedProblem)
+      .addError(notFound)
+      .annotate(OpenApi.Transform, internalOpenApi.fileDataOperation)
 
 /**
  * Gives an operation on a file what all of them share: the refusals of the order of checks (validation,
@@ -142,20 +136,10 @@ const keyedOperation = <
  * @since 0.1.0
  * @category combinators
  */
-export const fileDataOperation = <
-  Name extends string,
-  Method extends HttpMethod.HttpMethod,
-  Path,
-  UrlParams,
-  Payload,
-  Headers,
-  Success,
-  Error,
-  R,
-  RE
->(
-  endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, Payload, Headers, Success, Error, R, RE>
-) => keyedOperation(endpoint).addError(FileNotFoundProblem)
+export const fileDataOperation = keyedOperation(FileNotFoundProblem)
+
+// The same for an operation on one of the caller's webhooks, which it may not find.
+const webhookOperation = keyedOperation(WebhookNotFoundProblem)
 
 /**
  * The operations on a file.
@@ -233,68 +217,60 @@ export const webhooksPath = "/api/v1/webhooks"
  */
 export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   .add(
-    keyedOperation(
+    fileDataOperation(
       HttpApiEndpoint.post("createWebhook", `${webhooksPath}/create`)
         .setPayload(Models.CreateWebhookRequest)
         .addSuccess(Models.CreatedWebhook, { status: 201 })
-        .addError(FileNotFoundProblem)
         .annotate(OpenApi.Summary, "Register a webhook on a file; its secret is shown here only")
     )
   )
   .add(
-    keyedOperation(
+    fileDataOperation(
       HttpApiEndpoint.post("listWebhooks", `${webhooksPath}/list`)
         .setPayload(Models.ListWebhooksRequest)
         .addSuccess(Models.WebhookList)
-        .addError(FileNotFoundProblem)
         .annotate(OpenApi.Summary, "The caller's webhooks, of one file when fileId is given")
     )
   )
   .add(
-    keyedOperation(
+    webhookOperation(
       HttpApiEndpoint.post("deleteWebhook", `${webhooksPath}/delete`)
         .setPayload(Models.WebhookTargetRequest)
         .addSuccess(HttpApiSchema.NoContent)
-        .addError(WebhookNotFoundProblem)
         .annotate(OpenApi.Summary, "Delete a webhook; nothing more is delivered to it")
     )
   )
   .add(
-    keyedOperation(
+    webhookOperation(
       HttpApiEndpoint.post("enableWebhook", `${webhooksPath}/enable`)
         .setPayload(Models.WebhookTargetRequest)
         .addSuccess(Models.Webhook)
-        .addError(WebhookNotFoundProblem)
         .annotate(OpenApi.Summary, "Enable a webhook again; events of the time it was disabled are not sent")
     )
   )
   .add(
-    keyedOperation(
+    webhookOperation(
       HttpApiEndpoint.post("rotateWebhookSecret", `${webhooksPath}/rotate-secret`)
         .setPayload(Models.WebhookTargetRequest)
         .addSuccess(Models.RotatedSecret)
-        .addError(WebhookNotFoundProblem)
         .annotate(OpenApi.Summary, "A new secret, shown here only; the old one also signs for 24 h")
     )
   )
   .add(
-    keyedOperation(
+    webhookOperation(
       HttpApiEndpoint.post("webhookDeliveries", `${webhooksPath}/deliveries`)
         .setPayload(Models.DeliveriesRequest)
         .addSuccess(Models.Deliveries)
-        .addError(WebhookNotFoundProblem)
         .annotate(OpenApi.Summary, "The webhook's last attempts, newest first")
     )
   )
   .add(
-    keyedOperation(
+    webhookOperation(
       HttpApiEndpoint.post("redeliverWebhookEvent", `${webhooksPath}/redeliver`)
         .setPayload(Models.RedeliverRequest)
         .addSuccess(HttpApiSchema.Empty(202))
-        .addError(WebhookNotFoundProblem)
-        .addError(EventNotFoundProblem)
         .annotate(OpenApi.Summary, "Send an event again under the same webhook-id, at once, then on the schedule")
-    )
+    ).addError(EventNotFoundProblem)
   ) {}
 
 /**
