@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import type { FileRepository, OperatorStore, SubmissionSignals, WebhookStore } from "@filedata/core"
+import type { SqlStorage } from "@filedata/sql"
 import { SqliteStorage } from "@filedata/sqlite"
 import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
@@ -38,15 +38,7 @@ const adapter = ({ database, pool, signalIntervalMillis }: ServiceConfig.Storage
  * @since 0.1.0
  * @category layers
  */
-export const layer = (
-  options: ServiceConfig.StorageOptions
-): Layer.Layer<
-  | FileRepository.FileRepository
-  | OperatorStore.OperatorStore
-  | SubmissionSignals.SubmissionSignals
-  | WebhookStore.WebhookStore,
-  DependencyUnavailable
-> =>
+export const layer = (options: ServiceConfig.StorageOptions): Layer.Layer<SqlStorage.Services, DependencyUnavailable> =>
   Layer.mapError(
     adapter(options),
     (cause) =>
@@ -64,10 +56,5 @@ export const layer = (
  * @since 0.1.0
  * @category layers
  */
-export const layerConfig: Layer.Layer<
-  | FileRepository.FileRepository
-  | OperatorStore.OperatorStore
-  | SubmissionSignals.SubmissionSignals
-  | WebhookStore.WebhookStore,
-  DependencyUnavailable | ConfigError.ConfigError
-> = Layer.unwrapEffect(Effect.map(ServiceConfig.storage, layer))
+export const layerConfig: Layer.Layer<SqlStorage.Services, DependencyUnavailable | ConfigError.ConfigError> =
+  Layer.unwrapEffect(Effect.map(ServiceConfig.storage, layer))
