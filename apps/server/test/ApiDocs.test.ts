@@ -1,6 +1,6 @@
-// docs/api.md is what client authors read: its table of problem codes must list exactly the codes the
-// server answers with, and every problem document it shows must carry the title the server gives its code
-// and decode as the typed client decodes it.
+// docs/api.md and docs/problems.md are what client authors read: the table of problem codes must list exactly the
+// codes the server answers with, and every problem document they show must carry the title the server gives its
+// code and decode as the typed client decodes it.
 
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
@@ -8,7 +8,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { ApiError, FileDataApi } from "@filedata/client"
 import * as Schema from "effect/Schema"
 
-const apiDocs = readFileSync(fileURLToPath(new URL("../../../docs/api.md", import.meta.url)), "utf8")
+const apiDocs = ["api.md", "problems.md"]
+  .map((name) => readFileSync(fileURLToPath(new URL(`../../../docs/${name}`, import.meta.url)), "utf8"))
+  .join("\n")
 
 /** The first two columns of the table whose header is `` | `code` | Status | When | ``, as `code status`. */
 const documentedCodes = (): Array<string> => {
@@ -25,7 +27,7 @@ const documentedCodes = (): Array<string> => {
   return rows
 }
 
-describe("docs/api.md", () => {
+describe("docs/api.md and docs/problems.md", () => {
   it("lists every problem code the server defines, with its status, and no other", () => {
     const codes = documentedCodes()
     expect(new Set(codes).size).toBe(codes.length)

@@ -1,4 +1,4 @@
-// The problem documents of docs/api.md, decoded as the client decodes replies: by status, then `code`.
+// The problem documents of docs/problems.md, decoded as the client decodes replies: by status, then `code`.
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"

@@ -2,7 +2,7 @@
  * The stable `code` of every refusal the service answers with, and the one table that gives each its HTTP
  * status, its fixed title and when it is sent, and, for a code the OpenAPI document shows a problem of, that
  * problem's description and example. The server's replies, the typed client's failures, the OpenAPI document
- * and docs/api.md's table all read it.
+ * and docs/problems.md's table all read it.
  *
  * @since 0.2.0
  */
