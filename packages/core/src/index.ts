@@ -3,7 +3,7 @@
 /**
  * @since 0.1.0
  */
-export * as FileDataJson from "./read/FileDataJson.js"
+export * as FileDataEncoder from "./read/FileDataEncoder.js"
 /**
  * @since 0.1.0
  */
@@ -30,7 +30,7 @@ export * as SubmissionSignals from "./sync/SubmissionSignals.js"
 /**
  * @since 0.1.0
  */
-export * as SubmissionsJson from "./sync/SubmissionsJson.js"
+export * as SubmissionsEncoder from "./sync/SubmissionsEncoder.js"
 /**
  * @since 0.1.0
  */
@@ -45,11 +45,11 @@ export * as WaitingRequests from "./sync/WaitingRequests.js"
 /**
  * @since 0.2.0
  */
-export * as ExportSubmissions from "./export/ExportSubmissions.js"
+export * as ExportEncoder from "./export/ExportEncoder.js"
 /**
  * @since 0.2.0
  */
-export * as SubmissionsExport from "./export/SubmissionsExport.js"
+export * as ExportSubmissions from "./export/ExportSubmissions.js"
 
 // Webhooks: the model, its ports and its use cases
 

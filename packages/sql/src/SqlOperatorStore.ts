@@ -9,12 +9,12 @@ import type * as Statement from "@effect/sql/Statement"
 import {
   ApiKeyPrefix,
   Append,
+  ExportEncoder,
   FileData,
   type FileDataError,
   Fixture,
   OperatorStore,
-  SubmissionEntry,
-  SubmissionsExport
+  SubmissionEntry
 } from "@filedata/core"
 import * as Arr from "effect/Array"
 import * as Clock from "effect/Clock"
@@ -191,11 +191,11 @@ export const make = (
           yield* staging.restage(
             index,
             (createdDate, content) =>
-              SubmissionsExport.storedCsvRow(
+              ExportEncoder.storedCsvRow(
                 FileData.timestampFromEpochMillis(createdDate),
                 JSON.parse(content) as Record<string, string>,
                 positions
-              ) as SubmissionsExport.StoredCsvRow
+              ) as ExportEncoder.StoredCsvRow
           )
         }
         yield* staging.copy

@@ -1,7 +1,7 @@
 /**
  * The export: every submission of a file, or those of a `createdDate` window (`since <= createdDate < until`),
  * for a spreadsheet (CSV) or a pipeline (NDJSON), read page by page up to the read point taken with the file, so
- * an export of any size is written in bounded memory and shows one moment of the file. `SubmissionsExport`
+ * an export of any size is written in bounded memory and shows one moment of the file. `ExportEncoder`
  * writes the reply in its format.
  *
  * The rules it shares with `GetFileData` and `GetSubmissions`, and their order (address quota, body, key quota,
@@ -26,7 +26,7 @@ import type * as FileRepository from "../shared/FileRepository.js"
 import * as FileRequest from "../shared/FileRequest.js"
 import type * as RateLimiter from "../shared/RateLimiter.js"
 import { GetSubmissionsRequest } from "../sync/GetSubmissions.js"
-import * as SubmissionsExport from "./SubmissionsExport.js"
+import * as ExportEncoder from "./ExportEncoder.js"
 
 /**
  * The formats of an export.
@@ -167,7 +167,7 @@ export const answer = (
     // Nothing is read past the window's end, so its position need not be looked up.
     const range = { after, since: query.since, until: query.until, upTo: file.readPoint, endPosition: false }
     return files.readExportPage === undefined
-      ? Effect.map(files.readSubmissions(file.id, range), (page) => SubmissionsExport.renderPage(rows, page))
+      ? Effect.map(files.readSubmissions(file.id, range), (page) => ExportEncoder.renderPage(rows, page))
       : files.readExportPage(file.id, range, rows)
   }
 })

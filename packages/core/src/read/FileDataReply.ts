@@ -1,6 +1,6 @@
 /**
  * A successful answer of `GetFileData`: the file, and a reader of its submissions page by page in reply order,
- * so a file of any size is answered in bounded memory. `FileDataJson` writes it as JSON text.
+ * so a file of any size is answered in bounded memory. `FileDataEncoder` writes it as JSON text.
  *
  * @since 0.1.0
  */

@@ -138,7 +138,7 @@ export type JoinedPage =
 
 /**
  * What each submission of an export's page becomes (`readExportPage`): its NDJSON line (the entry and `\n`), or
- * its CSV row under the header of `names` (`SubmissionsExport.csvRows`, CRLF-ended).
+ * its CSV row under the header of `names` (`ExportEncoder.csvRows`, CRLF-ended).
  *
  * @since 0.2.0
  * @category models
@@ -186,7 +186,7 @@ export interface FileRepository {
    * submission as `rows` says, every row ended by its line end and none between (`joined`), made by the adapter
    * from what import and append stored for it rather than by the core from each entry
    * (docs/performance.md#export-rows-rendered-at-import). Callers go through `ExportSubmissions`, whose default
-   * renders the pages of `readSubmissions` with `SubmissionsExport.renderPage`.
+   * renders the pages of `readSubmissions` with `ExportEncoder.renderPage`.
    *
    * @since 0.2.0
    */

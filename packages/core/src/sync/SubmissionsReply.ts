@@ -2,7 +2,7 @@
  * A successful answer of `GetSubmissions`: the requested run of a file's submissions, read page by page as it
  * is written (so up to 10,000 submissions never sit in memory at once), each page up to the read point taken
  * with the file, and how the reply ends: `next`, the cursor after its last submission, and `hasMore`, whether
- * more matched. `SubmissionsJson` writes it as JSON text.
+ * more matched. `SubmissionsEncoder` writes it as JSON text.
  *
  * @since 0.1.0
  */

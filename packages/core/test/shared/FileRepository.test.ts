@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as FastCheck from "effect/FastCheck"
-import * as FileDataJson from "../../src/read/FileDataJson.js"
+import * as FileDataEncoder from "../../src/read/FileDataEncoder.js"
 import * as FileRepository from "../../src/shared/FileRepository.js"
 import * as SubmissionEntry from "../../src/shared/SubmissionEntry.js"
 
@@ -27,7 +27,7 @@ describe("FileRepository.join", () => {
       const joined = FileRepository.join(page)
       const text = entries.join(",")
       expect(FileRepository.joinedText(joined)).toBe(text)
-      expect(typeof joined.joined === "string").toBe(text.length < FileDataJson.maxPieceLength)
+      expect(typeof joined.joined === "string").toBe(text.length < FileDataEncoder.maxPieceLength)
       expect({ ...joined, joined: undefined }).toEqual({
         joined: undefined,
         count: entries.length,

@@ -10,7 +10,7 @@ import { AccessDenied, FileNotFound, InvalidRequest, Issue, RateLimited } from "
 import * as FileRepository from "../../src/shared/FileRepository.js"
 import * as GetSubmissions from "../../src/sync/GetSubmissions.js"
 import * as SubmissionCursor from "../../src/sync/SubmissionCursor.js"
-import * as SubmissionsJson from "../../src/sync/SubmissionsJson.js"
+import * as SubmissionsEncoder from "../../src/sync/SubmissionsEncoder.js"
 import * as SubmissionsReply from "../../src/sync/SubmissionsReply.js"
 import * as Journal from "../utils/Journal.js"
 import { ADDRESS, input } from "../utils/Requests.js"
@@ -445,7 +445,7 @@ describe("getSubmissions: reading", () => {
       })
       const reply = yield* run(input({ fileId: "big", apiKey: "alice-key", limit: 2500 }, []), repository)
       const pieces: Array<string> = []
-      yield* SubmissionsJson.writeTo(reply, (piece) =>
+      yield* SubmissionsEncoder.writeTo(reply, (piece) =>
         Effect.sync(() => {
           // Once the first page is out, a writer appends before, among and after what is left to read.
           if (pieces.length === 0) {

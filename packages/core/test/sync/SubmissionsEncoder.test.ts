@@ -4,12 +4,12 @@ import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import * as FileDataJson from "../../src/read/FileDataJson.js"
+import * as FileDataEncoder from "../../src/read/FileDataEncoder.js"
 import { type FileId, type StoredFile, timestampFromEpochMillis, type UserId } from "../../src/shared/FileData.js"
 import type * as FileRepository from "../../src/shared/FileRepository.js"
 import * as SubmissionEntry from "../../src/shared/SubmissionEntry.js"
 import * as SubmissionCursor from "../../src/sync/SubmissionCursor.js"
-import * as SubmissionsJson from "../../src/sync/SubmissionsJson.js"
+import * as SubmissionsEncoder from "../../src/sync/SubmissionsEncoder.js"
 import * as SubmissionsReply from "../../src/sync/SubmissionsReply.js"
 
 const file: StoredFile = {
@@ -49,11 +49,11 @@ const replyOf = (count: number, limit: number, padding = 0) => {
 const written = (reply: SubmissionsReply.SubmissionsReply) =>
   Effect.gen(function* () {
     const pieces: Array<readonly [string, boolean]> = []
-    yield* SubmissionsJson.writeTo(reply, (piece, last) => Effect.sync(() => pieces.push([piece, last])))
+    yield* SubmissionsEncoder.writeTo(reply, (piece, last) => Effect.sync(() => pieces.push([piece, last])))
     return pieces
   })
 
-describe("SubmissionsJson", () => {
+describe("SubmissionsEncoder", () => {
   it.prop(
     "writes exactly the reply, in reply order, its cursor and hasMore last, in pages of at most the page limit",
     { count: FastCheck.nat(2600), limit: FastCheck.integer({ min: 1, max: 3000 }) },
@@ -75,7 +75,7 @@ describe("SubmissionsJson", () => {
 
           // The same value as the reply read whole, and the same text as the stream.
           expect(yield* SubmissionsReply.toSubmissionsPage(replyOf(count, limit).reply)).toEqual(parsed)
-          const streamed = yield* Stream.runCollect(SubmissionsJson.encode(replyOf(count, limit).reply))
+          const streamed = yield* Stream.runCollect(SubmissionsEncoder.encode(replyOf(count, limit).reply))
           expect(Chunk.join(streamed, "")).toBe(text)
         })
       ),
@@ -97,7 +97,7 @@ describe("SubmissionsJson", () => {
       const pieces = yield* written(reply)
       expect(reads).toEqual(Array.from({ length: 10 }, () => SubmissionsReply.pageLimit))
       const longest = Math.max(...pieces.map(([piece]) => piece.length))
-      expect(longest).toBeLessThan(FileDataJson.maxPieceLength + 300)
+      expect(longest).toBeLessThan(FileDataEncoder.maxPieceLength + 300)
       expect(pieces.length).toBeGreaterThan(30)
       const parsed = JSON.parse(pieces.map(([piece]) => piece).join(""))
       expect(parsed.submissions).toHaveLength(10_000)
@@ -108,7 +108,7 @@ describe("SubmissionsJson", () => {
   it.effect("the stream reads a page only when its pieces are pulled", () =>
     Effect.gen(function* () {
       const { reply, reads } = replyOf(5000, 5000)
-      const first = yield* Stream.runCollect(Stream.take(SubmissionsJson.encode(reply), 1))
+      const first = yield* Stream.runCollect(Stream.take(SubmissionsEncoder.encode(reply), 1))
       expect(Chunk.size(first)).toBe(1)
       expect(reads).toHaveLength(1)
     })

@@ -6,9 +6,9 @@ import * as Exit from "effect/Exit"
 import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
+import * as ExportEncoder from "../../src/export/ExportEncoder.js"
 import * as ExportSubmissions from "../../src/export/ExportSubmissions.js"
-import * as SubmissionsExport from "../../src/export/SubmissionsExport.js"
-import * as FileDataJson from "../../src/read/FileDataJson.js"
+import * as FileDataEncoder from "../../src/read/FileDataEncoder.js"
 import * as GetFileData from "../../src/read/GetFileData.js"
 import { type FileId, timestampFromEpochMillis } from "../../src/shared/FileData.js"
 import { AccessDenied, FileNotFound, InvalidRequest } from "../../src/shared/FileDataError.js"
@@ -48,7 +48,7 @@ const exported = (
       until: undefined,
       ...query
     }),
-    (reply) => Effect.map(Stream.runCollect(SubmissionsExport.encode(reply)), (pieces) => Chunk.join(pieces, ""))
+    (reply) => Effect.map(Stream.runCollect(ExportEncoder.encode(reply)), (pieces) => Chunk.join(pieces, ""))
   )
 
 // What the contract says a spreadsheet shows for a submitted text: the text, `'` before a formula's start.
@@ -145,7 +145,7 @@ describe("the CSV export", () => {
       const reply = yield* GetFileData.run(input({ fileId: "f", apiKey: "alice-key" }, [])).pipe(
         Effect.provide(Layer.merge(repository.layer, TestRateLimiter.make().layer))
       )
-      const json = Chunk.join(yield* Stream.runCollect(FileDataJson.encode(reply)), "")
+      const json = Chunk.join(yield* Stream.runCollect(FileDataEncoder.encode(reply)), "")
       const entries = json.slice(json.indexOf('"submissions":[') + '"submissions":['.length, -"]}".length)
       expect(ndjson.endsWith("\n")).toBe(true)
       expect(ndjson.slice(0, -1).split("\n").join(",")).toBe(entries)
@@ -218,15 +218,15 @@ describe("the export's request", () => {
   )
 
   it("names the attachment after the file id, safely", () => {
-    expect(SubmissionsExport.contentDisposition("file-1", "csv")).toBe(
+    expect(ExportEncoder.contentDisposition("file-1", "csv")).toBe(
       "attachment; filename=\"file-1.csv\"; filename*=UTF-8''file-1.csv"
     )
-    expect(SubmissionsExport.contentDisposition('a "b"/ é\r\n', "ndjson")).toBe(
+    expect(ExportEncoder.contentDisposition('a "b"/ é\r\n', "ndjson")).toBe(
       "attachment; filename=\"a__b___é__.ndjson\"; filename*=UTF-8''a%20%22b%22%2F%20%C3%A9%0D%0A.ndjson".replace(
         "é",
         "_"
       )
     )
-    expect(SubmissionsExport.fileName("..", "csv")).toBe("_..csv")
+    expect(ExportEncoder.fileName("..", "csv")).toBe("_..csv")
   })
 })

@@ -4,7 +4,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Stream from "effect/Stream"
-import * as FileDataJson from "../../src/read/FileDataJson.js"
+import * as FileDataEncoder from "../../src/read/FileDataEncoder.js"
 import * as FileDataReply from "../../src/read/FileDataReply.js"
 import {
   type FileId,
@@ -95,9 +95,9 @@ const replyOf = (
 const decoder = new TextDecoder()
 
 const encodeToPieces = (reply: FileDataReply.FileDataReply) =>
-  Stream.runCollect(FileDataJson.encode(reply)).pipe(Effect.map(Chunk.toReadonlyArray))
+  Stream.runCollect(FileDataEncoder.encode(reply)).pipe(Effect.map(Chunk.toReadonlyArray))
 
-describe("FileDataJson", () => {
+describe("FileDataEncoder", () => {
   it.prop(
     "encode writes exactly the reply, whatever the names, contents and pages",
     {
@@ -216,7 +216,7 @@ describe("FileDataJson", () => {
             Effect.sync(() => reads++)
           )
       }
-      const first = yield* Stream.runCollect(Stream.take(FileDataJson.encode(reply), 1))
+      const first = yield* Stream.runCollect(Stream.take(FileDataEncoder.encode(reply), 1))
       expect(Chunk.size(first)).toBe(1)
       expect(reads).toBe(1)
     })
@@ -233,7 +233,7 @@ describe("FileDataJson", () => {
         const writeAll = (reply: FileDataReply.FileDataReply) =>
           Effect.gen(function* () {
             const written: Array<readonly [string | Uint8Array, boolean]> = []
-            yield* FileDataJson.writeTo(reply, (piece, last) => Effect.sync(() => written.push([piece, last])))
+            yield* FileDataEncoder.writeTo(reply, (piece, last) => Effect.sync(() => written.push([piece, last])))
             return written
           })
         const text = (piece: string | Uint8Array) => (typeof piece === "string" ? piece : decoder.decode(piece))

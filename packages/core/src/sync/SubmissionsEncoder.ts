@@ -1,6 +1,6 @@
 /**
  * The body of an incremental read, `{"submissions":[…],"next":"…","hasMore":…}`, written as JSON text piece by
- * piece, in the same bounded pieces as `FileDataJson`, so a reply of 10,000 submissions is never one string.
+ * piece, in the same bounded pieces as `FileDataEncoder`, so a reply of 10,000 submissions is never one string.
  *
  * @since 0.1.0
  */
@@ -60,9 +60,9 @@ const begin = (reply: SubmissionsReply.SubmissionsReply): Position => ({
 const body = Pieces.body(begin, step)
 
 /**
- * Writes the whole reply through `write`, piece by piece (about `FileDataJson.maxPieceLength` each), reading the
+ * Writes the whole reply through `write`, piece by piece (about `FileDataEncoder.maxPieceLength` each), reading the
  * next page only once `write` is done with the last: the transport decides how to wait for a slow reader, with
- * the same `write` it gives `FileDataJson.writeTo`. A reply of one short page is one piece, `last`.
+ * the same `write` it gives `FileDataEncoder.writeTo`. A reply of one short page is one piece, `last`.
  *
  * @since 0.1.0
  * @category encoding
