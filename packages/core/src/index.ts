@@ -140,9 +140,17 @@ export * as ProblemCode from "./shared/ProblemCode.js"
  */
 export * as RateLimiter from "./shared/RateLimiter.js"
 /**
+ * @since 0.2.0
+ */
+export * as RequestDecoding from "./shared/RequestDecoding.js"
+/**
  * @since 0.1.0
  */
 export * as RequestLog from "./shared/RequestLog.js"
+/**
+ * @since 0.2.0
+ */
+export * as RequestSchema from "./shared/RequestSchema.js"
 /**
  * @since 0.1.0
  */

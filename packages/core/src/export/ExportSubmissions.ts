@@ -25,6 +25,8 @@ import {
 import type * as FileRepository from "../shared/FileRepository.js"
 import * as FileRequest from "../shared/FileRequest.js"
 import type * as RateLimiter from "../shared/RateLimiter.js"
+import * as RequestDecoding from "../shared/RequestDecoding.js"
+import * as RequestSchema from "../shared/RequestSchema.js"
 import { GetSubmissionsRequest } from "../sync/GetSubmissions.js"
 import * as ExportEncoder from "./ExportEncoder.js"
 
@@ -62,10 +64,10 @@ const details = {
  * @category schemas
  */
 export const ExportRequest = Schema.Struct({
-  fileId: FileRequest.fileIdField(
+  fileId: RequestSchema.fileIdField(
     "Identifier of the file to export: at most 256 characters (code points), well-formed Unicode without U+0000"
   ),
-  apiKey: FileRequest.apiKeyField,
+  apiKey: RequestSchema.apiKeyField,
   format: Format,
   since: GetSubmissionsRequest.fields.since,
   until: GetSubmissionsRequest.fields.until
@@ -122,7 +124,7 @@ export interface ExportReply {
   ) => Effect.Effect<FileRepository.JoinedPage, StorageUnavailable>
 }
 
-const decodeRequest = FileRequest.decoder(ExportRequest, details)
+const decodeRequest = RequestDecoding.decoder(ExportRequest, details)
 
 /**
  * Reads a parsed body as an {@link ExportRequestQuery}, listing every problem by its JSON Pointer: those of
@@ -132,7 +134,7 @@ const decodeRequest = FileRequest.decoder(ExportRequest, details)
  * @category decoding
  */
 export const parseRequest = (body: unknown): Effect.Effect<ExportRequestQuery, InvalidRequest> =>
-  FileRequest.windowed(decodeRequest(body), body, [], (request) => ({
+  RequestDecoding.windowed(decodeRequest(body), body, [], (request) => ({
     fileId: request.fileId,
     apiKey: request.apiKey,
     format: request.format,
@@ -147,7 +149,7 @@ export const parseRequest = (body: unknown): Effect.Effect<ExportRequestQuery, I
  * @since 0.2.0
  * @category schemas
  */
-export const RequestJson = FileRequest.wire(ExportRequest, parseRequest)
+export const RequestJson = RequestSchema.wire(ExportRequest, parseRequest)
 
 /**
  * The answer for a file as found, with its read point: every read of the reply stops there.

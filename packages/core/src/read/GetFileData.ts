@@ -17,6 +17,8 @@ import * as FileRepository from "../shared/FileRepository.js"
 import * as FileRequest from "../shared/FileRequest.js"
 import { commonShape } from "../shared/internal/commonShape.js"
 import type * as RateLimiter from "../shared/RateLimiter.js"
+import * as RequestDecoding from "../shared/RequestDecoding.js"
+import * as RequestSchema from "../shared/RequestSchema.js"
 import type { FileDataReply } from "./FileDataReply.js"
 
 /**
@@ -26,10 +28,10 @@ import type { FileDataReply } from "./FileDataReply.js"
  * @category schemas
  */
 export const GetFileDataRequest = Schema.Struct({
-  fileId: FileRequest.fileIdField(
+  fileId: RequestSchema.fileIdField(
     "Identifier of the file whose data is requested: at most 256 characters (code points), well-formed Unicode without U+0000"
   ),
-  apiKey: FileRequest.apiKeyField
+  apiKey: RequestSchema.apiKeyField
 }).annotations({
   identifier: "GetFileDataRequest",
   parseOptions: { onExcessProperty: "error", errors: "all" }
@@ -49,7 +51,7 @@ export type GetFileDataRequest = typeof GetFileDataRequest.Type
  */
 export type GetFileDataInput = FileRequest.Input
 
-const decodeRequest = FileRequest.decoder(GetFileDataRequest)
+const decodeRequest = RequestDecoding.decoder(GetFileDataRequest)
 
 /**
  * Reads a parsed body as a {@link GetFileDataRequest}, listing its problems by JSON Pointer (as many as
@@ -64,7 +66,7 @@ export const parseRequest = (body: unknown): Effect.Effect<GetFileDataRequest, I
   const result = decodeRequest(body)
   return result._tag === "Right"
     ? Effect.succeed(result.right)
-    : Effect.fail(FileRequest.invalidPayload(result.left.issues, result.left.unlisted))
+    : Effect.fail(RequestDecoding.invalidPayload(result.left.issues, result.left.unlisted))
 }
 
 /**
@@ -74,7 +76,7 @@ export const parseRequest = (body: unknown): Effect.Effect<GetFileDataRequest, I
  * @since 0.2.0
  * @category schemas
  */
-export const RequestJson = FileRequest.wire(GetFileDataRequest, parseRequest)
+export const RequestJson = RequestSchema.wire(GetFileDataRequest, parseRequest)
 
 /**
  * The ports the operation runs on.

@@ -31,6 +31,8 @@ import type * as FileRepository from "../shared/FileRepository.js"
 import * as FileRequest from "../shared/FileRequest.js"
 import * as Immediate from "../shared/Immediate.js"
 import type * as RateLimiter from "../shared/RateLimiter.js"
+import * as RequestDecoding from "../shared/RequestDecoding.js"
+import * as RequestSchema from "../shared/RequestSchema.js"
 import * as TextRules from "../shared/TextRules.js"
 import * as SubmissionCursor from "./SubmissionCursor.js"
 import * as SubmissionSignals from "./SubmissionSignals.js"
@@ -94,10 +96,10 @@ const instant = (description: string, example: string) =>
  * @category schemas
  */
 export const GetSubmissionsRequest = Schema.Struct({
-  fileId: FileRequest.fileIdField(
+  fileId: RequestSchema.fileIdField(
     "Identifier of the file whose submissions are requested: at most 256 characters (code points), well-formed Unicode without U+0000"
   ),
-  apiKey: FileRequest.apiKeyField,
+  apiKey: RequestSchema.apiKeyField,
   since: Schema.optionalWith(
     instant(
       "Only submissions with createdDate >= since: an ISO 8601 date-time with a zone",
@@ -192,7 +194,7 @@ export interface Ports extends FileRequest.Ports {
   readonly waiting?: WaitingRequests.WaitingRequests | undefined
 }
 
-const decodeRequest = FileRequest.decoder(GetSubmissionsRequest, details)
+const decodeRequest = RequestDecoding.decoder(GetSubmissionsRequest, details)
 
 /**
  * Reads a parsed body as a {@link SubmissionsQuery}, listing every problem by its JSON Pointer: those of
@@ -204,15 +206,15 @@ const decodeRequest = FileRequest.decoder(GetSubmissionsRequest, details)
 export const parseRequest = (body: unknown): Effect.Effect<SubmissionsQuery, InvalidRequest> => {
   const result = decodeRequest(body)
   const found: Array<Issue> = []
-  const fileId = FileRequest.member(body, "fileId")
-  const after = FileRequest.member(body, "after")
+  const fileId = RequestDecoding.member(body, "fileId")
+  const after = RequestDecoding.member(body, "after")
   let position = Option.none<string>()
   // An id against the text rules is refused already; its cursor cannot be told apart.
   if (typeof fileId === "string" && TextRules.isId(fileId) && typeof after === "string" && after !== "") {
     position = SubmissionCursor.decode(FileId.make(fileId), after)
     if (Option.isNone(position)) found.push(new Issue({ pointer: pointer("after"), detail: CURSOR }))
   }
-  return FileRequest.windowed(result, body, found, (request) => ({
+  return RequestDecoding.windowed(result, body, found, (request) => ({
     fileId: request.fileId,
     apiKey: request.apiKey,
     since: request.since,
@@ -231,7 +233,7 @@ export const parseRequest = (body: unknown): Effect.Effect<SubmissionsQuery, Inv
  * @since 0.2.0
  * @category schemas
  */
-export const RequestJson = FileRequest.wire(GetSubmissionsRequest, parseRequest)
+export const RequestJson = RequestSchema.wire(GetSubmissionsRequest, parseRequest)
 
 // Every page is read up to the file's read point; `first`, when given, is the reply's first page, read already.
 const answer = (

@@ -8,7 +8,8 @@ import * as Effect from "effect/Effect"
 import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { Issue, pointer } from "../shared/FileDataError.js"
-import * as FileRequest from "../shared/FileRequest.js"
+import * as RequestDecoding from "../shared/RequestDecoding.js"
+import * as RequestSchema from "../shared/RequestSchema.js"
 import { maxPerFile, type Webhook } from "./Webhook.js"
 import * as WebhookRequest from "./WebhookRequest.js"
 import type * as WebhookSecrets from "./WebhookSecrets.js"
@@ -29,8 +30,8 @@ export const maxUrlLength = 2048
  * @category schemas
  */
 export const CreateWebhookRequest = Schema.Struct({
-  apiKey: FileRequest.apiKeyField,
-  fileId: FileRequest.fileIdField("The file whose new submissions the webhook receives"),
+  apiKey: RequestSchema.apiKeyField,
+  fileId: RequestSchema.fileIdField("The file whose new submissions the webhook receives"),
   url: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(maxUrlLength)).annotations({
     title: "URL",
     description: `The receiver: https:// (http:// only where private networks are allowed), no user or password, at most ${maxUrlLength} characters`
@@ -63,7 +64,7 @@ const parse = WebhookRequest.parser(CreateWebhookRequest, {
   url: `must be an https URL of at most ${maxUrlLength} characters`
 })
 
-const refused = (detail: string) => FileRequest.invalidPayload([new Issue({ pointer: pointer("url"), detail })])
+const refused = (detail: string) => RequestDecoding.invalidPayload([new Issue({ pointer: pointer("url"), detail })])
 
 /**
  * Runs the operation for one request.
@@ -88,7 +89,7 @@ export const runWith: WebhookRequest.Operation<Created, WebhookRequest.ManageErr
       "WebhookLimitReached",
       () =>
         Effect.fail(
-          FileRequest.invalidPayload([
+          RequestDecoding.invalidPayload([
             new Issue({ pointer: pointer("fileId"), detail: `has ${maxPerFile} webhooks already` })
           ])
         )

@@ -6,7 +6,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as FileRequest from "../shared/FileRequest.js"
+import * as RequestSchema from "../shared/RequestSchema.js"
 import type { Webhook } from "./Webhook.js"
 import * as WebhookRequest from "./WebhookRequest.js"
 
@@ -17,8 +17,8 @@ import * as WebhookRequest from "./WebhookRequest.js"
  * @category schemas
  */
 export const ListWebhooksRequest = Schema.Struct({
-  apiKey: FileRequest.apiKeyField,
-  fileId: Schema.optionalWith(FileRequest.fileIdField("Only this file's webhooks"), { exact: true })
+  apiKey: RequestSchema.apiKeyField,
+  fileId: Schema.optionalWith(RequestSchema.fileIdField("Only this file's webhooks"), { exact: true })
 }).annotations({ identifier: "ListWebhooksRequest" })
 
 const parse = WebhookRequest.parser(ListWebhooksRequest)

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import * as FileRequest from "../shared/FileRequest.js"
+import * as RequestSchema from "../shared/RequestSchema.js"
 import * as TextRules from "../shared/TextRules.js"
 import { type Delivery, rotationOverlapMillis, type Webhook, WebhookEventNotFound, WebhookNotFound } from "./Webhook.js"
 import * as WebhookRequest from "./WebhookRequest.js"
@@ -25,7 +25,7 @@ import type * as WebhookSecrets from "./WebhookSecrets.js"
 export const deliveriesLimit = { max: 1000, default: 100 } as const
 
 const target = {
-  apiKey: FileRequest.apiKeyField,
+  apiKey: RequestSchema.apiKeyField,
   id: TextRules.Id.annotations({ title: "Webhook id", description: "The id create answered with" })
 }
 

@@ -20,6 +20,7 @@ import {
 } from "../shared/FileDataError.js"
 import type * as FileRepository from "../shared/FileRepository.js"
 import * as FileRequest from "../shared/FileRequest.js"
+import * as RequestDecoding from "../shared/RequestDecoding.js"
 import * as RequestLog from "../shared/RequestLog.js"
 import { type Webhook, WebhookNotFound } from "./Webhook.js"
 import type * as WebhookStore from "./WebhookStore.js"
@@ -63,12 +64,12 @@ export const parser = <A, I>(
   schema: Schema.Schema<A, I>,
   details: Readonly<Record<string, string>> = {}
 ): ((body: unknown) => Effect.Effect<A, InvalidRequest>) => {
-  const decode = FileRequest.decoder(schema, details)
+  const decode = RequestDecoding.decoder(schema, details)
   return (body) => {
     const result = decode(body)
     return result._tag === "Right"
       ? Effect.succeed(result.right)
-      : Effect.fail(FileRequest.invalidPayload(result.left.issues, result.left.unlisted))
+      : Effect.fail(RequestDecoding.invalidPayload(result.left.issues, result.left.unlisted))
   }
 }
 

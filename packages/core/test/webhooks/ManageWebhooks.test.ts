@@ -5,7 +5,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
 import { AccessDenied, FileNotFound, type InvalidRequest } from "../../src/shared/FileDataError.js"
-import * as FileRequest from "../../src/shared/FileRequest.js"
+import * as RequestSchema from "../../src/shared/RequestSchema.js"
 import * as CreateWebhook from "../../src/webhooks/CreateWebhook.js"
 import * as ListWebhooks from "../../src/webhooks/ListWebhooks.js"
 import * as ManageWebhook from "../../src/webhooks/ManageWebhook.js"
@@ -55,7 +55,7 @@ describe("webhook management", () => {
   it.effect("admits a request when the effect runs, not when it is built, and at each run", () =>
     Effect.gen(function* () {
       const { ports, limiter } = setUp()
-      const parse = WebhookRequest.parser(Schema.Struct({ apiKey: FileRequest.apiKeyField }))
+      const parse = WebhookRequest.parser(Schema.Struct({ apiKey: RequestSchema.apiKeyField }))
       const admitted = WebhookRequest.admit(ports, body({ apiKey: "alice-key" }), parse)
       expect(limiter.count("apiKey alice-key")).toBe(0)
       yield* admitted
