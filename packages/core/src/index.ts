@@ -105,6 +105,10 @@ export * as Append from "./operator/Append.js"
  */
 export * as Fixture from "./operator/Fixture.js"
 /**
+ * @since 0.2.0
+ */
+export * as ImportRules from "./operator/ImportRules.js"
+/**
  * @since 0.1.0
  */
 export * as OperatorStore from "./operator/OperatorStore.js"

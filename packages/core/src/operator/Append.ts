@@ -19,10 +19,9 @@ import {
   type FixtureSubmission,
   fileEntries,
   jsonPath,
-  type StagedSubmissions,
-  sourceEntries,
-  stageStream
+  sourceEntries
 } from "./Fixture.js"
+import { type StagedSubmissions, stageStream } from "./ImportRules.js"
 
 /**
  * A file entry of an append without its submissions: which file, and the `VisitCounter` that replaces the
@@ -129,7 +128,7 @@ export interface Staged extends AppendOutline, StagedSubmissions {}
 
 /**
  * Runs an append's entries, as an adapter's `appendSubmissions` does, the way an import runs its own
- * (`Fixture.stageStream`): file entries are kept with their positions, each batch of submissions goes to
+ * (`ImportRules.stageStream`): file entries are kept with their positions, each batch of submissions goes to
  * `stage` as it arrives, so only one batch is ever held.
  *
  * @since 0.1.0
@@ -166,7 +165,7 @@ export const lookups = (outline: AppendOutline): Array<string> => [...new Set(ou
  * each file among {@link lookups} that exists: an id no file has, a file named twice, a counter the append
  * would take past the largest safe integer, submissions of no file entry (unless the source refused: it
  * named the entries it could not decode). Every adapter refuses the same way, together with the source's
- * own refusal (`Fixture.refusal`).
+ * own refusal (`ImportRules.refusal`).
  *
  * @since 0.1.0
  * @category conflicts

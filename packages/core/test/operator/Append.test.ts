@@ -4,6 +4,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as Append from "../../src/operator/Append.js"
 import * as Fixture from "../../src/operator/Fixture.js"
+import * as ImportRules from "../../src/operator/ImportRules.js"
 import type { FileId } from "../../src/shared/FileData.js"
 
 const submission = (day: number): Fixture.FixtureSubmission => ({
@@ -140,7 +141,7 @@ describe("Append.problems", () => {
     }
     const conflicts = Append.problems(staged, new Map([["a", 1]]))
     expect(lines(conflicts)).toEqual(["$.files[2].id: no file has this id", "$.files[3].id: file id appears twice"])
-    expect(Option.map(Fixture.refusal(staged.refused, conflicts), (error) => lines(error.issues))).toEqual(
+    expect(Option.map(ImportRules.refusal(staged.refused, conflicts), (error) => lines(error.issues))).toEqual(
       Option.some([
         "$.files[1].id: is required",
         "$.files[2].id: no file has this id",
