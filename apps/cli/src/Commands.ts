@@ -19,13 +19,13 @@ import * as Path from "@effect/platform/Path"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import {
   type Append,
+  ExportEncoder,
   ExportSubmissions,
   FileData,
   type FileDataError,
   FileRepository,
   type Fixture,
   OperatorStore,
-  SubmissionsExport,
   TextRules,
   type Webhook,
   WebhookStore
@@ -270,7 +270,7 @@ const exportCommand = Command.make(
         until: u
       })
       yield* Progress.trackWritten((meter) =>
-        SubmissionsExport.writeTo(reply, (piece) =>
+        ExportEncoder.writeTo(reply, (piece) =>
           Effect.zipRight(output.write(piece), meter.written(Buffer.byteLength(piece)))
         )
       )

@@ -7,7 +7,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
 import type { FileDataError } from "@filedata/core"
-import { FileData, FileRepository, SubmissionEntry, type SubmissionSignals, SubmissionsExport } from "@filedata/core"
+import { ExportEncoder, FileData, FileRepository, SubmissionEntry, type SubmissionSignals } from "@filedata/core"
 import { KeyHash, StorageFailure, SubmissionPosition } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -306,7 +306,7 @@ export const makeWith = (options: {
             const row = found[i] as ExportRow
             if (row.line !== null) lines[i] = row.line
             else {
-              render ??= SubmissionsExport.lineOf(rows)
+              render ??= ExportEncoder.lineOf(rows)
               const rendered = render(
                 SubmissionEntry.fromColumns(row.entry, Number(row.created_date), row.content as string)
               )
@@ -318,7 +318,7 @@ export const makeWith = (options: {
             last === undefined
               ? (range.after ?? SubmissionPosition.format(lower))
               : SubmissionPosition.format({ createdDate: Number(last.created_date), seq: last.seq })
-          const joined = SubmissionsExport.joinLines(lines, end)
+          const joined = ExportEncoder.joinLines(lines, end)
           return found.length > limit ? { joined, count, next, hasMore: true } : { joined, count, next, hasMore: false }
         })
       },

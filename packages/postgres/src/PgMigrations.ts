@@ -171,7 +171,7 @@ const submissionNotify = afterSubmissionsInsert({
   statement: `PERFORM pg_notify('${submissionsChannel}', 'appended')`
 })
 
-// Each submission's CSV row as an export writes it (`SubmissionsExport.StoredCsvRow`), rendered once here and at
+// Each submission's CSV row as an export writes it (`ExportEncoder.StoredCsvRow`), rendered once here and at
 // import and append by the core's own function, so an export reads it as the reply reads entries
 // (docs/performance.md#export-rows-rendered-at-import). Expand only: rows an instance of the previous release
 // writes meanwhile have none, nor does a row whose names its file does not list; reads render those themselves.

@@ -10,7 +10,7 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
-import { FileData, SubmissionsExport } from "@filedata/core"
+import { ExportEncoder, FileData } from "@filedata/core"
 import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import type * as SqlMigrations from "./SqlMigrations.js"
@@ -23,7 +23,7 @@ const BACKFILL_BATCH = 5000
 /**
  * The names an import or an append brings, by the position of their file in the document's `$.files`, each
  * file's in order of first appearance with its position among them; and each submission's CSV row
- * (`SubmissionsExport.StoredCsvRow`) under those positions, which are the file's own unless it already had names
+ * (`ExportEncoder.StoredCsvRow`) under those positions, which are the file's own unless it already had names
  * ({@link plan}).
  *
  * @since 0.2.0
@@ -31,7 +31,7 @@ const BACKFILL_BATCH = 5000
  */
 export interface Collector {
   /** Adds the names of one submission's content (JSON text of an object), in their order; its CSV row. */
-  readonly add: (file: number, createdDate: string, contentJson: string) => SubmissionsExport.StoredCsvRow
+  readonly add: (file: number, createdDate: string, contentJson: string) => ExportEncoder.StoredCsvRow
   readonly byFile: ReadonlyMap<number, ReadonlyMap<string, number>>
 }
 
@@ -54,7 +54,7 @@ export const collector = (): Collector => {
       // A `for in` over the parsed object: its own keys in the stored text's order, `__proto__` included.
       const content = JSON.parse(contentJson) as Record<string, string>
       for (const name in content) if (!names.has(name)) names.set(name, names.size)
-      return SubmissionsExport.storedCsvRow(createdDate, content, names) as SubmissionsExport.StoredCsvRow
+      return ExportEncoder.storedCsvRow(createdDate, content, names) as ExportEncoder.StoredCsvRow
     }
   }
 }
@@ -227,7 +227,7 @@ export const migration = (
   )
 
 /**
- * Renders the CSV row (`SubmissionsExport.StoredCsvRow`) of every stored submission under its file's names, in
+ * Renders the CSV row (`ExportEncoder.StoredCsvRow`) of every stored submission under its file's names, in
  * steps of a few thousand in seq order, each step written by `update` as `[seq, text, width]`: for the migration
  * that adds the rows. A submission with a name its file does not list (written by an older release meanwhile,
  * docs/operations.md#migrations-in-a-rolling-deploy), or with U+0000 (stored before the text rules), keeps none,
@@ -271,7 +271,7 @@ export const backfillCsvRows = (
       if (end === undefined) return
       const rendered: Array<readonly [number | string, string, number]> = []
       for (const row of rows) {
-        const csv = SubmissionsExport.storedCsvRow(
+        const csv = ExportEncoder.storedCsvRow(
           FileData.timestampFromEpochMillis(Number(row.created_date)),
           JSON.parse(row.content) as Record<string, string>,
           positions.get(row.file_id) ?? none

@@ -9,12 +9,13 @@ import type * as Statement from "@effect/sql/Statement"
 import {
   ApiKeyPrefix,
   Append,
+  ExportEncoder,
   FileData,
   type FileDataError,
-  Fixture,
+  type Fixture,
+  ImportRules,
   OperatorStore,
-  SubmissionEntry,
-  SubmissionsExport
+  SubmissionEntry
 } from "@filedata/core"
 import * as Arr from "effect/Array"
 import * as Clock from "effect/Clock"
@@ -108,15 +109,15 @@ export const make = (
         { discard: true }
       )
 
-    const problems = (fixture: Fixture.FixtureOutline): Effect.Effect<Array<Fixture.FixtureIssue>, SqlError> =>
+    const problems = (fixture: ImportRules.FixtureOutline): Effect.Effect<Array<Fixture.FixtureIssue>, SqlError> =>
       Effect.gen(function* () {
-        const { fileIds, userIds } = Fixture.lookups(fixture)
+        const { fileIds, userIds } = ImportRules.lookups(fixture)
         const hashes = yield* existing(
           "api_keys",
           "key_hash",
           fixture.users.flatMap((user) => user.apiKeys.map(hashKeyText))
         )
-        return Fixture.conflicts(fixture, {
+        return ImportRules.conflicts(fixture, {
           users: yield* existing("users", "id", userIds),
           files: yield* existing("files", "id", fileIds),
           keyInUse: (key) => hashes.has(hashKeyText(key))
@@ -145,7 +146,7 @@ export const make = (
         )
 
     const write = (
-      fixture: Fixture.FixtureOutline,
+      fixture: ImportRules.FixtureOutline,
       names: ContentNames.Collector,
       now: number
     ): Effect.Effect<number, SqlError> =>
@@ -191,11 +192,11 @@ export const make = (
           yield* staging.restage(
             index,
             (createdDate, content) =>
-              SubmissionsExport.storedCsvRow(
+              ExportEncoder.storedCsvRow(
                 FileData.timestampFromEpochMillis(createdDate),
                 JSON.parse(content) as Record<string, string>,
                 positions
-              ) as SubmissionsExport.StoredCsvRow
+              ) as ExportEncoder.StoredCsvRow
           )
         }
         yield* staging.copy
@@ -255,7 +256,7 @@ export const make = (
     // read, checked once the stream has ended (under the lock, so no other writer changes what was checked
     // before the write), then written; any refusal or failure rolls all of it back. Checked also when the
     // source refused entries, so that its problems and the conflicts with storage are named at once.
-    const staged = <O extends Fixture.StagedSubmissions, A, E, R>(
+    const staged = <O extends ImportRules.StagedSubmissions, A, E, R>(
       stageAll: Effect.Effect<O, E | SqlError, R>,
       check: (outline: O) => Effect.Effect<ReadonlyArray<Fixture.FixtureIssue>, SqlError>,
       writeAll: (outline: O) => Effect.Effect<A, SqlError>
@@ -265,7 +266,7 @@ export const make = (
           yield* writeLock
           yield* staging.open
           const outline = yield* stageAll
-          const refusal = Fixture.refusal(outline.refused, yield* check(outline))
+          const refusal = ImportRules.refusal(outline.refused, yield* check(outline))
           if (Option.isSome(refusal)) return yield* refusal.value
           const result = yield* writeAll(outline)
           if (staging.settle !== undefined) yield* staging.settle(outline.submissions)
@@ -282,7 +283,7 @@ export const make = (
       importFixture: (source) =>
         Effect.suspend(() => {
           const names = ContentNames.collector()
-          return staged(Fixture.stageEntries(source, stage(names)), problems, (fixture) =>
+          return staged(ImportRules.stageEntries(source, stage(names)), problems, (fixture) =>
             Effect.map(
               Effect.flatMap(Clock.currentTimeMillis, (now) => write(fixture, names, now)),
               (apiKeys) => ({

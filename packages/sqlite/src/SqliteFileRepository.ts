@@ -10,11 +10,11 @@
  * @since 0.1.0
  */
 import {
+  ExportEncoder,
   type FileData,
   type FileDataError,
   FileRepository,
-  type SubmissionSignals,
-  SubmissionsExport
+  type SubmissionSignals
 } from "@filedata/core"
 import { KeyHash } from "@filedata/sql"
 import * as Effect from "effect/Effect"
@@ -151,7 +151,7 @@ export const make = (options: {
           ) {
             const entries = pageParts(statements, bounds, limit)
             const end = ending(statements, span, range, entries.length, limit)
-            return SubmissionsExport.renderPage(rows, { entries, ...end })
+            return ExportEncoder.renderPage(rows, { entries, ...end })
           }
           const [stored, count, lastDate] = (
             csv

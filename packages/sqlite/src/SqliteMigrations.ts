@@ -129,7 +129,7 @@ const contentNames = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   ContentNames.migration(sql, columnTypes, (value) => sql`${Number(value)}`)
 )
 
-// Each submission's CSV row as an export writes it (`SubmissionsExport.StoredCsvRow`), rendered once here and at
+// Each submission's CSV row as an export writes it (`ExportEncoder.StoredCsvRow`), rendered once here and at
 // import and append, so an export reads rows joined inside SQLite as a reply does
 // (docs/performance.md#export-rows-rendered-at-import). Expand only: instances of the previous release write
 // rows without one meanwhile, and a row whose names its file does not list gets none here; reads render those

@@ -5,7 +5,7 @@ import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { describe, expect, it } from "@effect/vitest"
-import { ExportSubmissions, FileRepository, OperatorStore, SubmissionEntry, SubmissionsExport } from "@filedata/core"
+import { ExportEncoder, ExportSubmissions, FileRepository, OperatorStore, SubmissionEntry } from "@filedata/core"
 import { SqliteMigrations, SqliteStorage } from "@filedata/sqlite"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -252,15 +252,15 @@ describe("SqliteMigrations", () => {
             since: undefined,
             until: undefined
           })
-          const body = Chunk.join(yield* Stream.runCollect(SubmissionsExport.encode(reply)), "")
+          const body = Chunk.join(yield* Stream.runCollect(ExportEncoder.encode(reply)), "")
           const rendered = yield* Stream.runCollect(FileRepository.submissions(files, fileId("f1"))).pipe(
             Effect.map((rows) =>
               Chunk.toReadonlyArray(rows)
-                .map((row) => SubmissionsExport.csvRows(names)(SubmissionEntry.fromStored(row)))
+                .map((row) => ExportEncoder.csvRows(names)(SubmissionEntry.fromStored(row)))
                 .join("")
             )
           )
-          return { body, expected: SubmissionsExport.csvHeader(names) + rendered }
+          return { body, expected: ExportEncoder.csvHeader(names) + rendered }
         })
       ).pipe(Effect.provide(SqliteStorage.layer({ filename, pageSize: 700 })))
       const migrated = yield* exportOf
