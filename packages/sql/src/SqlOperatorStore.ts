@@ -123,9 +123,8 @@ export const make = (
         })
       })
 
-    // Each submission is staged also rendered as the reply and the CSV export write it, so no read formats it;
-    // content is still written for older instances, which read only it during a rolling deploy
-    // (docs/operations.md). The content names they bring are collected on the way, with each CSV row.
+    // Each submission is staged with its content as imported and rendered as the reply and the CSV export write
+    // it, so no read formats it. The content names they bring are collected on the way, with each CSV row.
     const stage =
       (names: ContentNames.Collector) =>
       (submissions: ReadonlyArray<Fixture.FileSubmission>): Effect.Effect<void, SqlError> =>
