@@ -7,79 +7,17 @@
 import { randomBytes } from "node:crypto"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { FileData, type FileDataError, Webhook, type WebhookStore } from "@filedata/core"
 import * as Arr from "effect/Array"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Rows from "./internal/rows.js"
 import { hashKey } from "./KeyHash.js"
 import type * as SqlDialect from "./SqlDialect.js"
 import { unavailable } from "./StorageFailure.js"
-
-// Instants arrive as numbers, or as int8 text from PostgreSQL.
-type Millis = number | string
-
-interface WebhookRow {
-  readonly id: string
-  readonly file_id: string
-  readonly user_id: string
-  readonly url: string
-  readonly enabled: boolean | number
-  readonly created_at: Millis
-  readonly disabled_reason: string | null
-}
-
-interface DeliveryRow {
-  readonly event_id: string
-  readonly attempt: number
-  readonly at: Millis
-  readonly status: number | null
-  readonly outcome: string
-  readonly error: string | null
-  readonly duration_ms: number
-  readonly next_attempt_at: Millis | null
-}
-
-interface ClaimedRow {
-  readonly seq: number | string
-  readonly id: string
-  readonly webhook_id: string
-  readonly body: string
-  readonly attempts: number
-  readonly step: number
-}
-
-interface DetailsRow {
-  readonly id: string
-  readonly url: string
-  readonly secret: string
-  readonly previous_secret: string | null
-  readonly previous_secret_until: Millis | null
-  readonly failing_since: Millis | null
-}
-
-const toWebhook = (row: WebhookRow): Webhook.Webhook => ({
-  id: row.id,
-  fileId: FileData.FileId.make(row.file_id),
-  ownerId: FileData.UserId.make(row.user_id),
-  url: row.url,
-  enabled: row.enabled === true || row.enabled === 1,
-  createdAt: FileData.timestampFromEpochMillis(Number(row.created_at)),
-  disabledReason: Option.fromNullable(row.disabled_reason as Webhook.DisabledReason | null)
-})
-
-const toDelivery = (row: DeliveryRow): Webhook.Delivery => ({
-  eventId: row.event_id,
-  attempt: Number(row.attempt),
-  at: FileData.timestampFromEpochMillis(Number(row.at)),
-  status: Option.fromNullable(row.status).pipe(Option.map(Number)),
-  outcome: row.outcome as Webhook.DeliveryOutcome,
-  error: Option.fromNullable(row.error),
-  durationMillis: Number(row.duration_ms),
-  nextAttemptAt: Option.map(Option.fromNullable(row.next_attempt_at), (millis) =>
-    FileData.timestampFromEpochMillis(Number(millis))
-  )
-})
 
 const webhookId = (): string => `wh_${randomBytes(12).toString("base64url")}`
 
@@ -99,19 +37,20 @@ export const make = (
     const { instant, epochMillis, boolean, writeLock, skipLocked, claimLock } = dialect(sql)
     const aroundWrite = options?.aroundWrite ?? (<A, E, R>(write: Effect.Effect<A, E, R>) => write)
 
+    // Every SQL failure as the port's; a row that does not decode is a defect (`Rows.orDieOnRow`).
     const mapped = <A, E, R>(
-      effect: Effect.Effect<A, E | SqlError, R>
-    ): Effect.Effect<A, Exclude<E, SqlError> | FileDataError.StorageUnavailable, R> =>
-      effect.pipe(
+      effect: Effect.Effect<A, E, R>
+    ): Effect.Effect<A, Exclude<E, SqlError | Rows.RowFailure> | FileDataError.StorageUnavailable, R> =>
+      Rows.orDieOnRow(effect).pipe(
         Effect.catchIf(
-          (error): error is SqlError => error instanceof SqlError,
+          (error: unknown) => error instanceof SqlError,
           (error) => Effect.fail(unavailable(error))
         ),
         Effect.catchSomeDefect((defect) =>
           defect instanceof SqlError ? Option.some(Effect.fail(unavailable(defect))) : Option.none()
         )
-      )
-    const transaction = <A, E, R>(effect: Effect.Effect<A, E | SqlError, R>) =>
+      ) as Effect.Effect<A, Exclude<E, SqlError | Rows.RowFailure> | FileDataError.StorageUnavailable, R>
+    const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       aroundWrite(mapped(sql.withTransaction(Effect.zipRight(writeLock, effect))))
 
     const webhookColumns = sql`w.id AS id, w.file_id AS file_id, f.user_id AS user_id, w.url AS url,
@@ -119,8 +58,87 @@ export const make = (
     const selectWebhooks = sql`SELECT ${webhookColumns} FROM webhooks AS w JOIN files AS f ON f.id = w.file_id`
     const order = sql`ORDER BY w.created_at, w.id`
 
-    const findRow = (id: string) =>
-      Effect.map(sql<WebhookRow>`${selectWebhooks} WHERE w.id = ${id}`, (rows) => Option.map(Arr.head(rows), toWebhook))
+    const findRow = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Rows.WebhookRow,
+      execute: (id) => sql`${selectWebhooks} WHERE w.id = ${id}`
+    })
+    const listRows = SqlSchema.findAll({
+      Request: Schema.Struct({
+        ownerId: Schema.OptionFromSelf(Schema.String),
+        fileId: Schema.OptionFromSelf(Schema.String)
+      }),
+      Result: Rows.WebhookRow,
+      execute: ({ ownerId, fileId }) => {
+        const conditions = [
+          ...Option.toArray(Option.map(ownerId, (id) => sql`f.user_id = ${id}`)),
+          ...Option.toArray(Option.map(fileId, (id) => sql`w.file_id = ${id}`))
+        ]
+        return sql`${selectWebhooks} ${conditions.length === 0 ? sql.literal("") : sql`WHERE ${sql.and(conditions)}`} ${order}`
+      }
+    })
+    const deliveryRows = SqlSchema.findAll({
+      Request: Schema.Struct({ id: Schema.String, limit: Schema.Number }),
+      Result: Rows.DeliveryRow,
+      execute: ({ id, limit }) =>
+        sql`SELECT event_id, attempt, ${epochMillis("at")} AS at, status, outcome, error, duration_ms,
+            ${epochMillis("next_attempt_at")} AS next_attempt_at
+          FROM webhook_attempts WHERE webhook_id = ${id} ORDER BY seq DESC LIMIT ${limit}`
+    })
+    const ownerRow = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Schema.Struct({ user_id: Schema.typeSchema(FileData.UserId) }),
+      execute: (keyHash) => sql`SELECT user_id FROM api_keys WHERE key_hash = ${keyHash} AND revoked_at IS NULL`
+    })
+    // A count is one row, of a number or int8 text.
+    const webhookCount = SqlSchema.single({
+      Request: Schema.String,
+      Result: Schema.Struct({ n: Rows.Int }),
+      execute: (fileId) => sql`SELECT COUNT(*) AS n FROM webhooks WHERE file_id = ${fileId}`
+    })
+    const pendingCount = SqlSchema.single({
+      Request: Schema.Void,
+      Result: Schema.Struct({ n: Rows.Int }),
+      execute: () => sql`SELECT COUNT(*) AS n FROM webhook_events WHERE state = 'pending'`
+    })
+    const oldestPending = SqlSchema.findOne({
+      Request: Schema.Void,
+      Result: Schema.Struct({ oldest: Rows.Int }),
+      execute: () => sql`SELECT ${epochMillis("created_at")} AS oldest FROM webhook_events
+        WHERE state = 'pending' ORDER BY created_at LIMIT 1`
+    })
+    // Leases the first pending events of webhooks with none leased: one statement (see `claim`).
+    const leaseEvents = SqlSchema.findAll({
+      Request: Schema.Struct({
+        now: Schema.Number,
+        leaseMillis: Schema.Number,
+        limit: Schema.Number,
+        token: Schema.String
+      }),
+      Result: Rows.ClaimedRow,
+      execute: ({ now, leaseMillis, limit, token }) => sql`UPDATE webhook_events
+        SET lease_until = ${instant(now + leaseMillis)}, lease_token = ${token}, attempts = attempts + 1
+        WHERE seq IN (
+          SELECT e.seq FROM webhook_events AS e JOIN webhooks AS w ON w.id = e.webhook_id
+          WHERE e.state = 'pending' AND w.enabled = ${boolean(true)}
+            AND e.next_attempt_at <= ${instant(now)}
+            AND (e.lease_until IS NULL OR e.lease_until <= ${instant(now)})
+            AND NOT EXISTS (SELECT 1 FROM webhook_events AS p
+              WHERE p.webhook_id = e.webhook_id AND p.state = 'pending' AND p.seq < e.seq)
+          ORDER BY e.next_attempt_at, e.seq
+          LIMIT ${limit}
+          ${skipLocked}
+        )
+        RETURNING seq, id, webhook_id, body, attempts, step`
+    })
+    const claimDetails = SqlSchema.findAll({
+      Request: Schema.Array(Schema.String),
+      Result: Rows.ClaimDetailsRow,
+      execute: (ids) => sql`SELECT id, url, secret, previous_secret,
+          ${epochMillis("previous_secret_until")} AS previous_secret_until,
+          ${epochMillis("failing_since")} AS failing_since
+        FROM webhooks WHERE ${sql.in("id", ids)}`
+    })
 
     // Pending events of a disabled webhook are given up: enabling it again sends only events created after.
     const giveUp = (id: string) =>
@@ -158,18 +176,16 @@ export const make = (
       ownerOfKey: (apiKey) =>
         mapped(
           Effect.map(
-            sql<{ readonly user_id: string }>`SELECT user_id FROM api_keys
-              WHERE key_hash = ${hashKey(apiKey)} AND revoked_at IS NULL`,
-            (rows) => Option.map(Arr.head(rows), (row) => FileData.UserId.make(row.user_id))
+            ownerRow(hashKey(apiKey)),
+            Option.map((row) => row.user_id)
           )
         ),
 
       create: (webhook) =>
         transaction(
           Effect.gen(function* () {
-            const [count] = yield* sql<{ readonly n: number | string }>`SELECT COUNT(*) AS n FROM webhooks
-              WHERE file_id = ${webhook.fileId}`
-            if (Number(count?.n ?? 0) >= Webhook.maxPerFile) {
+            const count = yield* webhookCount(webhook.fileId)
+            if (count.n >= Webhook.maxPerFile) {
               return yield* new Webhook.WebhookLimitReached({ limit: Webhook.maxPerFile })
             }
             const id = webhookId()
@@ -186,28 +202,9 @@ export const make = (
           })
         ),
 
-      list: ({ ownerId, fileId }) =>
-        mapped(
-          Effect.map(
-            Option.match(fileId, {
-              onNone: () => sql<WebhookRow>`${selectWebhooks} WHERE f.user_id = ${ownerId} ${order}`,
-              onSome: (id) =>
-                sql<WebhookRow>`${selectWebhooks} WHERE f.user_id = ${ownerId} AND w.file_id = ${id} ${order}`
-            }),
-            (rows) => rows.map(toWebhook)
-          )
-        ),
+      list: ({ ownerId, fileId }) => mapped(listRows({ ownerId: Option.some(ownerId), fileId })),
 
-      listAll: (fileId) =>
-        mapped(
-          Effect.map(
-            Option.match(fileId, {
-              onNone: () => sql<WebhookRow>`${selectWebhooks} ${order}`,
-              onSome: (id) => sql<WebhookRow>`${selectWebhooks} WHERE w.file_id = ${id} ${order}`
-            }),
-            (rows) => rows.map(toWebhook)
-          )
-        ),
+      listAll: (fileId) => mapped(listRows({ ownerId: Option.none(), fileId })),
 
       find: (id) => mapped(findRow(id)),
 
@@ -249,15 +246,7 @@ export const make = (
           )
         ),
 
-      deliveries: (id, limit) =>
-        mapped(
-          Effect.map(
-            sql<DeliveryRow>`SELECT event_id, attempt, ${epochMillis("at")} AS at, status, outcome, error, duration_ms,
-                ${epochMillis("next_attempt_at")} AS next_attempt_at
-              FROM webhook_attempts WHERE webhook_id = ${id} ORDER BY seq DESC LIMIT ${limit}`,
-            (rows) => rows.map(toDelivery)
-          )
-        ),
+      deliveries: (id, limit) => mapped(deliveryRows({ id, limit })),
 
       redeliver: (id, eventId) =>
         transaction(
@@ -282,46 +271,30 @@ export const make = (
                 Effect.gen(function* () {
                   const now = yield* Clock.currentTimeMillis
                   const token = randomBytes(12).toString("base64url")
-                  const claimed = yield* sql<ClaimedRow>`UPDATE webhook_events
-                SET lease_until = ${instant(now + leaseMillis)}, lease_token = ${token}, attempts = attempts + 1
-                WHERE seq IN (
-                  SELECT e.seq FROM webhook_events AS e JOIN webhooks AS w ON w.id = e.webhook_id
-                  WHERE e.state = 'pending' AND w.enabled = ${boolean(true)}
-                    AND e.next_attempt_at <= ${instant(now)}
-                    AND (e.lease_until IS NULL OR e.lease_until <= ${instant(now)})
-                    AND NOT EXISTS (SELECT 1 FROM webhook_events AS p
-                      WHERE p.webhook_id = e.webhook_id AND p.state = 'pending' AND p.seq < e.seq)
-                  ORDER BY e.next_attempt_at, e.seq
-                  LIMIT ${limit}
-                  ${skipLocked}
-                )
-                RETURNING seq, id, webhook_id, body, attempts, step`
+                  const claimed = yield* leaseEvents({ now, leaseMillis, limit, token })
                   if (claimed.length === 0) return []
-                  const details = yield* sql<DetailsRow>`SELECT id, url, secret, previous_secret,
-                  ${epochMillis("previous_secret_until")} AS previous_secret_until,
-                  ${epochMillis("failing_since")} AS failing_since
-                FROM webhooks WHERE ${sql.in("id", Arr.dedupe(claimed.map((row) => row.webhook_id)))}`
+                  const details = yield* claimDetails(Arr.dedupe(claimed.map((row) => row.webhookId)))
                   const byId = new Map(details.map((row) => [row.id, row]))
                   return claimed
                     .map((row): WebhookStore.Claim | undefined => {
-                      const webhook = byId.get(row.webhook_id)
+                      const webhook = byId.get(row.webhookId)
                       if (webhook === undefined) return undefined
-                      const previousUntil = Number(webhook.previous_secret_until)
+                      const { previousSecret, previousSecretUntil } = webhook
                       return {
                         eventId: row.id,
-                        webhookId: row.webhook_id,
+                        webhookId: row.webhookId,
                         url: webhook.url,
                         body: row.body,
                         secrets: {
                           current: webhook.secret,
                           previous:
-                            webhook.previous_secret !== null && previousUntil > now
-                              ? Option.some({ sealed: webhook.previous_secret, until: previousUntil })
+                            previousSecret !== null && previousSecretUntil !== null && previousSecretUntil > now
+                              ? Option.some({ sealed: previousSecret, until: previousSecretUntil })
                               : Option.none()
                         },
-                        attempt: Number(row.attempts),
-                        step: Number(row.step),
-                        failingSince: Option.map(Option.fromNullable(webhook.failing_since), Number),
+                        attempt: row.attempts,
+                        step: row.step,
+                        failingSince: webhook.failingSince,
                         leaseToken: token
                       }
                     })
@@ -338,18 +311,13 @@ export const make = (
           : transaction(Effect.forEach(attempts, ({ claim, result }) => recordOne(claim, result), { discard: true })),
 
       backlog: mapped(
-        Effect.map(
-          Effect.all([
-            sql<{ readonly waiting: number | string }>`SELECT COUNT(*) AS waiting FROM webhook_events
-              WHERE state = 'pending'`,
-            sql<{ readonly oldest: Millis }>`SELECT ${epochMillis("created_at")} AS oldest FROM webhook_events
-              WHERE state = 'pending' ORDER BY created_at LIMIT 1`
-          ]),
-          ([[count], [oldest]]) => ({
-            waiting: Number(count?.waiting ?? 0),
-            oldestCreatedAt: Option.map(Option.fromNullable(oldest), (row) => Number(row.oldest))
-          })
-        )
+        Effect.all({
+          waiting: Effect.map(pendingCount(undefined), (row) => row.n),
+          oldestCreatedAt: Effect.map(
+            oldestPending(undefined),
+            Option.map((row) => row.oldest)
+          )
+        })
       )
     } satisfies WebhookStore.WebhookStore
   })
