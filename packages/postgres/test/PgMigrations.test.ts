@@ -2,6 +2,7 @@ import * as Migrator from "@effect/sql/Migrator"
 import { describe, expect, it } from "@effect/vitest"
 import { FileDataError, FileRepository } from "@filedata/core"
 import { PgStorage } from "@filedata/postgres"
+import { SqlMigrations } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { admin, tempSchema, testDatabaseUrl, urlForSchema } from "./utils.js"
@@ -59,31 +60,15 @@ describe.skipIf(testDatabaseUrl === undefined)("PgMigrations on PostgreSQL (TEST
   it.scoped("a database made by filedata 0.x's migrations is refused with what to do, and left as it was", () =>
     Effect.gen(function* () {
       const schema = yield* tempSchema
-      // As the first statements of 0.x's migrations left it, written out here: the Migrator's table recording
-      // `1_create_tables`, and the tables that migration made, with a submission.
+      // As the first statements of 0.x's migrations left it, written out here one line a table: the Migrator's
+      // table recording `1_create_tables`, and the tables that migration made, with a submission.
       yield* admin((sql) =>
         sql.unsafe(`SET search_path TO "${schema}";
-          CREATE TABLE effect_sql_migrations (
-            migration_id integer PRIMARY KEY,
-            created_at timestamptz NOT NULL DEFAULT now(),
-            name text NOT NULL
-          );
+          CREATE TABLE effect_sql_migrations (migration_id integer PRIMARY KEY,
+            created_at timestamptz NOT NULL DEFAULT now(), name text NOT NULL);
           CREATE TABLE users (id text PRIMARY KEY);
-          CREATE TABLE files (
-            id text PRIMARY KEY,
-            user_id text NOT NULL REFERENCES users (id),
-            name text NOT NULL,
-            creation_date timestamptz NOT NULL,
-            public_availability boolean NOT NULL,
-            submission_counter int8 NOT NULL CHECK (submission_counter >= 0),
-            visit_counter int8 NOT NULL CHECK (visit_counter >= 0)
-          );
-          CREATE TABLE submissions (
-            seq bigserial PRIMARY KEY,
-            file_id text NOT NULL REFERENCES files (id),
-            created_date timestamptz NOT NULL,
-            content text NOT NULL
-          );
+          CREATE TABLE files (id text PRIMARY KEY, user_id text NOT NULL REFERENCES users (id), name text NOT NULL, creation_date timestamptz NOT NULL, public_availability boolean NOT NULL, submission_counter int8 NOT NULL, visit_counter int8 NOT NULL);
+          CREATE TABLE submissions (seq bigserial PRIMARY KEY, file_id text NOT NULL REFERENCES files (id), created_date timestamptz NOT NULL, content text NOT NULL);
           INSERT INTO users (id) VALUES ('u1');
           INSERT INTO files VALUES ('f1', 'u1', 'F', now(), true, 1, 0);
           INSERT INTO submissions (file_id, created_date, content) VALUES ('f1', now(), '{"a":"1"}');
@@ -96,11 +81,8 @@ describe.skipIf(testDatabaseUrl === undefined)("PgMigrations on PostgreSQL (TEST
       )
       expect(error).toBeInstanceOf(FileDataError.StorageUnavailable)
       expect(error.cause).toBeInstanceOf(Migrator.MigrationError)
-      expect((error.cause as Migrator.MigrationError).message).toBe(
-        "this database was created by filedata 0.x before its initial schema (its migrations table records " +
-          "1_create_tables), and this version does not upgrade it: export the files you need with that version and " +
-          "import them into a new database, or delete the database"
-      )
+      // Written out in the start-up line's test (packages/runtime/test/StartupFailure.test.ts).
+      expect((error.cause as Migrator.MigrationError).message).toBe(SqlMigrations.madeBeforeInitialSchema)
       expect(yield* schemaOf(schema)).toEqual(before)
       expect(yield* admin((sql) => sql`SELECT content FROM ${sql(schema)}.submissions`)).toEqual([
         { content: '{"a":"1"}' }

@@ -39,10 +39,15 @@ export interface ColumnTypes {
   readonly tableOptions: string
 }
 
-// Each adapter's loader starts with `1_initial_schema`. Releases before it (all 0.x, never published) recorded a
-// chain of migrations from `1_create_tables` on, which this version does not upgrade; a database they made is told
-// this at start, and how to carry its data over.
-const madeBefore =
+/**
+ * Why a database made before the initial schema is refused, and what to do with it. Each adapter's loader starts
+ * with `1_initial_schema`; builds before it (all 0.x, never published) recorded a chain of migrations from
+ * `1_create_tables` on, which this version does not upgrade.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const madeBeforeInitialSchema =
   "this database was created by filedata 0.x before its initial schema (its migrations table records " +
   "1_create_tables), and this version does not upgrade it: export the files you need with that version and " +
   "import them into a new database, or delete the database"
@@ -60,7 +65,7 @@ const checkRecorded = (sql: SqlClient.SqlClient, loader: Migrator.Loader) =>
     return yield* new Migrator.MigrationError({
       reason: "bad-state",
       message: unknown.some((row) => Number(row.migration_id) === 1 && row.name === "create_tables")
-        ? madeBefore
+        ? madeBeforeInitialSchema
         : `this database records migrations this version of filedata does not know (${unknown
             .map((row) => `${row.migration_id}_${row.name}`)
             .join(", ")}): it was made by another version; run that version, or delete the database`
