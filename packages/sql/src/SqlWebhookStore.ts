@@ -9,11 +9,11 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { FileData, type FileDataError, Webhook, type WebhookStore } from "@filedata/core"
-import * as Arr from "effect/Array"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Deliveries from "./internal/deliveries.js"
 import * as Rows from "./internal/rows.js"
 import { hashKey } from "./KeyHash.js"
 import type * as SqlDialect from "./SqlDialect.js"
@@ -34,7 +34,8 @@ export const make = (
 ): Effect.Effect<WebhookStore.WebhookStore, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const { instant, epochMillis, boolean, writeLock, skipLocked, claimLock } = dialect(sql)
+    const engine = dialect(sql)
+    const { instant, epochMillis, boolean, writeLock, claimLock } = engine
     const aroundWrite = options?.aroundWrite ?? (<A, E, R>(write: Effect.Effect<A, E, R>) => write)
 
     // Every SQL failure as the port's; a row that does not decode is a defect (`Rows.orDieOnRow`).
@@ -52,6 +53,8 @@ export const make = (
       ) as Effect.Effect<A, Exclude<E, SqlError | Rows.RowFailure> | FileDataError.StorageUnavailable, R>
     const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       aroundWrite(mapped(sql.withTransaction(Effect.zipRight(writeLock, effect))))
+
+    const deliveries = Deliveries.make(sql, engine)
 
     const webhookColumns = sql`w.id AS id, w.file_id AS file_id, f.user_id AS user_id, w.url AS url,
       w.enabled AS enabled, ${epochMillis("w.created_at")} AS created_at, w.disabled_reason AS disabled_reason`
@@ -96,82 +99,6 @@ export const make = (
       Result: Schema.Struct({ n: Rows.Int }),
       execute: (fileId) => sql`SELECT COUNT(*) AS n FROM webhooks WHERE file_id = ${fileId}`
     })
-    const pendingCount = SqlSchema.single({
-      Request: Schema.Void,
-      Result: Schema.Struct({ n: Rows.Int }),
-      execute: () => sql`SELECT COUNT(*) AS n FROM webhook_events WHERE state = 'pending'`
-    })
-    const oldestPending = SqlSchema.findOne({
-      Request: Schema.Void,
-      Result: Schema.Struct({ oldest: Rows.Int }),
-      execute: () => sql`SELECT ${epochMillis("created_at")} AS oldest FROM webhook_events
-        WHERE state = 'pending' ORDER BY created_at LIMIT 1`
-    })
-    // Leases the first pending events of webhooks with none leased: one statement (see `claim`).
-    const leaseEvents = SqlSchema.findAll({
-      Request: Schema.Struct({
-        now: Schema.Number,
-        leaseMillis: Schema.Number,
-        limit: Schema.Number,
-        token: Schema.String
-      }),
-      Result: Rows.ClaimedRow,
-      execute: ({ now, leaseMillis, limit, token }) => sql`UPDATE webhook_events
-        SET lease_until = ${instant(now + leaseMillis)}, lease_token = ${token}, attempts = attempts + 1
-        WHERE seq IN (
-          SELECT e.seq FROM webhook_events AS e JOIN webhooks AS w ON w.id = e.webhook_id
-          WHERE e.state = 'pending' AND w.enabled = ${boolean(true)}
-            AND e.next_attempt_at <= ${instant(now)}
-            AND (e.lease_until IS NULL OR e.lease_until <= ${instant(now)})
-            AND NOT EXISTS (SELECT 1 FROM webhook_events AS p
-              WHERE p.webhook_id = e.webhook_id AND p.state = 'pending' AND p.seq < e.seq)
-          ORDER BY e.next_attempt_at, e.seq
-          LIMIT ${limit}
-          ${skipLocked}
-        )
-        RETURNING seq, id, webhook_id, body, attempts, step`
-    })
-    const claimDetails = SqlSchema.findAll({
-      Request: Schema.Array(Schema.String),
-      Result: Rows.ClaimDetailsRow,
-      execute: (ids) => sql`SELECT id, url, secret, previous_secret,
-          ${epochMillis("previous_secret_until")} AS previous_secret_until,
-          ${epochMillis("failing_since")} AS failing_since
-        FROM webhooks WHERE ${sql.in("id", ids)}`
-    })
-
-    // Pending events of a disabled webhook are given up: enabling it again sends only events created after.
-    const giveUp = (id: string) =>
-      sql`UPDATE webhook_events SET state = 'failed', next_attempt_at = NULL
-        WHERE webhook_id = ${id} AND state = 'pending'`
-
-    // Moves one claimed event on and logs its attempt; inside `record`'s transaction.
-    const recordOne = (claim: WebhookStore.Claim, result: WebhookStore.AttemptResult) =>
-      Effect.gen(function* () {
-        const next = Option.getOrNull(result.nextAttemptAt)
-        const state = result.outcome === "retrying" ? "pending" : result.outcome
-        const moved = yield* sql<{ readonly id: string }>`UPDATE webhook_events
-        SET state = ${state}, step = ${result.step},
-          next_attempt_at = ${next === null ? null : instant(next)}, lease_until = NULL, lease_token = NULL
-        WHERE id = ${claim.eventId} AND lease_token = ${claim.leaseToken} RETURNING id`
-        // The lease ran out and another deliverer has the event, or the webhook was deleted meanwhile.
-        if (moved.length === 0) return
-        yield* sql`INSERT INTO webhook_attempts (webhook_id, event_id, attempt, at, status, outcome, error,
-          duration_ms, next_attempt_at)
-        VALUES (${claim.webhookId}, ${claim.eventId}, ${claim.attempt}, ${instant(result.at)},
-          ${Option.getOrNull(result.status)}, ${result.outcome}, ${Option.getOrNull(result.error)},
-          ${Math.round(result.durationMillis)}, ${next === null ? null : instant(next)})`
-        yield* result.outcome === "delivered"
-          ? sql`UPDATE webhooks SET failing_since = NULL WHERE id = ${claim.webhookId}`
-          : sql`UPDATE webhooks SET failing_since = COALESCE(failing_since, ${instant(result.at)})
-            WHERE id = ${claim.webhookId}`
-        if (Option.isSome(result.disable)) {
-          yield* sql`UPDATE webhooks SET enabled = ${boolean(false)}, disabled_reason = ${result.disable.value}
-          WHERE id = ${claim.webhookId}`
-          yield* giveUp(claim.webhookId)
-        }
-      })
-
     return {
       ownerOfKey: (apiKey) =>
         mapped(
@@ -231,7 +158,7 @@ export const make = (
         transaction(
           Effect.gen(function* () {
             yield* sql`UPDATE webhooks SET enabled = ${boolean(false)}, disabled_reason = ${reason} WHERE id = ${id}`
-            yield* giveUp(id)
+            yield* Deliveries.giveUp(sql, id)
             return yield* findRow(id)
           })
         ),
@@ -262,62 +189,16 @@ export const make = (
       // One statement leases the events, so two deliverers never get the same one: PostgreSQL passes over rows
       // another claim has locked (SKIP LOCKED) and re-checks the lease on those it waited for; SQLite runs one
       // writer at a time. No transaction stays open after it: the HTTP call happens outside.
-      claim: ({ leaseMillis, limit }) =>
-        aroundWrite(
-          mapped(
-            sql.withTransaction(
-              Effect.zipRight(
-                claimLock,
-                Effect.gen(function* () {
-                  const now = yield* Clock.currentTimeMillis
-                  const token = randomBytes(12).toString("base64url")
-                  const claimed = yield* leaseEvents({ now, leaseMillis, limit, token })
-                  if (claimed.length === 0) return []
-                  const details = yield* claimDetails(Arr.dedupe(claimed.map((row) => row.webhookId)))
-                  const byId = new Map(details.map((row) => [row.id, row]))
-                  return claimed
-                    .map((row): WebhookStore.Claim | undefined => {
-                      const webhook = byId.get(row.webhookId)
-                      if (webhook === undefined) return undefined
-                      const { previousSecret, previousSecretUntil } = webhook
-                      return {
-                        eventId: row.id,
-                        webhookId: row.webhookId,
-                        url: webhook.url,
-                        body: row.body,
-                        secrets: {
-                          current: webhook.secret,
-                          previous:
-                            previousSecret !== null && previousSecretUntil !== null && previousSecretUntil > now
-                              ? Option.some({ sealed: previousSecret, until: previousSecretUntil })
-                              : Option.none()
-                        },
-                        attempt: row.attempts,
-                        step: row.step,
-                        failingSince: webhook.failingSince,
-                        leaseToken: token
-                      }
-                    })
-                    .filter((claim): claim is WebhookStore.Claim => claim !== undefined)
-                })
-              )
-            )
-          )
-        ),
+      claim: (options) =>
+        aroundWrite(mapped(sql.withTransaction(Effect.zipRight(claimLock, deliveries.claim(options))))),
 
       record: (attempts) =>
         attempts.length === 0
           ? Effect.void
-          : transaction(Effect.forEach(attempts, ({ claim, result }) => recordOne(claim, result), { discard: true })),
+          : transaction(
+              Effect.forEach(attempts, ({ claim, result }) => deliveries.record(claim, result), { discard: true })
+            ),
 
-      backlog: mapped(
-        Effect.all({
-          waiting: Effect.map(pendingCount(undefined), (row) => row.n),
-          oldestCreatedAt: Effect.map(
-            oldestPending(undefined),
-            Option.map((row) => row.oldest)
-          )
-        })
-      )
+      backlog: mapped(deliveries.backlog)
     } satisfies WebhookStore.WebhookStore
   })
