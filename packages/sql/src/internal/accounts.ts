@@ -21,7 +21,7 @@ const KEY_ID = /^[1-9]\d{0,15}$/
  *
  * @internal
  */
-export interface Context {
+export interface Store {
   readonly existing: (
     table: "users",
     column: "id",
@@ -40,7 +40,7 @@ export interface Context {
 export const make = (
   sql: SqlClient.SqlClient,
   dialect: SqlDialect.SqlDialect,
-  { existing, transaction }: Context
+  { existing, transaction }: Store
 ): Pick<
   OperatorStore.OperatorStore,
   "createKey" | "revokeKey" | "listKeys" | "findKey" | "createUser" | "listUsers" | "userExists"
