@@ -38,21 +38,6 @@ export const render = (createdDateMillis: number, contentJson: string): Submissi
   fromStored({ createdDate: timestampFromEpochMillis(createdDateMillis), contentJson })
 
 /**
- * The entry of a stored row: the stored text when the row has one, else rendered from its columns. A row has
- * none when an instance of the release before stored entries wrote it during a rolling upgrade
- * (docs/operations.md#migrations-in-a-rolling-deploy).
- *
- * @since 0.1.0
- * @category constructors
- */
-export const fromColumns = (
-  entry: string | null | undefined,
-  createdDateMillis: number,
-  contentJson: string
-): SubmissionEntry =>
-  entry === null || entry === undefined ? render(createdDateMillis, contentJson) : unsafeStored(entry)
-
-/**
  * Text that storage kept as an entry; it was made by {@link render} when it was written.
  *
  * @since 0.1.0

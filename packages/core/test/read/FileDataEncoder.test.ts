@@ -158,7 +158,7 @@ describe("FileDataEncoder", () => {
   })
 
   it.prop(
-    "SubmissionEntry.fromColumns keeps a stored entry and renders a row without one as render does",
+    "SubmissionEntry.render writes the instant in reply form and the content as stored",
     [instant, contentJson],
     ([millis, content]) => {
       const rendered = SubmissionEntry.render(millis, content)
@@ -166,9 +166,6 @@ describe("FileDataEncoder", () => {
         createdDate: timestampFromEpochMillis(millis),
         content: JSON.parse(content)
       })
-      expect(SubmissionEntry.fromColumns(null, millis, content)).toBe(rendered)
-      expect(SubmissionEntry.fromColumns(undefined, millis, content)).toBe(rendered)
-      expect(SubmissionEntry.fromColumns("stored text", millis, content)).toBe("stored text")
     }
   )
 
