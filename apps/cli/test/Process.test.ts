@@ -83,17 +83,20 @@ describe("the CLI as a real process", () => {
     const piped = await runBuilt(["--help"], env())
     expect(piped.code).toBe(0)
     expect(piped.stdout).not.toContain(ESCAPE)
+    // NO_COLOR is read from the environment, not from the process: checked on the program, both streams terminals.
+    const terminals = { stdout: true, stderr: true }
+    for (const args of [["--help"], ["bogus"]]) {
+      const plain = await runInProcess(args, { ...env(), NO_COLOR: "1" }, "", terminals)
+      expect(plain.stdout + plain.stderr, args.join(" ")).not.toContain(ESCAPE)
+      expect(plain.stdout + plain.stderr).not.toBe("")
+    }
+    // An empty NO_COLOR does not count (no-color.org).
+    expect((await runInProcess(["--help"], { ...env(), NO_COLOR: "" }, "", terminals)).stdout).toContain(ESCAPE)
+    // Whether a stream is a terminal is the process's to tell.
     const coloured = await runOnTerminal(["--help"], env())
     if (coloured === undefined) return context.skip()
     expect(coloured.code).toBe(0)
     expect(coloured.output).toContain(ESCAPE)
-    for (const args of [["--help"], ["bogus"]]) {
-      const plain = await runOnTerminal(args, { ...env(), NO_COLOR: "1" })
-      expect(plain?.output, args.join(" ")).not.toContain(ESCAPE)
-      expect(plain?.output).not.toBe("")
-    }
-    // An empty NO_COLOR does not count (no-color.org).
-    expect((await runOnTerminal(["--help"], { ...env(), NO_COLOR: "" }))?.output).toContain(ESCAPE)
   }, 60_000)
 
   it("imports a fixture piped to it by a shell, as /dev/stdin", async () => {
