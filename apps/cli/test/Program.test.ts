@@ -3,11 +3,11 @@
 // output scripts read, the warnings on stderr and --log-level with LOG_LEVEL's names; what only a process shows
 // is in Process.test.ts.
 
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { runInProcess } from "./utils.js"
+import { runInProcess, writeFixture } from "./utils.js"
 
 const ESCAPE = "\u001b"
 
@@ -21,17 +21,13 @@ describe("the CLI as main runs it", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
   it("names every problem of a fixture in one run: a refused entry's duplicate id and unknown user too", async () => {
-    const fixture = join(dir, "careless.json")
-    writeFileSync(
-      fixture,
-      JSON.stringify({
-        users: [{ id: "ivan", apiKeys: ["careless-key-0001"] }],
-        files: [
-          { id: "form", userId: "ivan", name: "A", creationDate: "2024-01-01T00:00:00Z" },
-          { id: "form", userId: "ghost", name: "B", creationDate: "2024-01-01T00:00:00Z", visitCounter: 3 }
-        ]
-      })
-    )
+    const fixture = writeFixture(dir, "careless.json", {
+      users: [{ id: "ivan", apiKeys: ["careless-key-0001"] }],
+      files: [
+        { id: "form", userId: "ivan", name: "A", creationDate: "2024-01-01T00:00:00Z" },
+        { id: "form", userId: "ghost", name: "B", creationDate: "2024-01-01T00:00:00Z", visitCounter: 3 }
+      ]
+    })
     expect(await runInProcess(["import", fixture], env())).toEqual({
       code: 1,
       stdout: "",
