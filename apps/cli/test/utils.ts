@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
@@ -136,7 +137,8 @@ export interface Finished {
 /**
  * `filedata ARGS` in this process, as `runBuilt` runs it as a process: `Program.run`, the program main runs, on
  * `env` (and `LOG_LEVEL=warn`) alone, `input` as its stdin, stdout and stderr captured as text and not terminals
- * unless `terminals` says so, and the exit code main would end with. Log lines join stdout in Effect's JSON shape.
+ * unless `terminals` says so, and the exit code main would end with. Log lines join stdout as they are logged, in
+ * Effect's JSON shape, where main's batch writes them a window later.
  */
 export const runInProcess = (
   args: ReadonlyArray<string>,
@@ -162,7 +164,7 @@ export const runInProcess = (
     }),
     Layer.succeed(Stdout.StandardOutput, { write: (piece) => Effect.sync(() => out(piece)) })
   )
-  const logging = (level: Parameters<typeof Logger.minimumLogLevel>[0]) =>
+  const logging = (level: LogLevel.LogLevel) =>
     Layer.merge(
       Logger.replace(
         Logger.defaultLogger,
