@@ -41,7 +41,7 @@ const start: Position = { after: undefined, first: true, empty: true }
 
 /**
  * About how long, in UTF-16 code units, a page joined as text may grow before the core joins it as bytes
- * instead (`FileRepository.join`). A page comes joined (`FileRepository.JoinedPage`) and is written as it came.
+ * instead (`EncodedPages.join`). A page comes joined (`EncodedPages.JoinedPage`) and is written as it came.
  *
  * @since 0.1.0
  * @category constants

@@ -5,9 +5,10 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import type { JoinedPage } from "../shared/EncodedPages.js"
 import type { FileData, StoredFile, Submission } from "../shared/FileData.js"
 import type { StorageUnavailable } from "../shared/FileDataError.js"
-import { type JoinedPage, joinedText } from "../shared/FileRepository.js"
+import type { SubmissionPage } from "../shared/FileRepository.js"
 
 /**
  * @since 0.1.0
@@ -21,6 +22,8 @@ export interface FileDataReply {
    * them.
    */
   readonly submissionPage: (after: string | undefined) => Effect.Effect<JoinedPage, StorageUnavailable>
+  /** The same page in domain terms, its entries one by one. */
+  readonly submissions: (after: string | undefined) => Effect.Effect<SubmissionPage, StorageUnavailable>
 }
 
 /**
@@ -35,11 +38,9 @@ export const toFileData: (reply: FileDataReply) => Effect.Effect<FileData, Stora
     let after: string | undefined
     let hasMore = true
     while (hasMore) {
-      const page: JoinedPage = yield* reply.submissionPage(after)
-      // An entry is the submission as the reply writes it, so a page parses to the reply's objects.
-      if (page.count > 0) {
-        for (const submission of JSON.parse(`[${joinedText(page)}]`)) submissions.push(submission)
-      }
+      const page: SubmissionPage = yield* reply.submissions(after)
+      // An entry is the submission as the reply writes it, so it parses to the reply's object.
+      for (const entry of page.entries) submissions.push(JSON.parse(entry))
       after = page.next
       hasMore = page.hasMore
     }

@@ -12,8 +12,9 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as EncodedPages from "../shared/EncodedPages.js"
 import type { GetFileDataError, InvalidRequest } from "../shared/FileDataError.js"
-import * as FileRepository from "../shared/FileRepository.js"
+import type * as FileRepository from "../shared/FileRepository.js"
 import * as FileRequest from "../shared/FileRequest.js"
 import { commonShape } from "../shared/internal/commonShape.js"
 import type * as RateLimiter from "../shared/RateLimiter.js"
@@ -87,15 +88,29 @@ export const RequestJson = RequestSchema.wire(GetFileDataRequest, parseRequest)
 export type Ports = FileRequest.Ports
 
 // Every page is read up to the file's read point; the reply ends with the file's last submission, so where
-// that is does not matter.
+// that is does not matter. One object a request, its methods shared.
+class Answer implements FileDataReply {
+  constructor(
+    readonly files: FileRepository.FileRepository,
+    readonly file: FileRepository.FoundFile
+  ) {}
+  submissionPage(after: string | undefined) {
+    return EncodedPages.of(this.files).readJoined(this.file.id, {
+      after,
+      upTo: this.file.readPoint,
+      endPosition: false
+    })
+  }
+  submissions(after: string | undefined) {
+    return this.files.readSubmissions(this.file.id, { after, upTo: this.file.readPoint, endPosition: false })
+  }
+}
+
 const answer = (
   files: FileRepository.FileRepository,
   _request: GetFileDataRequest,
   file: FileRepository.FoundFile
-): FileDataReply => {
-  const read = FileRepository.readJoined(files)
-  return { file, submissionPage: (after) => read(file.id, { after, upTo: file.readPoint, endPosition: false }) }
-}
+): FileDataReply => new Answer(files, file)
 
 const operation = FileRequest.operation(parseRequest, answer)
 

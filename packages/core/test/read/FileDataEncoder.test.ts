@@ -6,6 +6,7 @@ import * as FastCheck from "effect/FastCheck"
 import * as Stream from "effect/Stream"
 import * as FileDataEncoder from "../../src/read/FileDataEncoder.js"
 import * as FileDataReply from "../../src/read/FileDataReply.js"
+import * as EncodedPages from "../../src/shared/EncodedPages.js"
 import {
   type FileId,
   type StoredFile,
@@ -13,7 +14,7 @@ import {
   timestampFromEpochMillis,
   type UserId
 } from "../../src/shared/FileData.js"
-import * as FileRepository from "../../src/shared/FileRepository.js"
+import type * as FileRepository from "../../src/shared/FileRepository.js"
 import * as SubmissionEntry from "../../src/shared/SubmissionEntry.js"
 
 const FIELDS = ["name", "creationDate", "publicAvailability", "SubmissionCounter", "VisitCounter", "submissions"]
@@ -75,22 +76,28 @@ const replyOf = (
   file: StoredFile,
   pages: ReadonlyArray<Chunk.Chunk<StoredSubmission>>,
   kind: Joined = "mixed"
-): FileDataReply.FileDataReply => ({
-  file,
+): FileDataReply.FileDataReply => {
   // Page by page, empty pages kept, as a paging adapter may return them.
-  submissionPage: (after) =>
-    Effect.sync(() => {
+  const submissions = (after: string | undefined) =>
+    Effect.sync((): FileRepository.SubmissionPage => {
       const i = after === undefined ? 0 : Number(after)
       const entries = Chunk.toReadonlyArray(pages[i] ?? Chunk.empty()).map(SubmissionEntry.fromStored)
-      const page = FileRepository.join(
-        i + 1 < pages.length
-          ? { entries, next: String(i + 1), hasMore: true }
-          : { entries, next: undefined, hasMore: false }
-      )
-      const bytes = kind === "bytes" || (kind === "mixed" && i > 0)
-      return bytes ? { ...page, joined: encoder.encode(FileRepository.joinedText(page)) } : page
+      return i + 1 < pages.length
+        ? { entries, next: String(i + 1), hasMore: true }
+        : { entries, next: undefined, hasMore: false }
     })
-})
+  return {
+    file,
+    submissions,
+    submissionPage: (after) =>
+      Effect.map(submissions(after), (domain) => {
+        const page = EncodedPages.join(domain)
+        const i = after === undefined ? 0 : Number(after)
+        const bytes = kind === "bytes" || (kind === "mixed" && i > 0)
+        return bytes ? { ...page, joined: encoder.encode(EncodedPages.joinedText(page)) } : page
+      })
+  }
+}
 
 const decoder = new TextDecoder()
 

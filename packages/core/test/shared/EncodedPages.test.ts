@@ -1,12 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as FastCheck from "effect/FastCheck"
 import * as FileDataEncoder from "../../src/read/FileDataEncoder.js"
-import * as FileRepository from "../../src/shared/FileRepository.js"
+import * as EncodedPages from "../../src/shared/EncodedPages.js"
+import type * as FileRepository from "../../src/shared/FileRepository.js"
 import * as SubmissionEntry from "../../src/shared/SubmissionEntry.js"
 
 const entry = (text: string) => SubmissionEntry.render(0, JSON.stringify({ text }))
 
-describe("FileRepository.join", () => {
+describe("EncodedPages.join", () => {
   it.prop(
     "joins a page's entries by commas, as text while short and as UTF-8 bytes once long, with its count and end",
     {
@@ -24,9 +25,9 @@ describe("FileRepository.join", () => {
       const page: FileRepository.SubmissionPage = hasMore
         ? { entries, next: "n", hasMore: true }
         : { entries, next: undefined, hasMore: false }
-      const joined = FileRepository.join(page)
+      const joined = EncodedPages.join(page)
       const text = entries.join(",")
-      expect(FileRepository.joinedText(joined)).toBe(text)
+      expect(EncodedPages.joinedText(joined)).toBe(text)
       expect(typeof joined.joined === "string").toBe(text.length < FileDataEncoder.maxPieceLength)
       expect({ ...joined, joined: undefined }).toEqual({
         joined: undefined,
@@ -42,7 +43,7 @@ describe("FileRepository.join", () => {
       entry(text),
       entry(text)
     ])
-    const joined = FileRepository.join({ entries, next: undefined, hasMore: false })
+    const joined = EncodedPages.join({ entries, next: undefined, hasMore: false })
     expect(joined.joined).toBeInstanceOf(Uint8Array)
     expect(joined.joined).toEqual(new TextEncoder().encode(entries.join(",")))
   })
