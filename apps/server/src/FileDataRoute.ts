@@ -8,7 +8,7 @@
  */
 
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { FileRepository, RateLimiter, RequestLog, SubmissionSignals, WaitingRequests } from "@filedata/core"
+import { FileRepository, Immediate, RateLimiter, RequestLog, SubmissionSignals, WaitingRequests } from "@filedata/core"
 import { Logging, Telemetry } from "@filedata/runtime"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -68,7 +68,7 @@ export const runNowOrAsync = <R>(
   // effect that waits, as every request does on PostgreSQL and Redis.
   const fork = Runtime.runFork(runtime)
   return (effect, response, frame) => {
-    if (Exit.isExit(effect)) return settle(effect, response, frame)
+    if (Immediate.isDone(effect)) return settle(effect, response, frame)
     const fiber = fork(effect)
     const exit = fiber.unsafePoll()
     if (exit === null) fiber.addObserver((end) => settle(end, response, frame))
@@ -150,7 +150,7 @@ export const make = (
           // Answered already when every step was immediate; otherwise the rest runs on the runtime. The
           // fields go nowhere, but given in the input they take no step of the fiber's.
           const answered = answer(body, {})
-          if (!Exit.isExit(answered) || Exit.isFailure(answered)) run(answered, response, frame)
+          if (!Immediate.isDone(answered) || Exit.isFailure(answered)) run(answered, response, frame)
         })
         return
       }
@@ -161,7 +161,7 @@ export const make = (
       RequestBody.read(request, (body) => {
         const fields: RequestLog.Fields = {}
         const answered = immediate ? answer(body, fields) : Effect.suspend(() => answer(body, fields))
-        if (ownLines !== undefined && Exit.isExit(answered) && Exit.isSuccess(answered)) {
+        if (ownLines !== undefined && Immediate.isDone(answered) && Exit.isSuccess(answered)) {
           // The fields and their order as `Middleware.logRequest` gives them.
           const now = Date.now()
           Object.assign(fields, {

@@ -13,7 +13,7 @@
 
 import type { ServerResponse } from "node:http"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import type { FileDataError } from "@filedata/core"
+import { type FileDataError, Immediate } from "@filedata/core"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -231,14 +231,14 @@ export const send = <A>(
 ): Effect.Effect<void> => {
   const kind = (answer: A): BodyKind => (kindOf === undefined ? json : kindOf(answer))
   // An answer already evaluated is written now; a reply written at once is an `Exit` (`Immediate`).
-  if (Exit.isExit(outcome) && Exit.isSuccess(outcome)) {
+  if (Immediate.isDone(outcome) && Exit.isSuccess(outcome)) {
     let written: Effect.Effect<void, ClientGone | FileDataError.StorageUnavailable>
     try {
       written = writeTo(outcome.value as A, writer(response, frame, kind(outcome.value as A)))
     } catch (defect) {
       written = Exit.die(defect)
     }
-    return Exit.isExit(written) && Exit.isSuccess(written) ? Exit.void : settled(response, frame, written)
+    return Immediate.isDone(written) && Exit.isSuccess(written) ? Immediate.void : settled(response, frame, written)
   }
   return settled(
     response,

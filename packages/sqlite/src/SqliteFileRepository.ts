@@ -9,7 +9,14 @@
  *
  * @since 0.1.0
  */
-import { EncodedPages, type FileData, type FileDataError, FileRepository, type SubmissionSignals } from "@filedata/core"
+import {
+  EncodedPages,
+  type FileData,
+  type FileDataError,
+  FileRepository,
+  type Immediate,
+  type SubmissionSignals
+} from "@filedata/core"
 import { KeyHash } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -34,11 +41,30 @@ export const defaultPageSize = 1000
  * @category models
  */
 export interface SqliteFileRepository extends FileRepository.FileRepository {
+  /** Answered at once, from a read in the caller's stack (`Immediate`), as every read here. */
+  readonly findAccess: (
+    apiKey: FileData.ApiKey,
+    fileId: FileData.FileId
+  ) => Immediate.Immediate<FileRepository.Access, FileDataError.StorageUnavailable>
+  readonly readSubmissions: (
+    fileId: FileData.FileId,
+    range: FileRepository.SubmissionRange
+  ) => Immediate.Immediate<FileRepository.SubmissionPage, FileDataError.StorageUnavailable>
   /**
    * Pages joined inside SQLite (docs/performance.md#pages-joined-in-storage), export rows from the rows import
    * stored (docs/performance.md#export-rows-rendered-at-import).
    */
-  readonly encodedPages: EncodedPages.EncodedPages
+  readonly encodedPages: {
+    readonly readJoined: (
+      fileId: FileData.FileId,
+      range: FileRepository.SubmissionRange
+    ) => Immediate.Immediate<EncodedPages.JoinedPage, FileDataError.StorageUnavailable>
+    readonly readExportRows: (
+      fileId: FileData.FileId,
+      range: FileRepository.SubmissionRange,
+      rows: EncodedPages.ExportRows
+    ) => Immediate.Immediate<EncodedPages.JoinedPage, FileDataError.StorageUnavailable>
+  }
   /**
    * Ends the snapshot the reads of the current turn of the event loop share (see `make`), so the next
    * read sees every commit made so far, and a write on another connection of this process never waits

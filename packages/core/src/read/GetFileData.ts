@@ -16,6 +16,7 @@ import * as EncodedPages from "../shared/EncodedPages.js"
 import type { GetFileDataError, InvalidRequest } from "../shared/FileDataError.js"
 import type * as FileRepository from "../shared/FileRepository.js"
 import * as FileRequest from "../shared/FileRequest.js"
+import type * as Immediate from "../shared/Immediate.js"
 import { commonShape } from "../shared/internal/commonShape.js"
 import type * as RateLimiter from "../shared/RateLimiter.js"
 import * as RequestDecoding from "../shared/RequestDecoding.js"
@@ -88,29 +89,17 @@ export const RequestJson = RequestSchema.wire(GetFileDataRequest, parseRequest)
 export type Ports = FileRequest.Ports
 
 // Every page is read up to the file's read point; the reply ends with the file's last submission, so where
-// that is does not matter. One object a request, its methods shared.
-class Answer implements FileDataReply {
-  constructor(
-    readonly files: FileRepository.FileRepository,
-    readonly file: FileRepository.FoundFile
-  ) {}
-  submissionPage(after: string | undefined) {
-    return EncodedPages.of(this.files).readJoined(this.file.id, {
-      after,
-      upTo: this.file.readPoint,
-      endPosition: false
-    })
-  }
-  submissions(after: string | undefined) {
-    return this.files.readSubmissions(this.file.id, { after, upTo: this.file.readPoint, endPosition: false })
-  }
-}
-
+// that is does not matter. Closures, not a class: measured faster on the immediate path (bench/immediate-run-with.mjs).
 const answer = (
   files: FileRepository.FileRepository,
   _request: GetFileDataRequest,
   file: FileRepository.FoundFile
-): FileDataReply => new Answer(files, file)
+): FileDataReply => ({
+  file,
+  submissionPage: (after) =>
+    EncodedPages.of(files).readJoined(file.id, { after, upTo: file.readPoint, endPosition: false }),
+  submissions: (after) => files.readSubmissions(file.id, { after, upTo: file.readPoint, endPosition: false })
+})
 
 const operation = FileRequest.operation(parseRequest, answer)
 
@@ -121,7 +110,7 @@ const operation = FileRequest.operation(parseRequest, answer)
  * @since 0.1.0
  * @category use cases
  */
-export const runWith: (ports: Ports, input: GetFileDataInput) => Effect.Effect<FileDataReply, GetFileDataError> =
+export const runWith: (ports: Ports, input: GetFileDataInput) => Immediate.Immediate<FileDataReply, GetFileDataError> =
   operation.runWith
 
 /**

@@ -124,7 +124,7 @@ const writeAll: <P, A, E, E2, R>(
   start: P,
   step: (position: P) => Effect.Effect<readonly [pieces: Array<A | undefined>, next: P | undefined], E>,
   write: (piece: A, last: boolean) => Effect.Effect<void, E2, R>
-) => Effect.Effect<void, E | E2, R> =
+) => Immediate.Immediate<void, E | E2, R> =
   // Stepped at once while reads and writes answer at once (`Immediate`); made once, not per reply.
   Immediate.fn(function* <P, A, E, E2, R>(
     start: P,
@@ -162,7 +162,7 @@ export const body = <Reply, P, A extends string | Uint8Array, E>(
   writeTo: <E2, R>(
     reply: Reply,
     write: (piece: A, last: boolean) => Effect.Effect<void, E2, R>
-  ): Effect.Effect<void, E | E2, R> => writeAll(begin(reply), (position: P) => step(reply, position), write),
+  ): Immediate.Immediate<void, E | E2, R> => writeAll(begin(reply), (position: P) => step(reply, position), write),
   encode: (reply: Reply): Stream.Stream<string, E> =>
     Stream.paginateChunkEffect(begin(reply), (position) =>
       Effect.map(
