@@ -3,7 +3,7 @@
  * the members below and passes `StorageConformance`; it answers in domain terms, a file with its read point and
  * pages of submissions. One optional capability, `encodedPages` (pages joined by the adapter, `EncodedPages`),
  * lets a reply skip joining its pages: without it `EncodedPages.of` joins `readSubmissions`' pages, with the same
- * bytes on the wire. A member that can answer at once may return an `Immediate.Effect` (packages/core/IMMEDIATE.md).
+ * bytes on the wire. A member that can answer at once may return an `Immediate` (docs/embedding.md#answering-at-once).
  *
  * @since 0.1.0
  */

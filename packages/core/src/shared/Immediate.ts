@@ -3,7 +3,7 @@
  * {@link Immediate}, built with this module's constructors, and is then stepped in the caller's stack with no
  * fiber; anything else is a plain effect and runs on Effect's runtime, unchanged. `fn` runs a use case's
  * generator that way while every step it yields is already evaluated, and hands the rest to the runtime at the
- * first that is not. For adapter authors: packages/core/IMMEDIATE.md; the figures:
+ * first that is not. For adapter authors: docs/embedding.md#answering-at-once; the figures:
  * docs/performance.md#immediate-path.
  *
  * @since 0.2.0
