@@ -7,15 +7,8 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
 import type { FileDataError } from "@filedata/core"
-import {
-  EncodedPages,
-  ExportEncoder,
-  FileData,
-  FileRepository,
-  SubmissionEntry,
-  type SubmissionSignals
-} from "@filedata/core"
-import { KeyHash, StorageFailure, SubmissionPosition } from "@filedata/sql"
+import { type EncodedPages, FileData, FileRepository, SubmissionEntry, type SubmissionSignals } from "@filedata/core"
+import { JoinedText, KeyHash, StorageFailure, SubmissionPosition } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Pg from "pg"
@@ -272,7 +265,7 @@ export const makeWith = (options: {
             const page = take(`${range.upTo}:${fileId}`)
             if (page !== undefined) return Effect.succeed(page)
           }
-          return Effect.map(repository.readSubmissions(fileId, range), EncodedPages.join)
+          return Effect.map(repository.readSubmissions(fileId, range), JoinedText.page)
         },
         // Each row's line made by PostgreSQL from what import stored (docs/performance.md#export-rows-rendered-at-import),
         // joined here as `readJoined` joins entries.
@@ -297,7 +290,7 @@ export const makeWith = (options: {
               last === undefined
                 ? (range.after ?? SubmissionPosition.format(lower))
                 : SubmissionPosition.format({ createdDate: Number(last.created_date), seq: last.seq })
-            const joined = ExportEncoder.joinLines(lines, end)
+            const joined = JoinedText.join(lines, end, end)
             return found.length > limit
               ? { joined, count, next, hasMore: true }
               : { joined, count, next, hasMore: false }

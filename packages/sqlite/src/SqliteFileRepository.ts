@@ -10,14 +10,14 @@
  * @since 0.1.0
  */
 import {
-  EncodedPages,
+  type EncodedPages,
   type FileData,
   type FileDataError,
   FileRepository,
   type Immediate,
   type SubmissionSignals
 } from "@filedata/core"
-import { KeyHash } from "@filedata/sql"
+import { JoinedText, KeyHash } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
@@ -138,7 +138,7 @@ export const make = (options: {
             if (joinedStatement === undefined || joinedOf === undefined || range.after === undefined) {
               const limit = range.limit ?? pageSize
               const entries = entriesOf(statements, bounds, limit, isWhole(range))
-              return EncodedPages.join({ entries, ...ending(statements, span, range, entries.length, limit) })
+              return JoinedText.page({ entries, ...ending(statements, span, range, entries.length, limit) })
             }
             const limit = range.limit ?? joinedPageSize(pageSize)
             const [stored, count, lastDate] = (
@@ -161,7 +161,7 @@ export const make = (options: {
             if (statements.exportCsv === undefined || statements.exportLines === undefined) {
               const entries = entriesOf(statements, bounds, limit, false)
               const end = ending(statements, span, range, entries.length, limit)
-              return EncodedPages.render(rows, { entries, ...end })
+              return JoinedText.exportPage(rows, { entries, ...end })
             }
             const [stored, count, lastDate] = (
               csv

@@ -182,17 +182,6 @@ export const lineOf = (rows: EncodedPages.ExportRows): ((entry: SubmissionEntry.
   rows.format === "ndjson" ? ndjsonLine : csvRows(rows.names)
 
 /**
- * An export's lines, each followed by `end` (its line end, when the lines do not hold it), as a page holds them
- * (`EncodedPages.JoinedPage`): as text, or as UTF-8 bytes once long enough for V8 to make the text a large
- * object.
- *
- * @since 0.2.0
- * @category encoding
- */
-export const joinLines = (lines: ReadonlyArray<string>, end = ""): string | Uint8Array =>
-  Pieces.joinTexts(lines, end, end)
-
-/**
  * A page's entries rendered as `rows` says and joined, as `EncodedPages.readExportRows` gives a page: for an
  * adapter without it, and for rows stored without their CSV row.
  *
@@ -202,7 +191,7 @@ export const joinLines = (lines: ReadonlyArray<string>, end = ""): string | Uint
 export const renderEntries = (
   rows: EncodedPages.ExportRows,
   entries: ReadonlyArray<SubmissionEntry.SubmissionEntry>
-): string | Uint8Array => joinLines(entries.map(lineOf(rows)))
+): string => entries.map(lineOf(rows)).join("")
 
 // Where the writing stands between pages: the position to read after, and what each row is, known once the
 // header is written (undefined before the first page).

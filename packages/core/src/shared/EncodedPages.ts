@@ -12,7 +12,6 @@ import * as ExportEncoder from "../export/ExportEncoder.js"
 import type { FileId } from "./FileData.js"
 import type { StorageUnavailable } from "./FileDataError.js"
 import type { FileRepository, SubmissionPage, SubmissionRange } from "./FileRepository.js"
-import * as Pieces from "./internal/pieces.js"
 
 /**
  * A page of submissions as a reply writes it: the entries of a `SubmissionPage`, in the same order, joined (by
@@ -71,14 +70,13 @@ export interface EncodedPages {
 }
 
 /**
- * A domain page as a {@link JoinedPage}, its entries joined by commas: as text, or as UTF-8 bytes when the text
- * would be long (docs/performance.md#pieces-below-the-large-object-size).
+ * A domain page as a {@link JoinedPage}, its entries joined by commas.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const join = (page: SubmissionPage): JoinedPage => {
-  const joined = Pieces.joinEntries(page.entries)
+  const joined = page.entries.join(",")
   return page.hasMore
     ? { joined, count: page.entries.length, next: page.next, hasMore: true }
     : { joined, count: page.entries.length, next: page.next, hasMore: false }

@@ -1,50 +1,41 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as FastCheck from "effect/FastCheck"
-import * as FileDataEncoder from "../../src/read/FileDataEncoder.js"
+import * as Effect from "effect/Effect"
 import * as EncodedPages from "../../src/shared/EncodedPages.js"
 import type * as FileRepository from "../../src/shared/FileRepository.js"
 import * as SubmissionEntry from "../../src/shared/SubmissionEntry.js"
+import * as TestFileRepository from "../utils/TestFileRepository.js"
 
-const entry = (text: string) => SubmissionEntry.render(0, JSON.stringify({ text }))
+const entries = ["a", "é", "b"].map((text) => SubmissionEntry.render(0, JSON.stringify({ text })))
 
-describe("EncodedPages.join", () => {
-  it.prop(
-    "joins a page's entries by commas, as text while short and as UTF-8 bytes once long, with its count and end",
-    {
-      texts: FastCheck.array(
-        FastCheck.oneof(
-          FastCheck.string({ unit: "grapheme", maxLength: 40 }),
-          FastCheck.constantFrom("é", "😀", "\u2028", "x".repeat(20_000), "é".repeat(9_000), "😀".repeat(7_000))
-        ),
-        { maxLength: 12 }
-      ),
-      hasMore: FastCheck.boolean()
-    },
-    ({ hasMore, texts }) => {
-      const entries = texts.map(entry)
-      const page: FileRepository.SubmissionPage = hasMore
-        ? { entries, next: "n", hasMore: true }
-        : { entries, next: undefined, hasMore: false }
-      const joined = EncodedPages.join(page)
-      const text = entries.join(",")
-      expect(EncodedPages.joinedText(joined)).toBe(text)
-      expect(typeof joined.joined === "string").toBe(text.length < FileDataEncoder.maxPieceLength)
-      expect({ ...joined, joined: undefined }).toEqual({
-        joined: undefined,
-        count: entries.length,
-        next: page.next,
-        hasMore
-      })
-    }
-  )
-
-  it("a long page of multi-byte entries comes out as its exact UTF-8 bytes", () => {
-    const entries = ["é".repeat(20_000), "😀".repeat(10_000), "x", "\u2028".repeat(9_000)].flatMap((text) => [
-      entry(text),
-      entry(text)
-    ])
-    const joined = EncodedPages.join({ entries, next: undefined, hasMore: false })
-    expect(joined.joined).toBeInstanceOf(Uint8Array)
-    expect(joined.joined).toEqual(new TextEncoder().encode(entries.join(",")))
+describe("EncodedPages", () => {
+  it("joins and renders a domain page as the reply and the export write it", () => {
+    const page: FileRepository.SubmissionPage = { entries, next: "n", hasMore: true }
+    expect(EncodedPages.join(page)).toEqual({ joined: entries.join(","), count: 3, next: "n", hasMore: true })
+    expect(EncodedPages.render({ format: "ndjson" }, page).joined).toBe(entries.map((entry) => `${entry}\n`).join(""))
   })
+
+  it.effect("of: the adapter's own capability when it has one, else one written from readSubmissions", () =>
+    Effect.gen(function* () {
+      const repository = TestFileRepository.make({
+        users: [{ id: "alice", apiKeys: ["k"] }],
+        files: [
+          {
+            id: "f",
+            ownerId: "alice",
+            submissions: [{ createdDate: "2026-01-01T00:00:00.000Z", content: { text: "a" } }]
+          }
+        ]
+      }).repository
+      const fileId = "f" as FileRepository.FoundFile["id"]
+      const pages = EncodedPages.of(repository)
+      expect(EncodedPages.of(repository)).toBe(pages)
+      const domain = yield* repository.readSubmissions(fileId, {})
+      expect(yield* pages.readJoined(fileId, {})).toEqual(EncodedPages.join(domain))
+      expect(yield* pages.readExportRows(fileId, {}, { format: "ndjson" })).toEqual(
+        EncodedPages.render({ format: "ndjson" }, domain)
+      )
+      const own = { ...pages }
+      expect(EncodedPages.of({ ...repository, encodedPages: own })).toBe(own)
+    })
+  )
 })

@@ -1,0 +1,67 @@
+import { describe, expect, it } from "@effect/vitest"
+import { EncodedPages, type FileRepository, SubmissionEntry } from "@filedata/core"
+import { JoinedText } from "@filedata/sql"
+import * as FastCheck from "effect/FastCheck"
+
+const entry = (text: string) => SubmissionEntry.render(0, JSON.stringify({ text }))
+
+describe("JoinedText.page", () => {
+  it.prop(
+    "joins a page's entries by commas, as text while short and as UTF-8 bytes once long, with its count and end",
+    {
+      texts: FastCheck.array(
+        FastCheck.oneof(
+          FastCheck.string({ unit: "grapheme", maxLength: 40 }),
+          FastCheck.constantFrom("é", "😀", "\u2028", "x".repeat(20_000), "é".repeat(9_000), "😀".repeat(7_000))
+        ),
+        { maxLength: 12 }
+      ),
+      hasMore: FastCheck.boolean()
+    },
+    ({ hasMore, texts }) => {
+      const entries = texts.map(entry)
+      const page: FileRepository.SubmissionPage = hasMore
+        ? { entries, next: "n", hasMore: true }
+        : { entries, next: undefined, hasMore: false }
+      const joined = JoinedText.page(page)
+      const text = entries.join(",")
+      expect(EncodedPages.joinedText(joined)).toBe(text)
+      expect(typeof joined.joined === "string").toBe(text.length < JoinedText.maxTextLength)
+      expect({ ...joined, joined: undefined }).toEqual({
+        joined: undefined,
+        count: entries.length,
+        next: page.next,
+        hasMore
+      })
+    }
+  )
+
+  it("a long page of multi-byte entries comes out as its exact UTF-8 bytes", () => {
+    const entries = ["é".repeat(20_000), "😀".repeat(10_000), "x", "\u2028".repeat(9_000)].flatMap((text) => [
+      entry(text),
+      entry(text)
+    ])
+    const joined = JoinedText.page({ entries, next: undefined, hasMore: false })
+    expect(joined.joined).toBeInstanceOf(Uint8Array)
+    expect(joined.joined).toEqual(new TextEncoder().encode(entries.join(",")))
+  })
+
+  it.prop(
+    "an export page is the core's rendering of the same page, as text while short and as bytes once long",
+    {
+      texts: FastCheck.array(FastCheck.constantFrom("a", 'é,"', "x".repeat(30_000), "😀".repeat(9_000)), {
+        maxLength: 6
+      }),
+      csv: FastCheck.boolean()
+    },
+    ({ csv, texts }) => {
+      const entries = texts.map(entry)
+      const rows: EncodedPages.ExportRows = csv ? { format: "csv", names: ["text"] } : { format: "ndjson" }
+      const page: FileRepository.SubmissionPage = { entries, next: undefined, hasMore: false }
+      const joined = JoinedText.exportPage(rows, page)
+      const text = EncodedPages.render(rows, page).joined as string
+      expect(EncodedPages.joinedText(joined)).toBe(text)
+      expect(typeof joined.joined === "string").toBe(text.length < JoinedText.maxTextLength)
+    }
+  )
+})
