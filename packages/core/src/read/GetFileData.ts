@@ -12,7 +12,6 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import * as EncodedPages from "../shared/EncodedPages.js"
 import type { GetFileDataError, InvalidRequest } from "../shared/FileDataError.js"
 import type * as FileRepository from "../shared/FileRepository.js"
 import * as FileRequest from "../shared/FileRequest.js"
@@ -88,18 +87,11 @@ export const RequestJson = RequestSchema.wire(GetFileDataRequest, parseRequest)
  */
 export type Ports = FileRequest.Ports
 
-// Every page is read up to the file's read point; the reply ends with the file's last submission, so where
-// that is does not matter. Closures, not a class: measured faster on the immediate path (bench/immediate-run-with.mjs).
 const answer = (
   files: FileRepository.FileRepository,
   _request: GetFileDataRequest,
   file: FileRepository.FoundFile
-): FileDataReply => ({
-  file,
-  submissionPage: (after) =>
-    EncodedPages.of(files).readJoined(file.id, { after, upTo: file.readPoint, endPosition: false }),
-  submissions: (after) => files.readSubmissions(file.id, { after, upTo: file.readPoint, endPosition: false })
-})
+): FileDataReply => ({ file, files })
 
 const operation = FileRequest.operation(parseRequest, answer)
 

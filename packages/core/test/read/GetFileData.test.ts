@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import type * as FileDataReply from "../../src/read/FileDataReply.js"
+import * as FileDataReply from "../../src/read/FileDataReply.js"
 import * as GetFileData from "../../src/read/GetFileData.js"
 import { type StoredSubmission, timestampFromEpochMillis } from "../../src/shared/FileData.js"
 import { AccessDenied, FileNotFound, InvalidRequest, Issue, RateLimited } from "../../src/shared/FileDataError.js"
@@ -25,7 +25,7 @@ const collectSubmissions = (reply: FileDataReply.FileDataReply) =>
     let after: string | undefined
     let hasMore = true
     while (hasMore) {
-      const page = yield* reply.submissions(after)
+      const page = yield* FileDataReply.submissions(reply, after)
       rows.push(...page.entries.map(SubmissionEntry.parse))
       after = page.next
       hasMore = page.hasMore
@@ -595,12 +595,12 @@ describe("getFileData: one moment", () => {
       const reply = yield* ask
       // Between the first page and the second, a writer appends around and inside the reply's range.
       const appended = [dated(1, 100), dated(5, 101), dated(30, 102)]
-      const first = yield* reply.submissions(undefined)
+      const first = yield* FileDataReply.submissions(reply, undefined)
       repository.append("f", appended)
       const rows = [...first.entries.map(SubmissionEntry.parse)]
       let page = first
       while (page.hasMore) {
-        page = yield* reply.submissions(page.next)
+        page = yield* FileDataReply.submissions(reply, page.next)
         rows.push(...page.entries.map(SubmissionEntry.parse))
       }
       const stored = (submissions: ReadonlyArray<ReturnType<typeof dated>>) =>
