@@ -50,6 +50,13 @@ export interface SqliteFileRepository extends FileRepository.FileRepository {
     fileId: FileData.FileId,
     range: FileRepository.SubmissionRange
   ) => Immediate.Immediate<FileRepository.SubmissionPage, FileDataError.StorageUnavailable>
+  readonly readContentNames: (
+    fileId: FileData.FileId,
+    upTo: FileRepository.ReadPoint
+  ) => Immediate.Immediate<ReadonlyArray<string>, FileDataError.StorageUnavailable>
+  readonly findFile: (
+    fileId: FileData.FileId
+  ) => Immediate.Immediate<Option.Option<FileRepository.FoundFile>, FileDataError.StorageUnavailable>
   /**
    * Pages joined inside SQLite (docs/performance.md#pages-joined-in-storage), export rows from the rows import
    * stored (docs/performance.md#export-rows-rendered-at-import).
