@@ -1,8 +1,9 @@
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, vi } from "@effect/vitest"
 import { RequestLog } from "@filedata/core"
 import { Logging } from "@filedata/runtime"
 import { Arbitraries } from "@filedata/testing"
 import * as Cause from "effect/Cause"
+import type * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as FiberId from "effect/FiberId"
@@ -182,6 +183,41 @@ describe("Logging.ownWriter", () => {
       const another = Logger.add(Logger.make(() => {}))
       expect(Logging.ownWriter(yield* Effect.provide(loggers, Layer.merge(own, another)))).toBeUndefined()
       expect(Logging.ownWriter(yield* loggers)).toBeUndefined()
+    })
+  )
+})
+
+describe("Logging.announce", () => {
+  it.live("writes the lines waiting for their batch window first, then its own at once", () =>
+    Effect.gen(function* () {
+      // Both outputs in the order they are written: the batch's writes and the announced line.
+      const written: Array<string> = []
+      const write = vi.spyOn(process.stdout, "write").mockImplementation((text) => {
+        written.push(String(text))
+        return true
+      })
+      const base = yield* Effect.console
+      const console: Console.Console = {
+        ...base,
+        log: (...args) => Effect.sync(() => void written.push(`${args.map(String).join(" ")}\n`))
+      }
+      yield* Effect.gen(function* () {
+        yield* Effect.logWarning("a warning of the start")
+        yield* Effect.logInfo("settings")
+        yield* Logging.announce("listening on http://127.0.0.1:1234 (pid 1)").pipe(Effect.withConsole(console))
+        // At once: before any batch window has passed.
+        expect(
+          written
+            .join("")
+            .split("\n")
+            .filter((line) => line !== "")
+            .map((line) => JSON.parse(line).message)
+        ).toEqual(["a warning of the start", "settings", "listening on http://127.0.0.1:1234 (pid 1)"])
+      }).pipe(
+        Effect.scoped,
+        Effect.provide(Logging.layer(LogLevel.Info)),
+        Effect.ensuring(Effect.sync(() => write.mockRestore()))
+      )
     })
   )
 })
