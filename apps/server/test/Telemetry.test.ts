@@ -2,6 +2,7 @@
 // their own (METRICS_PORT), spans received by a local OTLP/HTTP receiver (OTEL_EXPORTER_OTLP_ENDPOINT), and the
 // request log line with its client address, file, user and problem code; never an API key anywhere.
 
+import { spawnSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import { connect, createServer as createNetServer } from "node:net"
@@ -104,6 +105,16 @@ const sampleValue = (all: ReadonlyArray<Sample>, name: string, labels: Record<st
 
 const metricsUrl = (stdout: string) => /metrics on (http:\/\/\S+)/.exec(stdout)?.[1]
 
+// The text format's media type, version included, as Prometheus expects it.
+const prometheusTextType = "text/plain; version=0.0.4; charset=utf-8"
+
+// Prometheus's own linter (Debian package `prometheus`; .ci/run installs it where apt-get can). Without it the
+// check is skipped, saying why, so a machine without it still runs the rest.
+const promtool = spawnSync("promtool", ["--version"], { encoding: "utf8" })
+const promtoolMissing = promtool.error === undefined && promtool.status === 0 ? undefined : "no promtool on PATH"
+if (promtoolMissing !== undefined)
+  console.warn(`promtool check metrics SKIPPED: ${promtoolMissing} (apt-get install prometheus)`)
+
 describe("metrics (built server, real process)", () => {
   it("serves Prometheus text on METRICS_PORT: requests by route, method and status, problems, refusals, storage failures, bytes, replies in flight, the process; nothing on the public port; no key", async () => {
     const { env, filename } = await database()
@@ -136,7 +147,7 @@ describe("metrics (built server, real process)", () => {
     const scrape = async () => {
       const reply = await fetch(scrapeUrl)
       expect(reply.status).toBe(200)
-      expect(reply.headers.get("content-type")).toContain("text/plain")
+      expect(reply.headers.get("content-type")).toBe(prometheusTextType)
       return reply.text()
     }
     const route = "/api/v1/file-data"
@@ -185,7 +196,7 @@ describe("metrics (built server, real process)", () => {
       "process_start_time_seconds",
       "nodejs_heap_size_used_bytes",
       "nodejs_eventloop_lag_p99_seconds",
-      "nodejs_active_resources_total"
+      "nodejs_active_resources"
     ]) {
       expect(sampleValue(all, name), name).toBeGreaterThan(0)
     }
@@ -260,6 +271,36 @@ describe("metrics (built server, real process)", () => {
     expect(text).not.toContain("effect_fiber_")
     expect(text).not.toContain("description missing")
   }, 30_000)
+
+  it.skipIf(promtoolMissing !== undefined)(
+    "passes `promtool check metrics` with no warning after requests of every kind",
+    async () => {
+      const { env } = await database()
+      const running = await serve({ ...env, METRICS_PORT: "0", RATE_LIMIT_MAX: "2", LOG_LEVEL: "warn" })
+      const { base } = running
+      const scrapeUrl = await Conditions.until(() => metricsUrl(running.stdout()), {
+        what: "the metrics line",
+        limitMillis: 5_000
+      })
+      // Replies of each family, so that every labelled series and histogram is in the scrape.
+      expect((await read(base, "contact", ALICE_KEY)).status).toBe(200)
+      expect((await read(base, "contact", WRONG_KEY)).status).toBe(403)
+      expect((await read(base, "missing", ALICE_KEY)).status).toBe(404)
+      expect((await read(base, "contact", ALICE_KEY)).status).toBe(422)
+      expect((await post(base, "{")).status).toBe(422)
+      expect((await fetch(`${base}/health`)).status).toBe(200)
+      expect((await fetch(`${base}/nowhere`)).status).toBe(404)
+      const reply = await fetch(scrapeUrl)
+      const text = await reply.text()
+      await stop(running)
+      expect(reply.headers.get("content-type")).toBe(prometheusTextType)
+      expect(text).toContain("filedata_problems_total{")
+      const check = spawnSync("promtool", ["check", "metrics"], { input: text, encoding: "utf8" })
+      expect(`${check.stdout}${check.stderr}`.trim()).toBe("")
+      expect(check.status).toBe(0)
+    },
+    30_000
+  )
 
   it("is off without METRICS_PORT: no metrics line, no listener", async () => {
     const { env } = await database()
