@@ -1,5 +1,6 @@
 // The docs' examples as a reader runs them: every `sh runnable` and `ts runnable` block of README.md and
-// docs/*.md, after the built CLI's `demo`, against the built server (docs/architecture.md#examples-that-run).
+// docs/*.md, after the built CLI's `demo`, against the server over HTTP, here in the test's process
+// (docs/architecture.md#examples-that-run).
 
 import { spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
@@ -7,8 +8,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Processes } from "@filedata/testing"
+import * as InProcess from "./utils/InProcess.js"
 
-const { finish, root, serve, startBuilt, stop } = Processes
+const { finish, root, startBuilt } = Processes
+const { serve, stop } = InProcess
 
 interface Block {
   readonly where: string
@@ -49,7 +52,7 @@ const runBlock = async (block: Block, base: string, apiKey: string) => {
 
 let database: Record<string, string> = {}
 let apiKey = ""
-let served: Processes.Served | undefined
+let served: InProcess.Served | undefined
 
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), "filedata-docs-"))
