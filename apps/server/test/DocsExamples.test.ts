@@ -36,7 +36,7 @@ const run = (command: string, args: ReadonlyArray<string>, cwd: string, env: Rec
   return finish(child)
 }
 
-const runBlock = async (block: Block, base: string, apiKey: string) => {
+const runAnew = async (block: Block, base: string, apiKey: string) => {
   const dir = mkdtempSync(join(tmpdir(), "filedata-docs-example-"))
   // `pnpm filedata`, which a reader runs from the repository's root, run from the block's directory.
   const text = block.text
@@ -48,6 +48,18 @@ const runBlock = async (block: Block, base: string, apiKey: string) => {
   // As docs/webhooks.md tells the reader: saved as a file, run with scripts/example.mjs.
   writeFileSync(join(dir, "example.ts"), text)
   return { dir, ...(await run(process.execPath, [join(root, "scripts/example.mjs"), "example.ts"], dir, env)) }
+}
+
+// A block runs once against one server with one key, and every test of that run reads the same run: bundling
+// and starting the examples is most of this file's time.
+const runs = new Map<string, ReturnType<typeof runAnew>>()
+const runBlock = (block: Block, base: string, apiKey: string) => {
+  const key = `${block.where} ${base} ${apiKey}`
+  const found = runs.get(key)
+  if (found !== undefined) return found
+  const started = runAnew(block, base, apiKey)
+  runs.set(key, started)
+  return started
 }
 
 let database: Record<string, string> = {}
