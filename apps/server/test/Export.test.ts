@@ -192,7 +192,7 @@ const scenario = async (base: string, env: Record<string, string>, dir: string, 
   expect(after).toHaveLength(odd.length + 2)
 }
 
-describe("the export on the built server with SQLite", () => {
+describe("the export on the server with SQLite", () => {
   const dir = TempDirectory.make("export")
   const fixture = {
     users: [
@@ -283,11 +283,11 @@ const admin = async (statement: string) => {
 }
 
 if (skipReasons.length > 0) {
-  describe("the export on the built server with PostgreSQL and Redis", () => {
+  describe("the export on the server with PostgreSQL and Redis", () => {
     it.skip(`SKIPPED: ${skipReasons.join("; ")}`, () => {})
   })
 } else {
-  describe("the export on the built server with PostgreSQL and Redis", () => {
+  describe("the export on the server with PostgreSQL and Redis", () => {
     const run = `${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`
     const database = `filedata_export_${run}`
     const dir = TempDirectory.make("export-pg")

@@ -187,7 +187,7 @@ const syncScenario = async (
   expect(after.json).toMatchObject({ SubmissionCounter: journal.length + 3, submissions: everything })
 }
 
-describe("incremental reads on the built server with SQLite", () => {
+describe("incremental reads on the server with SQLite", () => {
   const dir = TempDirectory.make("incremental")
   const keys = ["page", "window", "cursor", "access", "shared", "compress", "sync", "read", "log"] as const
   const fixture = {
@@ -458,11 +458,11 @@ const admin = async (statement: string) => {
 }
 
 if (skipReasons.length > 0) {
-  describe("incremental reads on the built server with PostgreSQL and Redis", () => {
+  describe("incremental reads on the server with PostgreSQL and Redis", () => {
     it.skip(`SKIPPED: ${skipReasons.join("; ")}`, () => {})
   })
 } else {
-  describe("incremental reads on the built server with PostgreSQL and Redis", () => {
+  describe("incremental reads on the server with PostgreSQL and Redis", () => {
     // A database of its own, and keys whose Redis counters no earlier run can have touched.
     const run = `${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`
     const database = `filedata_incremental_${run}`

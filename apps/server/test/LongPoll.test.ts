@@ -90,7 +90,7 @@ const answeredByAppend = async (bases: ReadonlyArray<string>, env: Record<string
 
 afterEach(() => Processes.killLeftovers())
 
-describe("long poll on the built server with SQLite", () => {
+describe("long poll on the server with SQLite", () => {
   const dir = TempDirectory.make("long-poll")
   let env: Record<string, string> = {}
 

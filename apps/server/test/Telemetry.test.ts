@@ -269,8 +269,8 @@ describe("metrics (built server, real process)", () => {
 
   it("is off without METRICS_PORT: no metrics line, no listener", async () => {
     const { env } = await database()
-    const running = await serveHere({ ...env, LOG_LEVEL: "info" })
-    const exit = await stopHere(running)
+    const running = await serve({ ...env, LOG_LEVEL: "info" })
+    const exit = await stop(running)
     expect(exit.stdout).not.toContain("metrics on")
   }, 30_000)
 })

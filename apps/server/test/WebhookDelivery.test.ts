@@ -111,7 +111,7 @@ const setUp = async (name: string, extra: Record<string, string> = {}) => {
 
 afterEach(() => Processes.killLeftovers())
 
-describe("webhook delivery by the built server (SQLite)", () => {
+describe("webhook delivery by the server (SQLite)", () => {
   it("delivers what was appended while no server ran, signed as standardwebhooks verifies, with next to catch up", async () => {
     const { env, dir, filename } = await setUp("webhook-delivered")
     const hook = await receiver(() => 204)
