@@ -90,17 +90,27 @@ export const streams = (terminals: Streams, noColor: boolean): Streams => ({
 })
 
 /**
+ * The console, colourless on the streams of `terminals` that are not one and everywhere when `NO_COLOR` is set.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerFor = (terminals: Streams): Layer.Layer<never> =>
+  Layer.unwrapEffect(
+    Effect.gen(function* () {
+      // An unset NO_COLOR cannot fail to read; if the provider fails anyway, the safe side is no colour.
+      const off = yield* Effect.orElseSucceed(noColor, () => true)
+      const base = yield* Effect.console
+      return Console.setConsole(console(base, streams(terminals, off)))
+    })
+  )
+
+/**
  * The console of the process, colourless where colour is not allowed.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<never> = Layer.unwrapEffect(
-  Effect.gen(function* () {
-    // An unset NO_COLOR cannot fail to read; if the provider fails anyway, the safe side is no colour.
-    const off = yield* Effect.orElseSucceed(noColor, () => true)
-    const base = yield* Effect.console
-    const terminals = { stdout: process.stdout.isTTY === true, stderr: process.stderr.isTTY === true }
-    return Console.setConsole(console(base, streams(terminals, off)))
-  })
+export const layer: Layer.Layer<never> = Layer.suspend(() =>
+  layerFor({ stdout: process.stdout.isTTY === true, stderr: process.stderr.isTTY === true })
 )

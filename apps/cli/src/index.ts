@@ -19,6 +19,10 @@ export * as Commands from "./Commands.js"
  */
 export * as DemoFixture from "./DemoFixture.js"
 /**
+ * @since 0.2.0
+ */
+export * as Program from "./Program.js"
+/**
  * @since 0.1.0
  */
 export * as Progress from "./Progress.js"

@@ -30,6 +30,7 @@ import {
   findFile,
   keyOwner,
   type Run,
+  runInProcess,
   runProcess,
   sqlite,
   submissions,
@@ -595,27 +596,21 @@ describe("append", () => {
     )
   )
 
-  it.live(
-    "as a real process, appends to what another connection imported and prints one line",
-    () =>
-      withDatabase((dir) =>
-        Effect.gen(function* () {
-          expectSuccess(yield* cli("import", writeFixture(dir, "fixture.json", validFixture)))
-          const path = writeFixture(dir, "more.json", {
-            files: [{ id: "file-2", submissions: [{ createdDate: at(1), content: { email: "p@example.com" } }] }]
-          })
-          const result = yield* Effect.promise(() =>
-            runProcess(["scripts/run.mjs", "cli", "append", path], {
-              DATABASE_URL: `file:${join(dir, "filedata.db")}`,
-              LOG_LEVEL: "warn"
-            })
-          )
-          expect(result).toEqual({ code: 0, stdout: "appended 1 submission to 1 file\n", stderr: "" })
-          expect(yield* counters("file-2")).toEqual(Option.some([1, 0]))
-          expect(yield* emails("file-2")).toEqual(["p@example.com"])
+  it.live("as main runs it, appends to what another connection imported and prints one line", () =>
+    withDatabase((dir) =>
+      Effect.gen(function* () {
+        expectSuccess(yield* cli("import", writeFixture(dir, "fixture.json", validFixture)))
+        const path = writeFixture(dir, "more.json", {
+          files: [{ id: "file-2", submissions: [{ createdDate: at(1), content: { email: "p@example.com" } }] }]
         })
-      ),
-    { timeout: 120_000 }
+        const result = yield* Effect.promise(() =>
+          runInProcess(["append", path], { DATABASE_URL: `file:${join(dir, "filedata.db")}`, LOG_LEVEL: "warn" })
+        )
+        expect(result).toEqual({ code: 0, stdout: "appended 1 submission to 1 file\n", stderr: "" })
+        expect(yield* counters("file-2")).toEqual(Option.some([1, 0]))
+        expect(yield* emails("file-2")).toEqual(["p@example.com"])
+      })
+    )
   )
 })
 

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Processes, SqliteFiles } from "@filedata/testing"
+import { runInProcess } from "./utils.js"
 
 const { finish, killLeftovers, startBuilt } = Processes
 const { snapshot } = SqliteFiles
@@ -41,7 +42,7 @@ const tempDir = () => {
 }
 
 // A migrated, empty database to start rounds from, so both imports start at once rather than one after
-// the other's migration.
+// the other's migration; migrated in-process, as main migrates it.
 let migrated = ""
 
 /**
@@ -71,7 +72,7 @@ afterAll(() => {
 describe("two imports at once on one SQLite file (real processes)", () => {
   beforeAll(async () => {
     migrated = join(tempDir(), "migrated.db")
-    const created = await finish(startBuilt("cli", ["key", "list"], { DATABASE_URL: `file:${migrated}` }))
+    const created = await runInProcess(["key", "list"], { DATABASE_URL: `file:${migrated}` })
     if (created.code !== 0) throw new Error(created.stderr)
   }, 180_000)
 

@@ -1,11 +1,13 @@
 // An import is one transaction: killed with SIGKILL while it writes, it leaves the database exactly as it
-// was before it started, and the database stays healthy for the server and the next import. The built CLI
-// and server run as real processes, the way an operator (or a fault script) runs them.
+// was before it started, and the database stays healthy for the server and the next import. The import that is
+// killed and the server run as real processes, the way an operator (or a fault script) runs them; the imports
+// before and after it run in-process, as main runs them.
 
 import { existsSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "@effect/vitest"
 import { Conditions, Fixtures, Processes, SqliteFiles, TempDirectory } from "@filedata/testing"
+import { runInProcess } from "./utils.js"
 
 const { finish, killLeftovers, listening, post, startBuilt } = Processes
 const { snapshot } = SqliteFiles
@@ -36,7 +38,7 @@ describe("an import killed with SIGKILL halfway (real processes)", () => {
     const env = { DATABASE_URL: `file:${filename}`, PORT: "0", HOST: "127.0.0.1" }
     const write = (name: string, document: unknown) => TempDirectory.write(dir, name, document)
 
-    const first = await finish(startBuilt("cli", ["import", write("baseline.json", baseline)], env))
+    const first = await runInProcess(["import", write("baseline.json", baseline)], env)
     expect(first.code, first.stderr).toBe(0)
     const before = snapshot(filename)
     expect(before.tables.submissions?.rows).toBe(2)
@@ -76,7 +78,7 @@ describe("an import killed with SIGKILL halfway (real processes)", () => {
       users: [{ id: "bob", apiKeys: ["bob-key-0c9d41"] }],
       files: [{ id: "bob-file", userId: "bob", name: "Bob", creationDate: "2024-01-01T00:00:00.000Z" }]
     }
-    const after = await finish(startBuilt("cli", ["import", write("next.json", next)], env))
+    const after = await runInProcess(["import", write("next.json", next)], env)
     expect(after.code, after.stderr).toBe(0)
     const now = snapshot(filename)
     expect(now.integrity).toBe("ok")

@@ -1,6 +1,7 @@
-// The CLI as an operator and a script run it: the built `apps/cli/dist/bundle/main.js` as a real process, its exit
-// codes (0 success, 1 a failed command, 2 a wrong command line), its output without escape codes where no
-// terminal reads it or NO_COLOR is set, and its --log-level with LOG_LEVEL's names.
+// What only a process shows of the CLI: the built `apps/cli/dist/bundle/main.js` as a real process, its exit codes
+// as a shell sees them (0 success, 1 a failed command, 2 a wrong command line, 130 after Ctrl-C), its stdin
+// piped, and its colours where a terminal reads it and nowhere else. The rest of what it prints is checked on
+// the same program in-process (Program.test.ts).
 
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs"
@@ -8,7 +9,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Conditions, Fixtures, Processes } from "@filedata/testing"
-import { runBuilt, runOnTerminal } from "./utils.js"
+import { runBuilt, runInProcess, runOnTerminal } from "./utils.js"
 
 const ESCAPE = "\u001b"
 
@@ -22,7 +23,7 @@ describe("the CLI as a real process", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
   it("exits 0 on success, 1 when a command fails, 2 when the command line is wrong", async () => {
-    const created = await runBuilt(["user", "create", "dora"], env())
+    const created = await runInProcess(["user", "create", "dora"], env())
     expect(created).toEqual({ code: 0, stdout: expect.stringMatching(/^created user dora/), stderr: "" })
     expect(await runBuilt(["user", "list"], env())).toEqual({
       code: 0,
@@ -30,42 +31,19 @@ describe("the CLI as a real process", () => {
       stderr: ""
     })
 
-    // Each kind of end reaches the process's exit code; every command line and failure behind each is checked
-    // in-process (Commands.test.ts, "exits 2 for unknown commands…"), on the function main takes the code from.
+    // Each kind of end reaches the process's exit code, one process each; every command line and failure behind
+    // each is checked in-process (Commands.test.ts, "exits 2 for unknown commands…"), on the function main takes
+    // the code from.
     const failed = await runBuilt(["user", "create", "dora"], env())
     expect(failed.code).toBe(1)
     expect(failed.stderr).not.toBe("")
     // Invalid configuration is a failed start, as for the server.
-    expect((await runBuilt(["user", "list"], { ...env(), LOG_LEVEL: "warning" })).code).toBe(1)
+    expect((await runInProcess(["user", "list"], { ...env(), LOG_LEVEL: "warning" })).code).toBe(1)
     const wrong = await runBuilt(["export", "--file", "x", "--format", "csv", "--since", "2024-03-07"], env())
     expect(wrong.code).toBe(2)
     expect(wrong.stderr.split("\n")[0]).toBe(
       "--since: must be an ISO 8601 date-time with a zone, e.g. 2024-01-01T00:00:00.000Z"
     )
-  }, 60_000)
-
-  it("names every problem of a fixture in one run: a refused entry's duplicate id and unknown user too", async () => {
-    const fixture = join(dir, "careless.json")
-    writeFileSync(
-      fixture,
-      JSON.stringify({
-        users: [{ id: "ivan", apiKeys: ["careless-key-0001"] }],
-        files: [
-          { id: "form", userId: "ivan", name: "A", creationDate: "2024-01-01T00:00:00Z" },
-          { id: "form", userId: "ghost", name: "B", creationDate: "2024-01-01T00:00:00Z", visitCounter: 3 }
-        ]
-      })
-    )
-    expect(await runBuilt(["import", fixture], env())).toEqual({
-      code: 1,
-      stdout: "",
-      stderr:
-        "the fixture was rejected and nothing was written (3 problems):\n" +
-        "$.files[1].visitCounter: is not allowed\n" +
-        "$.files[1].id: file id appears twice\n" +
-        "$.files[1].userId: is not a user of this fixture or of the database\n"
-    })
-    expect((await runBuilt(["user", "list"], env())).stdout).not.toContain("ivan")
   }, 60_000)
 
   it("says an import stopped by Ctrl-C (SIGINT) wrote nothing, and exits 130", async () => {
@@ -97,50 +75,28 @@ describe("the CLI as a real process", () => {
     child.kill("SIGINT")
     const exit = await exited
     expect(exit).toEqual({ code: 130, stdout: "", stderr: "interrupted: nothing was written\n" })
-    expect((await runBuilt(["user", "list"], env())).stdout).not.toContain("bulk")
-  }, 60_000)
-
-  it("warns on stderr of a misspelled variable, naming the nearest known one, and runs the command", async () => {
-    const run = await runBuilt(["user", "list"], { ...env(), DATABASE_POOL_MAXIMUM: "3" })
-    expect(run.code).toBe(0)
-    expect(run.stderr).toBe(
-      "warning: DATABASE_POOL_MAXIMUM is not a variable of this service and is ignored: did you mean DATABASE_POOL_MAX?\n"
-    )
-  }, 60_000)
-
-  it("takes the same log level names on the command line as in LOG_LEVEL", async () => {
-    // Every name is checked in-process (Commands.test.ts); here the one that differs from Effect's.
-    expect((await runBuilt(["--log-level", "warn", "user", "list"], env())).code).toBe(0)
-    expect((await runBuilt(["user", "list"], { ...env(), LOG_LEVEL: "warn" })).code).toBe(0)
-    const refused = await runBuilt(["user", "list", "--log-level=warning"], env())
-    expect(refused.code).toBe(2)
-    expect(refused.stderr).toBe('--log-level: expected one of debug, info, warn, error, none but received "warning"\n')
-  }, 60_000)
-
-  it("writes no escape codes when its output is not a terminal", async () => {
-    const cases = [["--help"], ["key", "--help"], ["bogus"], ["import"]]
-    for (const [i, run] of (await Promise.all(cases.map((args) => runBuilt(args, env())))).entries()) {
-      expect(run.stdout + run.stderr, cases[i]?.join(" ")).not.toContain(ESCAPE)
-      expect(run.stdout + run.stderr).not.toBe("")
-    }
-    const help = await runBuilt(["--help"], env())
-    expect(help.stdout).toMatch(/^filedata\n/)
-    expect(help.stdout).toContain("--log-level debug | info | warn | error | none")
-    expect(help.stdout).not.toMatch(/warning|fatal|trace/)
+    expect((await runInProcess(["user", "list"], env())).stdout).not.toContain("bulk")
   }, 60_000)
 
   it("colours help on a terminal, and not at all with NO_COLOR set", async (context) => {
+    // Piped, the process's stdout is no terminal; the other commands' output is checked in-process.
+    const piped = await runBuilt(["--help"], env())
+    expect(piped.code).toBe(0)
+    expect(piped.stdout).not.toContain(ESCAPE)
+    // NO_COLOR is read from the environment, not from the process: checked on the program, both streams terminals.
+    const terminals = { stdout: true, stderr: true }
+    for (const args of [["--help"], ["bogus"]]) {
+      const plain = await runInProcess(args, { ...env(), NO_COLOR: "1" }, "", terminals)
+      expect(plain.stdout + plain.stderr, args.join(" ")).not.toContain(ESCAPE)
+      expect(plain.stdout + plain.stderr).not.toBe("")
+    }
+    // An empty NO_COLOR does not count (no-color.org).
+    expect((await runInProcess(["--help"], { ...env(), NO_COLOR: "" }, "", terminals)).stdout).toContain(ESCAPE)
+    // Whether a stream is a terminal is the process's to tell.
     const coloured = await runOnTerminal(["--help"], env())
     if (coloured === undefined) return context.skip()
     expect(coloured.code).toBe(0)
     expect(coloured.output).toContain(ESCAPE)
-    for (const args of [["--help"], ["bogus"]]) {
-      const plain = await runOnTerminal(args, { ...env(), NO_COLOR: "1" })
-      expect(plain?.output, args.join(" ")).not.toContain(ESCAPE)
-      expect(plain?.output).not.toBe("")
-    }
-    // An empty NO_COLOR does not count (no-color.org).
-    expect((await runOnTerminal(["--help"], { ...env(), NO_COLOR: "" }))?.output).toContain(ESCAPE)
   }, 60_000)
 
   it("imports a fixture piped to it by a shell, as /dev/stdin", async () => {
@@ -160,8 +116,8 @@ describe("the CLI as a real process", () => {
   }, 60_000)
 
   it("key find reads a key from stdin and prints its id", async () => {
-    await runBuilt(["user", "create", "erin"], env())
-    const created = await runBuilt(["key", "create", "--user", "erin"], env())
+    await runInProcess(["user", "create", "erin"], env())
+    const created = await runInProcess(["key", "create", "--user", "erin"], env())
     const key = /^API key: (\S+)$/m.exec(created.stdout)?.[1] ?? ""
     const id = /^created API key (\S+) /.exec(created.stdout)?.[1] ?? ""
     const found = await runBuilt(["key", "find"], env(), `${key}\n`)

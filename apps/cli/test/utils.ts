@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from "node:child_process"
 import { join } from "node:path"
+import { format } from "node:util"
 import type * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { FileData, FileRepository, OperatorStore, type WebhookStore } from "@filedata/core"
@@ -11,10 +12,17 @@ import type * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
+import * as Color from "../src/Color.js"
 import * as Commands from "../src/Commands.js"
+import * as Program from "../src/Program.js"
+import * as Progress from "../src/Progress.js"
+import * as Stdin from "../src/Stdin.js"
+import * as Stdout from "../src/Stdout.js"
 
 /** A fresh directory under the system temp dir, removed when the scope closes. */
 export const tempDir = TempDirectory.scoped("cli")
@@ -118,6 +126,89 @@ export const allKeys = Effect.flatMap(OperatorStore.OperatorStore, (store) => st
 /** Whether a user exists, through the operator port. */
 export const userExists = (id: string) =>
   Effect.flatMap(OperatorStore.OperatorStore, (store) => store.userExists(FileData.UserId.make(id)))
+
+/** What a run of the CLI printed on each stream, and its exit code, as a process's. */
+export interface Finished {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/**
+ * `filedata ARGS` in this process, as `runBuilt` runs it as a process: `Program.run`, the program main runs, on
+ * `env` (and `LOG_LEVEL=warn`) alone, `input` as its stdin, stdout and stderr captured as text and not terminals
+ * unless `terminals` says so, and the exit code main would end with. Log lines join stdout as they are logged, in
+ * Effect's JSON shape, where main's batch writes them a window later.
+ */
+export const runInProcess = (
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  input = "",
+  terminals: Color.Streams = { stdout: false, stderr: false }
+): Promise<Finished> => {
+  const stdout: Array<Buffer> = []
+  const stderr: Array<Buffer> = []
+  const write = (to: Array<Buffer>) => (piece: string | Uint8Array) => void to.push(Buffer.from(piece))
+  const [out, err] = [write(stdout), write(stderr)]
+  const all = { LOG_LEVEL: "warn", ...env }
+  const streams = Layer.mergeAll(
+    NodeContext.layer,
+    Color.layerFor(terminals),
+    Layer.succeed(Progress.ProgressTerminal, {
+      isTTY: terminals.stderr,
+      write: (text) => Effect.sync(() => err(text))
+    }),
+    Layer.succeed(Stdin.StandardInput, {
+      isTTY: false,
+      readLine: Effect.sync(() => (input === "" ? Option.none() : Option.some(Stdin.firstLine(input))))
+    }),
+    Layer.succeed(Stdout.StandardOutput, { write: (piece) => Effect.sync(() => out(piece)) })
+  )
+  const logging = (level: LogLevel.LogLevel) =>
+    Layer.merge(
+      Logger.replace(
+        Logger.defaultLogger,
+        Logger.make((options) => out(`${Logger.jsonLogger.log(options)}\n`))
+      ),
+      Logger.minimumLogLevel(level)
+    )
+  return Effect.runPromiseExit(
+    Program.run(["node", "filedata", ...args], all, logging).pipe(
+      Effect.provide(streams),
+      Effect.withConsole(processConsole(out, err)),
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(all)), { pathDelim: "_" }))
+    )
+  ).then((exit) => ({
+    code: Program.exitCode(exit),
+    stdout: Buffer.concat(stdout).toString("utf8"),
+    stderr: Buffer.concat(stderr).toString("utf8")
+  }))
+}
+
+// Node's console as a process has it: each call one line, formatted as `console.log` formats.
+const processConsole = (out: (text: string) => void, err: (text: string) => void): Console.Console => {
+  const line = (to: (text: string) => void) => (args: ReadonlyArray<unknown>) => to(`${format(...args)}\n`)
+  const [toOut, toErr] = [line(out), line(err)]
+  const base = Effect.runSync(Effect.console)
+  return {
+    ...base,
+    log: (...args) => Effect.sync(() => toOut(args)),
+    info: (...args) => Effect.sync(() => toOut(args)),
+    debug: (...args) => Effect.sync(() => toOut(args)),
+    error: (...args) => Effect.sync(() => toErr(args)),
+    warn: (...args) => Effect.sync(() => toErr(args)),
+    trace: (...args) => Effect.sync(() => toErr(args)),
+    unsafe: {
+      ...base.unsafe,
+      log: (...args) => toOut(args),
+      info: (...args) => toOut(args),
+      debug: (...args) => toOut(args),
+      error: (...args) => toErr(args),
+      warn: (...args) => toErr(args),
+      trace: (...args) => toErr(args)
+    }
+  }
+}
 
 /** `node ARGS` from the repository root, as `pnpm filedata` runs, with stdout and stderr piped (not terminals). */
 export const runProcess = (args: ReadonlyArray<string>, env: Record<string, string>) =>

@@ -11,14 +11,14 @@
 import type { ServerResponse } from "node:http"
 import { FileDataApi } from "@filedata/client"
 import {
+  ExportEncoder,
   ExportSubmissions,
+  FileDataEncoder,
   type FileDataError,
-  FileDataJson,
   type FileRequest,
   GetFileData,
   GetSubmissions,
-  SubmissionsExport,
-  SubmissionsJson
+  SubmissionsEncoder
 } from "@filedata/core"
 import type * as Effect from "effect/Effect"
 import * as Reply from "./Reply.js"
@@ -85,7 +85,7 @@ const gone =
  * @since 0.1.0
  * @category operations
  */
-export const getFileData: Operation = make(FileDataApi.fileDataPath, GetFileData.runWith, FileDataJson.writeTo)
+export const getFileData: Operation = make(FileDataApi.fileDataPath, GetFileData.runWith, FileDataEncoder.writeTo)
 
 /**
  * `POST /api/v1/file-data/submissions`: the incremental read.
@@ -96,7 +96,7 @@ export const getFileData: Operation = make(FileDataApi.fileDataPath, GetFileData
 export const getSubmissions: Operation = make(
   FileDataApi.submissionsPath,
   (ports, input, response) => GetSubmissions.runWith(ports, { ...input, gone: gone(response) }),
-  SubmissionsJson.writeTo
+  SubmissionsEncoder.writeTo
 )
 
 /**
@@ -109,10 +109,10 @@ export const getSubmissions: Operation = make(
 export const exportSubmissions: Operation = make(
   FileDataApi.exportPath,
   ExportSubmissions.runWith,
-  SubmissionsExport.writeTo,
+  ExportEncoder.writeTo,
   (reply) => ({
-    contentType: SubmissionsExport.contentTypes[reply.format],
-    fields: { "content-disposition": SubmissionsExport.contentDisposition(reply.file.id, reply.format) }
+    contentType: ExportEncoder.contentTypes[reply.format],
+    fields: { "content-disposition": ExportEncoder.contentDisposition(reply.file.id, reply.format) }
   })
 )
 

@@ -6,6 +6,7 @@
  */
 
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { ProblemStatus } from "@filedata/client"
 import { type FileDataError, ProblemCode, type Webhook, type WebhookRequest } from "@filedata/core"
 
 /**
@@ -28,8 +29,8 @@ export interface Problem {
 export const contentType = "application/problem+json"
 
 /**
- * A problem reply of `code`, with the status and title `ProblemCode.table` gives it; `extensions` are extra
- * members such as `errors` or `retryAfter`.
+ * A problem reply of `code`, with its status (`ProblemStatus`) and the title `ProblemCode.table` gives it;
+ * `extensions` are extra members such as `errors` or `retryAfter`.
  *
  * @since 0.1.0
  * @category constructors
@@ -42,13 +43,13 @@ export const make = (
     readonly headers?: Record<string, string> | undefined
   }
 ): Problem => ({
-  status: ProblemCode.status(code),
+  status: ProblemStatus.status(code),
   code,
   headers: options?.headers ?? {},
   body: JSON.stringify({
     type: ProblemCode.type(code),
     title: ProblemCode.table[code].title,
-    status: ProblemCode.status(code),
+    status: ProblemStatus.status(code),
     detail,
     code,
     ...options?.extensions

@@ -183,7 +183,7 @@ export const unexpected = (response: ServerResponse, frame: Frame, cause: Cause.
 
 /**
  * How an operation writes the body of its answer, piece by piece, through the `write` it is given
- * (`FileDataJson.writeTo`, `SubmissionsJson.writeTo`).
+ * (`FileDataEncoder.writeTo`, `SubmissionsEncoder.writeTo`).
  *
  * @since 0.1.0
  * @category models

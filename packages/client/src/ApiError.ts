@@ -6,16 +6,21 @@
  * @since 0.1.0
  */
 import { ProblemCode as Codes, FileDataError } from "@filedata/core"
+import * as Record from "effect/Record"
 import * as Schema from "effect/Schema"
+import * as ProblemStatus from "./ProblemStatus.js"
 
 /**
- * The machine-readable `code` of every problem the service answers with: its status, its fixed `title`, and
- * when it is sent (the core's `ProblemCode.table`).
+ * The machine-readable `code` of every problem the service answers with: its status (`ProblemStatus`), its
+ * fixed `title`, and when it is sent (the core's `ProblemCode.table`).
  *
  * @since 0.1.0
  * @category models
  */
-export const problemCodes = Codes.table
+export const problemCodes: {
+  readonly [C in ProblemCode]: { readonly status: ProblemStatus.Status<C> } & (typeof Codes.table)[C]
+} = // `Record.map` types every entry alike; each keeps its own status and words.
+  Record.map(Codes.table, (entry, code) => ({ status: ProblemStatus.status(code), ...entry })) as never
 
 /**
  * @since 0.1.0
@@ -27,7 +32,7 @@ export type ProblemCode = Codes.ProblemCode
 const problemFields = <const Code extends ProblemCode>(codes: readonly [Code, ...Array<Code>]) => ({
   type: Schema.String.annotations({ description: "`urn:filedata:problem:<code>`" }),
   title: Schema.String.annotations({ description: "A fixed text for the code" }),
-  status: Schema.Literal(Codes.status(codes[0])).annotations({ description: "The HTTP status" }),
+  status: Schema.Literal(ProblemStatus.status(codes[0])).annotations({ description: "The HTTP status" }),
   detail: Schema.String.annotations({
     description: "Human-readable; fixed texts that never repeat a value that was sent"
   }),

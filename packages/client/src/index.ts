@@ -17,4 +17,8 @@ export * as Models from "./Models.js"
 /**
  * @since 0.2.0
  */
+export * as ProblemStatus from "./ProblemStatus.js"
+/**
+ * @since 0.2.0
+ */
 export * as WebhookVerifier from "./WebhookVerifier.js"

@@ -37,6 +37,7 @@ describe("the browser bundle", () => {
       "FileDataApi",
       "FileDataClient",
       "Models",
+      "ProblemStatus",
       "WebhookVerifier"
     ])
     expect(loaded.FileDataApi.version).toBe("0.1.0")

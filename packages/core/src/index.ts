@@ -1,133 +1,165 @@
+// Reading a file: the use case, its reply and its JSON encoder
+
 /**
  * @since 0.1.0
  */
-export * as ApiKeyPrefix from "./ApiKeyPrefix.js"
+export * as FileDataEncoder from "./read/FileDataEncoder.js"
 /**
  * @since 0.1.0
  */
-export * as Append from "./Append.js"
+export * as FileDataReply from "./read/FileDataReply.js"
+/**
+ * @since 0.1.0
+ */
+export * as GetFileData from "./read/GetFileData.js"
+
+// Incremental reads: the use case, its cursor, long-poll waits, its reply and its JSON encoder
+
+/**
+ * @since 0.1.0
+ */
+export * as GetSubmissions from "./sync/GetSubmissions.js"
+/**
+ * @since 0.1.0
+ */
+export * as SubmissionCursor from "./sync/SubmissionCursor.js"
 /**
  * @since 0.2.0
  */
-export * as CreateWebhook from "./CreateWebhook.js"
+export * as SubmissionSignals from "./sync/SubmissionSignals.js"
+/**
+ * @since 0.1.0
+ */
+export * as SubmissionsEncoder from "./sync/SubmissionsEncoder.js"
+/**
+ * @since 0.1.0
+ */
+export * as SubmissionsReply from "./sync/SubmissionsReply.js"
 /**
  * @since 0.2.0
  */
-export * as DeliverWebhooks from "./DeliverWebhooks.js"
+export * as WaitingRequests from "./sync/WaitingRequests.js"
+
+// Exports: the use case and its CSV / NDJSON encoder
+
 /**
  * @since 0.2.0
  */
-export * as ExportSubmissions from "./ExportSubmissions.js"
-/**
- * @since 0.1.0
- */
-export * as FileData from "./FileData.js"
-/**
- * @since 0.1.0
- */
-export * as FileDataError from "./FileDataError.js"
-/**
- * @since 0.1.0
- */
-export * as FileDataJson from "./FileDataJson.js"
-/**
- * @since 0.1.0
- */
-export * as FileDataReply from "./FileDataReply.js"
-/**
- * @since 0.1.0
- */
-export * as FileRepository from "./FileRepository.js"
-/**
- * @since 0.1.0
- */
-export * as FileRequest from "./FileRequest.js"
-/**
- * @since 0.1.0
- */
-export * as Fixture from "./Fixture.js"
-/**
- * @since 0.1.0
- */
-export * as GetFileData from "./GetFileData.js"
-/**
- * @since 0.1.0
- */
-export * as GetSubmissions from "./GetSubmissions.js"
+export * as ExportEncoder from "./export/ExportEncoder.js"
 /**
  * @since 0.2.0
  */
-export * as Immediate from "./Immediate.js"
+export * as ExportSubmissions from "./export/ExportSubmissions.js"
+
+// Webhooks: the model, its ports and its use cases
+
 /**
  * @since 0.2.0
  */
-export * as ListWebhooks from "./ListWebhooks.js"
+export * as CreateWebhook from "./webhooks/CreateWebhook.js"
 /**
  * @since 0.2.0
  */
-export * as ManageWebhook from "./ManageWebhook.js"
+export * as DeliverWebhooks from "./webhooks/DeliverWebhooks.js"
+/**
+ * @since 0.2.0
+ */
+export * as ListWebhooks from "./webhooks/ListWebhooks.js"
+/**
+ * @since 0.2.0
+ */
+export * as ManageWebhook from "./webhooks/ManageWebhook.js"
+/**
+ * @since 0.2.0
+ */
+export * as Webhook from "./webhooks/Webhook.js"
+/**
+ * @since 0.2.0
+ */
+export * as WebhookRequest from "./webhooks/WebhookRequest.js"
+/**
+ * @since 0.2.0
+ */
+export * as WebhookSecrets from "./webhooks/WebhookSecrets.js"
+/**
+ * @since 0.2.0
+ */
+export * as WebhookSender from "./webhooks/WebhookSender.js"
+/**
+ * @since 0.2.0
+ */
+export * as WebhookStore from "./webhooks/WebhookStore.js"
+
+// The operator: imports, appends, the operator store and key prefixes
+
 /**
  * @since 0.1.0
  */
-export * as OperatorStore from "./OperatorStore.js"
-/**
- * @since 0.2.0
- */
-export * as ProblemCode from "./ProblemCode.js"
+export * as ApiKeyPrefix from "./operator/ApiKeyPrefix.js"
 /**
  * @since 0.1.0
  */
-export * as RateLimiter from "./RateLimiter.js"
+export * as Append from "./operator/Append.js"
 /**
  * @since 0.1.0
  */
-export * as RequestLog from "./RequestLog.js"
+export * as Fixture from "./operator/Fixture.js"
+/**
+ * @since 0.2.0
+ */
+export * as ImportRules from "./operator/ImportRules.js"
 /**
  * @since 0.1.0
  */
-export * as SubmissionCursor from "./SubmissionCursor.js"
+export * as OperatorStore from "./operator/OperatorStore.js"
+
+// What every feature shares: the domain, its failures, the rules every request obeys, the ports
+
 /**
  * @since 0.1.0
  */
-export * as SubmissionEntry from "./SubmissionEntry.js"
-/**
- * @since 0.2.0
- */
-export * as SubmissionSignals from "./SubmissionSignals.js"
-/**
- * @since 0.2.0
- */
-export * as SubmissionsExport from "./SubmissionsExport.js"
+export * as FileData from "./shared/FileData.js"
 /**
  * @since 0.1.0
  */
-export * as SubmissionsJson from "./SubmissionsJson.js"
+export * as FileDataError from "./shared/FileDataError.js"
 /**
  * @since 0.1.0
  */
-export * as SubmissionsReply from "./SubmissionsReply.js"
+export * as FileRepository from "./shared/FileRepository.js"
 /**
  * @since 0.1.0
  */
-export * as TextRules from "./TextRules.js"
-export * as WaitingRequests from "./WaitingRequests.js"
+export * as FileRequest from "./shared/FileRequest.js"
 /**
  * @since 0.2.0
  */
-export * as Webhook from "./Webhook.js"
+export * as Immediate from "./shared/Immediate.js"
 /**
  * @since 0.2.0
  */
-export * as WebhookRequest from "./WebhookRequest.js"
+export * as ProblemCode from "./shared/ProblemCode.js"
+/**
+ * @since 0.1.0
+ */
+export * as RateLimiter from "./shared/RateLimiter.js"
 /**
  * @since 0.2.0
  */
-export * as WebhookSecrets from "./WebhookSecrets.js"
+export * as RequestDecoding from "./shared/RequestDecoding.js"
+/**
+ * @since 0.1.0
+ */
+export * as RequestLog from "./shared/RequestLog.js"
 /**
  * @since 0.2.0
  */
-export * as WebhookSender from "./WebhookSender.js"
+export * as RequestSchema from "./shared/RequestSchema.js"
 /**
- * @since 0.2.0
+ * @since 0.1.0
  */
-export * as WebhookStore from "./WebhookStore.js"
+export * as SubmissionEntry from "./shared/SubmissionEntry.js"
+/**
+ * @since 0.1.0
+ */
+export * as TextRules from "./shared/TextRules.js"

@@ -7,7 +7,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
 import type { FileDataError } from "@filedata/core"
-import { FileData, FileRepository, SubmissionEntry, type SubmissionSignals, SubmissionsExport } from "@filedata/core"
+import { ExportEncoder, FileData, FileRepository, SubmissionEntry, type SubmissionSignals } from "@filedata/core"
 import { KeyHash, StorageFailure, SubmissionPosition } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -35,12 +35,11 @@ interface FileRow {
 }
 
 // A key's row with its file's columns, null when no file has the id, and the first page of a file the key
-// owns: its first rows up to one past a page, joined, how many they are and how many have an entry.
+// owns: its first rows up to one past a page, joined, and how many they are.
 type AccessRow = {
   readonly owner: string
   readonly joined: string | null
   readonly count: string | null
-  readonly rendered: string | null
 } & (FileRow | { readonly [Column in Exclude<keyof FileRow, "read_point">]: null })
 
 // How many first pages read with their access wait for the reply that reads them, and how much of their text
@@ -49,22 +48,18 @@ type AccessRow = {
 const prefetchedCapacity = 1024
 const prefetchedChars = 4 * 1024 * 1024
 
-// entry is the submission as the reply writes it; content comes only for a row without one, which an older
-// release imported during a rolling deploy (see PgMigrations), and is then rendered here as the import would.
+// entry is the submission as the reply writes it.
 interface SubmissionRow {
   readonly seq: string
   readonly created_date: string
-  readonly entry: string | null
-  readonly content: string | null
+  readonly entry: string
 }
 
-// An export's row: its line when import stored what it is made of, else what the line is rendered from.
+// An export's row: its line, made by PostgreSQL from what the write stored.
 interface ExportRow {
   readonly seq: string
   readonly created_date: string
-  readonly line: string | null
-  readonly entry: string | null
-  readonly content: string | null
+  readonly line: string
 }
 
 // Rows were checked by the core's schemas when they were written, so their ids are valid as read.
@@ -130,14 +125,7 @@ export const makeWith = (options: {
       lower: SubmissionPosition.Position,
       range: FileRepository.SubmissionRange,
       limit: number
-    ) =>
-      rowsOf<SubmissionRow>(
-        sql`entry, CASE WHEN entry IS NULL THEN content END AS content`,
-        fileId,
-        lower,
-        range,
-        limit
-      )
+    ) => rowsOf<SubmissionRow>(sql`entry`, fileId, lower, range, limit)
 
     // The rows of a page, each as `columns` and its position. ORDER BY names the table's columns: a bare
     // `created_date` is the output column of that name, epoch milliseconds, which no index serves, and PostgreSQL
@@ -188,10 +176,9 @@ export const makeWith = (options: {
     const accessText = `SELECT k.user_id AS owner, f.id, f.user_id, f.name,
         (extract(epoch from f.creation_date) * 1000)::int8 AS creation_date, f.public_availability,
         f.submission_counter, f.visit_counter, (SELECT seq FROM submission_read_point) AS read_point,
-        s.joined, s.count, s.rendered
+        s.joined, s.count
       FROM api_keys k LEFT JOIN files f ON f.id = $1
-      LEFT JOIN LATERAL (SELECT string_agg(entry, ',' ORDER BY created_date, seq) AS joined, count(*) AS count,
-          count(entry) AS rendered
+      LEFT JOIN LATERAL (SELECT string_agg(entry, ',' ORDER BY created_date, seq) AS joined, count(*) AS count
         FROM (SELECT entry, created_date, seq FROM submissions
           WHERE file_id = f.id AND f.user_id = k.user_id AND seq <= (SELECT seq FROM submission_read_point)
           ORDER BY created_date, seq LIMIT ${pageSize + 1}) first) s ON f.user_id = k.user_id
@@ -226,8 +213,8 @@ export const makeWith = (options: {
             if (row === undefined) return FileRepository.noAccess
             if (row.id === null) return { owner: Option.some(row.owner as FileData.UserId), file: Option.none() }
             const count = Number(row.count)
-            // Only a whole file, every row with its entry (older rows are rendered by readSubmissions).
-            if (row.count !== null && count <= pageSize && Number(row.rendered) === count) {
+            // Only a whole file.
+            if (row.count !== null && count <= pageSize) {
               keep(
                 row.id,
                 row.read_point,
@@ -251,9 +238,7 @@ export const makeWith = (options: {
         }
         const limit = range.limit ?? pageSize
         return Effect.map(read(page(fileId, lower, range, limit)), (rows) => {
-          const entries = rows
-            .slice(0, limit)
-            .map((row) => SubmissionEntry.fromColumns(row.entry, Number(row.created_date), row.content as string))
+          const entries = rows.slice(0, limit).map((row) => SubmissionEntry.unsafeStored(row.entry))
           const last = rows[entries.length - 1]
           return {
             entries,
@@ -282,7 +267,7 @@ export const makeWith = (options: {
         return Effect.map(repository.readSubmissions(fileId, range), FileRepository.join)
       },
       // Each row's line made by PostgreSQL from what import stored (docs/performance.md#export-rows-rendered-at-import),
-      // joined here as `readJoinedSubmissions` joins entries; a row stored without it rendered here.
+      // joined here as `readJoinedSubmissions` joins entries.
       readExportPage: (fileId, range, rows) => {
         const after = range.after === undefined ? undefined : SubmissionPosition.parse(range.after)
         const lower = SubmissionPosition.lowerBound(after, range.since)
@@ -291,34 +276,20 @@ export const makeWith = (options: {
         }
         const limit = range.limit ?? pageSize
         // The line ends are written by the join, not concatenated to each row here.
-        const [stored, line, end] =
+        const [line, end] =
           rows.format === "csv"
-            ? [sql`csv`, sql`csv || repeat(',', ${rows.names.length}::int4 - csv_width)`, "\r\n"]
-            : [sql`entry`, sql`entry`, "\n"]
-        const columns = sql`CASE WHEN ${stored} IS NOT NULL THEN ${line} END AS line,
-          CASE WHEN ${stored} IS NULL THEN entry END AS entry,
-          CASE WHEN ${stored} IS NULL AND entry IS NULL THEN content END AS content`
-        return Effect.map(read(rowsOf<ExportRow>(columns, fileId, lower, range, limit)), (found) => {
+            ? [sql`csv || repeat(',', ${rows.names.length}::int4 - csv_width)`, "\r\n"]
+            : [sql`entry`, "\n"]
+        return Effect.map(read(rowsOf<ExportRow>(sql`${line} AS line`, fileId, lower, range, limit)), (found) => {
           const count = Math.min(found.length, limit)
           const lines: Array<string> = new Array(count)
-          let render: ((entry: SubmissionEntry.SubmissionEntry) => string) | undefined
-          for (let i = 0; i < count; i++) {
-            const row = found[i] as ExportRow
-            if (row.line !== null) lines[i] = row.line
-            else {
-              render ??= SubmissionsExport.lineOf(rows)
-              const rendered = render(
-                SubmissionEntry.fromColumns(row.entry, Number(row.created_date), row.content as string)
-              )
-              lines[i] = rendered.slice(0, rendered.length - end.length)
-            }
-          }
+          for (let i = 0; i < count; i++) lines[i] = (found[i] as ExportRow).line
           const last = found[count - 1]
           const next =
             last === undefined
               ? (range.after ?? SubmissionPosition.format(lower))
               : SubmissionPosition.format({ createdDate: Number(last.created_date), seq: last.seq })
-          const joined = SubmissionsExport.joinLines(lines, end)
+          const joined = ExportEncoder.joinLines(lines, end)
           return found.length > limit ? { joined, count, next, hasMore: true } : { joined, count, next, hasMore: false }
         })
       },

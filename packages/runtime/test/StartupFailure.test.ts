@@ -4,6 +4,7 @@ import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { FileData, FileDataError, RateLimiter } from "@filedata/core"
 import { RateLimiting, StartupFailure, Storage } from "@filedata/runtime"
+import { SqliteFiles } from "@filedata/testing"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -50,6 +51,26 @@ describe("Storage.layer at start", () => {
       expect(StartupFailure.describe(error)).toBe(
         `Cannot start: the database at DATABASE_URL=file:${filename} is not available: ` +
           `cannot create the directory ${join(dir, "regular", "under")}: ENOTDIR: not a directory, mkdir '${join(dir, "regular", "under")}'`
+      )
+    })
+  )
+
+  it.scoped("a SQLite database made by filedata 0.x's migrations: the line says what to do with it", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const filename = join(dir, "old.db")
+      const db = SqliteFiles.connect(filename)
+      db.exec(`CREATE TABLE effect_sql_migrations (migration_id integer PRIMARY KEY NOT NULL,
+        created_at datetime NOT NULL DEFAULT current_timestamp, name VARCHAR(255) NOT NULL);
+        CREATE TABLE users (id TEXT PRIMARY KEY NOT NULL) STRICT;
+        INSERT INTO effect_sql_migrations (migration_id, name) VALUES (1, 'create_tables')`)
+      db.close()
+      const error = yield* buildFailure(Storage.layer({ database: { _tag: "Sqlite", filename } }))
+      expect(StartupFailure.describe(error)).toBe(
+        `Cannot start: the database at DATABASE_URL=file:${filename} is not available: this database was created ` +
+          "by filedata 0.x before its initial schema (its migrations table records 1_create_tables), and this " +
+          "version does not upgrade it: export the files you need with that version and import them into a new " +
+          "database, or delete the database"
       )
     })
   )

@@ -1,6 +1,6 @@
 /**
  * Each file's content names in the order the file first received them, kept in `content_names (file_id,
- * position, name, seq)` so that an export writes its CSV header without a pass over the submissions. Imports
+ * position, name, seq)` (`SharedTables`) so that an export writes its CSV header without a pass over the submissions. Imports
  * and appends add the names their submissions bring in their own transaction (a rolled-back one adds none);
  * `seq` is a submission of the transaction that brought the name, so a reader bounded by a read point sees the
  * names of exactly the submissions it sees.
@@ -10,20 +10,17 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
-import { FileData, SubmissionsExport } from "@filedata/core"
+import { ExportEncoder } from "@filedata/core"
 import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
-import type * as SqlMigrations from "./SqlMigrations.js"
 
 // Rows per multi-row insert: four bound values each, far below both engines' limits.
 const INSERT_BATCH = 500
-// Submissions read per step of the backfill, so a table of a million converts in bounded memory.
-const BACKFILL_BATCH = 5000
 
 /**
  * The names an import or an append brings, by the position of their file in the document's `$.files`, each
  * file's in order of first appearance with its position among them; and each submission's CSV row
- * (`SubmissionsExport.StoredCsvRow`) under those positions, which are the file's own unless it already had names
+ * (`ExportEncoder.StoredCsvRow`) under those positions, which are the file's own unless it already had names
  * ({@link plan}).
  *
  * @since 0.2.0
@@ -31,7 +28,7 @@ const BACKFILL_BATCH = 5000
  */
 export interface Collector {
   /** Adds the names of one submission's content (JSON text of an object), in their order; its CSV row. */
-  readonly add: (file: number, createdDate: string, contentJson: string) => SubmissionsExport.StoredCsvRow
+  readonly add: (file: number, createdDate: string, contentJson: string) => ExportEncoder.StoredCsvRow
   readonly byFile: ReadonlyMap<number, ReadonlyMap<string, number>>
 }
 
@@ -54,7 +51,7 @@ export const collector = (): Collector => {
       // A `for in` over the parsed object: its own keys in the stored text's order, `__proto__` included.
       const content = JSON.parse(contentJson) as Record<string, string>
       for (const name in content) if (!names.has(name)) names.set(name, names.size)
-      return SubmissionsExport.storedCsvRow(createdDate, content, names) as SubmissionsExport.StoredCsvRow
+      return ExportEncoder.storedCsvRow(createdDate, content, names) as ExportEncoder.StoredCsvRow
     }
   }
 }
@@ -164,122 +161,3 @@ const insert = (
       )}`,
     { discard: true }
   )
-
-// Every stored submission's names, in insertion order; holds every file's names (not its submissions) in memory.
-const backfill = (
-  sql: SqlClient.SqlClient,
-  int8: (value: number | string) => Statement.Fragment
-): Effect.Effect<void, SqlError> =>
-  Effect.gen(function* () {
-    const seen = new Map<string, Set<string>>()
-    let last: number | string = 0
-    for (;;) {
-      const rows: ReadonlyArray<{
-        readonly seq: number | string
-        readonly file_id: string
-        readonly content: string
-      }> = yield* sql<{ readonly seq: number | string; readonly file_id: string; readonly content: string }>`
-        SELECT seq, file_id, content FROM submissions WHERE seq > ${int8(last)} ORDER BY seq LIMIT ${BACKFILL_BATCH}`
-      const end = rows.at(-1)
-      if (end === undefined) return
-      const added: Array<readonly [string, number, string, number | string]> = []
-      for (const row of rows) {
-        let names = seen.get(row.file_id)
-        if (names === undefined) {
-          names = new Set()
-          seen.set(row.file_id, names)
-        }
-        const content = JSON.parse(row.content) as Record<string, unknown>
-        for (const name in content) {
-          if (names.has(name)) continue
-          added.push([row.file_id, names.size, name, row.seq])
-          names.add(name)
-        }
-      }
-      yield* insert(sql, int8, added)
-      last = end.seq
-    }
-  })
-
-/**
- * Migration 6 of both adapters: creates `content_names` and fills it from the stored submissions. Expand only:
- * instances of the previous release neither read nor write it; names their imports bring meanwhile are missing
- * until the file's next import or append brings them (docs/operations.md#migrations-in-a-rolling-deploy).
- *
- * @since 0.2.0
- * @category migrations
- */
-export const migration = (
-  sql: SqlClient.SqlClient,
-  types: SqlMigrations.ColumnTypes,
-  int8: (value: number | string) => Statement.Fragment
-): Effect.Effect<void, SqlError> =>
-  Effect.zipRight(
-    sql.unsafe(`CREATE TABLE content_names (
-    file_id ${types.text} NOT NULL REFERENCES files (id),
-    position ${types.int4} NOT NULL,
-    name ${types.text} NOT NULL,
-    seq ${types.int8} NOT NULL,
-    PRIMARY KEY (file_id, position),
-    UNIQUE (file_id, name)
-  )${types.tableOptions}`),
-    backfill(sql, int8)
-  )
-
-/**
- * Renders the CSV row (`SubmissionsExport.StoredCsvRow`) of every stored submission under its file's names, in
- * steps of a few thousand in seq order, each step written by `update` as `[seq, text, width]`: for the migration
- * that adds the rows. A submission with a name its file does not list (written by an older release meanwhile,
- * docs/operations.md#migrations-in-a-rolling-deploy), or with U+0000 (stored before the text rules), keeps none,
- * and is rendered when read. Holds every file's
- * names (not its submissions) in memory.
- *
- * @since 0.2.0
- * @category migrations
- */
-export const backfillCsvRows = (
-  sql: SqlClient.SqlClient,
-  int8: (value: number | string) => Statement.Fragment,
-  epochMillis: (column: string) => Statement.Fragment,
-  update: (
-    rows: ReadonlyArray<readonly [seq: number | string, text: string, width: number]>
-  ) => Effect.Effect<void, SqlError>
-): Effect.Effect<void, SqlError> =>
-  Effect.gen(function* () {
-    const positions = new Map<string, Map<string, number>>()
-    for (const row of yield* sql<NameRow>`SELECT file_id, position, name FROM content_names`) {
-      const names = positions.get(row.file_id) ?? new Map<string, number>()
-      names.set(row.name, Number(row.position))
-      positions.set(row.file_id, names)
-    }
-    const none = new Map<string, number>()
-    let last: number | string = 0
-    for (;;) {
-      const rows: ReadonlyArray<{
-        readonly seq: number | string
-        readonly file_id: string
-        readonly created_date: number | string
-        readonly content: string
-      }> = yield* sql<{
-        readonly seq: number | string
-        readonly file_id: string
-        readonly created_date: number | string
-        readonly content: string
-      }>`SELECT seq, file_id, ${epochMillis("created_date")} AS created_date, content FROM submissions
-        WHERE seq > ${int8(last)} ORDER BY seq LIMIT ${BACKFILL_BATCH}`
-      const end = rows.at(-1)
-      if (end === undefined) return
-      const rendered: Array<readonly [number | string, string, number]> = []
-      for (const row of rows) {
-        const csv = SubmissionsExport.storedCsvRow(
-          FileData.timestampFromEpochMillis(Number(row.created_date)),
-          JSON.parse(row.content) as Record<string, string>,
-          positions.get(row.file_id) ?? none
-        )
-        // U+0000, which rows from before the text rules may hold, fits no PostgreSQL text.
-        if (csv !== undefined && !csv.text.includes("\u0000")) rendered.push([row.seq, csv.text, csv.width])
-      }
-      yield* Effect.forEach(Arr.chunksOf(rendered, INSERT_BATCH), update, { discard: true })
-      last = end.seq
-    }
-  })

@@ -11,7 +11,7 @@ import type * as Effect from "effect/Effect"
 /**
  * A submission on its way through the staging table of an import or an append: `file` is its file's index in
  * the document's `$.files`, `entry` the submission as the reply writes it, `csv` and `csvWidth` its CSV row as an
- * export writes it (`SubmissionsExport.StoredCsvRow`).
+ * export writes it (`ExportEncoder.StoredCsvRow`).
  *
  * @since 0.1.0
  * @category models

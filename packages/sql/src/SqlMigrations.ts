@@ -18,8 +18,7 @@ export const table = "effect_sql_migrations"
 
 /**
  * How an engine spells the columns of the tables both adapters create alike, so that their DDL is written once
- * (`ContentNames.migration`, `SqlWebhookStore.migration`). That DDL keeps the text, indentation included, each
- * adapter ran before: SQLite stores a table's text as written.
+ * (`SharedTables`).
  *
  * @since 0.2.0
  * @category models
@@ -40,6 +39,39 @@ export interface ColumnTypes {
   readonly tableOptions: string
 }
 
+/**
+ * Why a database made before the initial schema is refused, and what to do with it. Each adapter's loader starts
+ * with `1_initial_schema`; builds before it (all 0.x, never published) recorded a chain of migrations from
+ * `1_create_tables` on, which this version does not upgrade.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const madeBeforeInitialSchema =
+  "this database was created by filedata 0.x before its initial schema (its migrations table records " +
+  "1_create_tables), and this version does not upgrade it: export the files you need with that version and " +
+  "import them into a new database, or delete the database"
+
+// Refuses a database whose recorded migrations are not all this version's own, before anything is migrated.
+const checkRecorded = (sql: SqlClient.SqlClient, loader: Migrator.Loader) =>
+  Effect.gen(function* () {
+    const known = yield* loader
+    const recorded = yield* sql<{ readonly migration_id: number; readonly name: string }>`
+      SELECT migration_id, name FROM ${sql(table)} ORDER BY migration_id`
+    const unknown = recorded.filter(
+      (row) => !known.some(([id, name]) => id === Number(row.migration_id) && name === row.name)
+    )
+    if (unknown.length === 0) return
+    return yield* new Migrator.MigrationError({
+      reason: "bad-state",
+      message: unknown.some((row) => Number(row.migration_id) === 1 && row.name === "create_tables")
+        ? madeBeforeInitialSchema
+        : `this database records migrations this version of filedata does not know (${unknown
+            .map((row) => `${row.migration_id}_${row.name}`)
+            .join(", ")}): it was made by another version; run that version, or delete the database`
+    })
+  })
+
 // The engines' own migrators only add schema dumps through command-line tools (sqlite3, pg_dump), which
 // are not used here and would drag in FileSystem, Path and CommandExecutor.
 const migrate = Migrator.make({})
@@ -59,7 +91,9 @@ export type Run = Effect.Effect<
 /**
  * Brings the database to the latest schema of `loader`; migrations already applied are skipped, so it is
  * idempotent. `prepare` runs first, on its own; then one transaction runs `lock`, which makes every other
- * process wait until it ends, and the Migrator, so a process that waited finds nothing left to do.
+ * process wait until it ends, and the Migrator, so a process that waited finds nothing left to do. A database
+ * that records a migration `loader` does not have (one made before the initial schema) fails with a
+ * `MigrationError` that says what to do, and nothing is changed.
  *
  * @since 0.1.0
  * @category migrations
@@ -76,5 +110,10 @@ export const run = (options: {
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     yield* options.prepare(sql)
-    return yield* sql.withTransaction(Effect.zipRight(options.lock(sql), migrate({ loader: options.loader, table })))
+    return yield* sql.withTransaction(
+      Effect.zipRight(
+        Effect.zipRight(options.lock(sql), checkRecorded(sql, options.loader)),
+        migrate({ loader: options.loader, table })
+      )
+    )
   })

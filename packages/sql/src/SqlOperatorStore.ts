@@ -5,25 +5,29 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import type * as Statement from "@effect/sql/Statement"
 import {
   ApiKeyPrefix,
   Append,
+  ExportEncoder,
   FileData,
   type FileDataError,
-  Fixture,
-  OperatorStore,
-  SubmissionEntry,
-  SubmissionsExport
+  type Fixture,
+  ImportRules,
+  type OperatorStore,
+  SubmissionEntry
 } from "@filedata/core"
 import * as Arr from "effect/Array"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import * as ContentNames from "./ContentNames.js"
+import * as Accounts from "./internal/accounts.js"
 import * as Outbox from "./internal/outbox.js"
-import { hashKey, hashKeyText } from "./KeyHash.js"
+import * as Rows from "./internal/rows.js"
+import { hashKeyText } from "./KeyHash.js"
 import type * as SqlDialect from "./SqlDialect.js"
 import { unavailable } from "./StorageFailure.js"
 
@@ -35,34 +39,6 @@ import { unavailable } from "./StorageFailure.js"
  * @category constants
  */
 export const batchSize = 500
-
-// Instants arrive as numbers, or as int8 text where the driver hands it over so; both are safe integers.
-interface KeyRow {
-  readonly id: number | string
-  readonly user_id: string
-  readonly key_prefix: string | null
-  readonly created_at: number | string
-  readonly revoked_at: number | string | null
-}
-
-// Counts arrive as numbers, or as int8 text from PostgreSQL.
-interface UserRow {
-  readonly id: string
-  readonly active_keys: number | string
-  readonly files: number | string
-}
-
-const toKeyInfo = (row: KeyRow): OperatorStore.ApiKeyInfo => ({
-  id: String(row.id),
-  userId: row.user_id as FileData.UserId,
-  prefix: Option.fromNullable(row.key_prefix),
-  createdAt: FileData.timestampFromEpochMillis(Number(row.created_at)),
-  revokedAt: Option.map(Option.fromNullable(row.revoked_at), (millis) =>
-    FileData.timestampFromEpochMillis(Number(millis))
-  )
-})
-
-const KEY_ID = /^[1-9]\d{0,15}$/
 
 /**
  * Builds the operator store on the client in context, with the engine's own SQL from `dialect`.
@@ -76,20 +52,28 @@ export const make = (
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const engine = dialect(sql)
-    const { instant, epochMillis, boolean, int8, writeLock, staging } = engine
+    const { instant, boolean, int8, writeLock, staging } = engine
     const outbox = Outbox.make(sql, engine)
 
     // Ids obey the core's text rules (`TextRules`) before they reach a port, so every engine can look them up.
+    const found = SqlSchema.findAll({
+      Request: Schema.Struct({
+        table: Schema.Literal("users", "files", "api_keys"),
+        column: Schema.Literal("id", "key_hash"),
+        values: Schema.Array(Schema.String)
+      }),
+      Result: Schema.Struct({ value: Schema.String }),
+      execute: ({ table, column, values }) =>
+        sql`SELECT ${sql(column)} AS value FROM ${sql(table)} WHERE ${sql.in(column, values)}`
+    })
     const existing = (
       table: "users" | "files" | "api_keys",
       column: "id" | "key_hash",
       values: ReadonlyArray<string>
     ): Effect.Effect<ReadonlySet<string>, SqlError> =>
       Effect.map(
-        Effect.forEach(
-          Arr.chunksOf(values, batchSize),
-          (batch) => sql<{ readonly value: string }>`SELECT ${sql(column)} AS value FROM ${sql(table)}
-            WHERE ${sql.in(column, batch)}`
+        Effect.forEach(Arr.chunksOf(values, batchSize), (batch) =>
+          Rows.orDieOnRow(found({ table, column, values: batch }))
         ),
         (pages) => new Set(pages.flatMap((rows) => rows.map((row) => row.value)))
       )
@@ -108,24 +92,23 @@ export const make = (
         { discard: true }
       )
 
-    const problems = (fixture: Fixture.FixtureOutline): Effect.Effect<Array<Fixture.FixtureIssue>, SqlError> =>
+    const problems = (fixture: ImportRules.FixtureOutline): Effect.Effect<Array<Fixture.FixtureIssue>, SqlError> =>
       Effect.gen(function* () {
-        const { fileIds, userIds } = Fixture.lookups(fixture)
+        const { fileIds, userIds } = ImportRules.lookups(fixture)
         const hashes = yield* existing(
           "api_keys",
           "key_hash",
           fixture.users.flatMap((user) => user.apiKeys.map(hashKeyText))
         )
-        return Fixture.conflicts(fixture, {
+        return ImportRules.conflicts(fixture, {
           users: yield* existing("users", "id", userIds),
           files: yield* existing("files", "id", fileIds),
           keyInUse: (key) => hashes.has(hashKeyText(key))
         })
       })
 
-    // Each submission is staged also rendered as the reply and the CSV export write it, so no read formats it;
-    // content is still written for older instances, which read only it during a rolling deploy
-    // (docs/operations.md). The content names they bring are collected on the way, with each CSV row.
+    // Each submission is staged with its content as imported and rendered as the reply and the CSV export write
+    // it, so no read formats it. The content names they bring are collected on the way, with each CSV row.
     const stage =
       (names: ContentNames.Collector) =>
       (submissions: ReadonlyArray<Fixture.FileSubmission>): Effect.Effect<void, SqlError> =>
@@ -145,7 +128,7 @@ export const make = (
         )
 
     const write = (
-      fixture: Fixture.FixtureOutline,
+      fixture: ImportRules.FixtureOutline,
       names: ContentNames.Collector,
       now: number
     ): Effect.Effect<number, SqlError> =>
@@ -191,11 +174,11 @@ export const make = (
           yield* staging.restage(
             index,
             (createdDate, content) =>
-              SubmissionsExport.storedCsvRow(
+              ExportEncoder.storedCsvRow(
                 FileData.timestampFromEpochMillis(createdDate),
                 JSON.parse(content) as Record<string, string>,
                 positions
-              ) as SubmissionsExport.StoredCsvRow
+              ) as ExportEncoder.StoredCsvRow
           )
         }
         yield* staging.copy
@@ -203,14 +186,15 @@ export const make = (
       })
 
     // The stored SubmissionCounter of each of these files that exists.
+    const counters = SqlSchema.findAll({
+      Request: Schema.Array(Schema.String),
+      Result: Schema.Struct({ id: Schema.String, counter: Rows.Int }),
+      execute: (ids) => sql`SELECT id, submission_counter AS counter FROM files WHERE ${sql.in("id", ids)}`
+    })
     const submissionCounters = (ids: ReadonlyArray<string>): Effect.Effect<Map<string, number>, SqlError> =>
       Effect.map(
-        Effect.forEach(
-          Arr.chunksOf(ids, batchSize),
-          (batch) => sql<{ readonly id: string; readonly counter: number | string }>`SELECT id,
-            submission_counter AS counter FROM files WHERE ${sql.in("id", batch)}`
-        ),
-        (pages) => new Map(pages.flatMap((rows) => rows.map((row) => [row.id, Number(row.counter)] as const)))
+        Effect.forEach(Arr.chunksOf(ids, batchSize), (batch) => Rows.orDieOnRow(counters(batch))),
+        (pages) => new Map(pages.flatMap((rows) => rows.map((row) => [row.id, row.counter] as const)))
       )
 
     // Per file, one CASE arm in a statement for many files: few round trips whatever the number of files.
@@ -255,7 +239,7 @@ export const make = (
     // read, checked once the stream has ended (under the lock, so no other writer changes what was checked
     // before the write), then written; any refusal or failure rolls all of it back. Checked also when the
     // source refused entries, so that its problems and the conflicts with storage are named at once.
-    const staged = <O extends Fixture.StagedSubmissions, A, E, R>(
+    const staged = <O extends ImportRules.StagedSubmissions, A, E, R>(
       stageAll: Effect.Effect<O, E | SqlError, R>,
       check: (outline: O) => Effect.Effect<ReadonlyArray<Fixture.FixtureIssue>, SqlError>,
       writeAll: (outline: O) => Effect.Effect<A, SqlError>
@@ -265,7 +249,7 @@ export const make = (
           yield* writeLock
           yield* staging.open
           const outline = yield* stageAll
-          const refusal = Fixture.refusal(outline.refused, yield* check(outline))
+          const refusal = ImportRules.refusal(outline.refused, yield* check(outline))
           if (Option.isSome(refusal)) return yield* refusal.value
           const result = yield* writeAll(outline)
           if (staging.settle !== undefined) yield* staging.settle(outline.submissions)
@@ -274,15 +258,12 @@ export const make = (
         })
       )
 
-    const keyColumns = sql`id, user_id, key_prefix, ${epochMillis("created_at")} AS created_at,
-      ${epochMillis("revoked_at")} AS revoked_at`
-
     return {
       // Suspended, so each run of the effect collects its own names.
       importFixture: (source) =>
         Effect.suspend(() => {
           const names = ContentNames.collector()
-          return staged(Fixture.stageEntries(source, stage(names)), problems, (fixture) =>
+          return staged(ImportRules.stageEntries(source, stage(names)), problems, (fixture) =>
             Effect.map(
               Effect.flatMap(Clock.currentTimeMillis, (now) => write(fixture, names, now)),
               (apiKeys) => ({
@@ -320,81 +301,6 @@ export const make = (
           )
         }),
 
-      createKey: (userId, apiKey) =>
-        transaction(
-          Effect.gen(function* () {
-            yield* writeLock
-            const users = yield* existing("users", "id", [userId])
-            if (!users.has(userId)) return yield* new OperatorStore.UserNotFound({ userId })
-            const now = yield* Clock.currentTimeMillis
-            const prefix = Option.getOrNull(ApiKeyPrefix.fromText(Redacted.value(apiKey)))
-            const rows = yield* sql<KeyRow>`INSERT INTO api_keys (user_id, key_hash, key_prefix, created_at)
-                VALUES (${userId}, ${hashKey(apiKey)}, ${prefix}, ${instant(now)}) RETURNING ${keyColumns}`
-            // RETURNING of a one-row insert always yields that row.
-            return toKeyInfo(rows[0] as KeyRow)
-          })
-        ),
-
-      revokeKey: (keyId) =>
-        Effect.gen(function* () {
-          const notFound = new OperatorStore.KeyNotFound({ keyId })
-          if (!KEY_ID.test(keyId)) return yield* notFound
-          const now = yield* Clock.currentTimeMillis
-          // One statement, atomic alone. COALESCE keeps the first revocation time when a key is revoked again.
-          const rows = yield* sql<KeyRow>`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ${instant(now)})
-            WHERE id = ${int8(keyId)} RETURNING ${keyColumns}`.pipe(Effect.mapError(unavailable))
-          const row = rows[0]
-          return row === undefined ? yield* notFound : toKeyInfo(row)
-        }),
-
-      listKeys: (userId) =>
-        Option.match(userId, {
-          onNone: () => sql<KeyRow>`SELECT ${keyColumns} FROM api_keys ORDER BY id`,
-          onSome: (id) => sql<KeyRow>`SELECT ${keyColumns} FROM api_keys WHERE user_id = ${id} ORDER BY id`
-        }).pipe(
-          Effect.map((rows) => rows.map(toKeyInfo)),
-          Effect.mapError(unavailable)
-        ),
-
-      findKey: (apiKey) =>
-        sql<KeyRow>`SELECT ${keyColumns} FROM api_keys WHERE key_hash = ${hashKey(apiKey)}`.pipe(
-          Effect.map((rows) => Option.map(Arr.head(rows), toKeyInfo)),
-          Effect.mapError(unavailable)
-        ),
-
-      createUser: (userId) =>
-        transaction(
-          Effect.gen(function* () {
-            yield* writeLock
-            const users = yield* existing("users", "id", [userId])
-            if (users.has(userId)) return yield* new OperatorStore.UserExists({ userId })
-            yield* sql`INSERT INTO users (id) VALUES (${userId})`
-          })
-        ),
-
-      // Each count is one grouped pass over its table, not a lookup per user: files has no index by user.
-      listUsers: sql<UserRow>`SELECT u.id AS id, COALESCE(k.n, 0) AS active_keys, COALESCE(f.n, 0) AS files
-        FROM users AS u
-        LEFT JOIN (SELECT user_id, COUNT(*) AS n FROM api_keys WHERE revoked_at IS NULL GROUP BY user_id) AS k
-          ON k.user_id = u.id
-        LEFT JOIN (SELECT user_id, COUNT(*) AS n FROM files GROUP BY user_id) AS f ON f.user_id = u.id
-        ORDER BY u.id`.pipe(
-        Effect.map((rows) =>
-          rows.map(
-            (row): OperatorStore.UserInfo => ({
-              id: row.id as FileData.UserId,
-              activeKeys: Number(row.active_keys),
-              files: Number(row.files)
-            })
-          )
-        ),
-        Effect.mapError(unavailable)
-      ),
-
-      userExists: (userId) =>
-        existing("users", "id", [userId]).pipe(
-          Effect.map((users) => users.has(userId)),
-          Effect.mapError(unavailable)
-        )
+      ...Accounts.make(sql, engine, { existing, transaction })
     }
   })

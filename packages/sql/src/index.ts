@@ -7,6 +7,10 @@ export * as ContentNames from "./ContentNames.js"
  */
 export * as KeyHash from "./KeyHash.js"
 /**
+ * @since 0.2.0
+ */
+export * as SharedTables from "./SharedTables.js"
+/**
  * @since 0.1.0
  */
 export * as SqlDialect from "./SqlDialect.js"

@@ -10,18 +10,18 @@
  * @since 0.1.0
  */
 import {
+  ExportEncoder,
   type FileData,
   type FileDataError,
   FileRepository,
-  type SubmissionSignals,
-  SubmissionsExport
+  type SubmissionSignals
 } from "@filedata/core"
 import { KeyHash } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as JoinedOrder from "./internal/joinedOrder.js"
-import { ending, endingAt, entriesOf, isWhole, pageParts, spanOf } from "./internal/pageEnd.js"
+import { ending, endingAt, entriesOf, isWhole, spanOf } from "./internal/pageEnd.js"
 import * as ReadConnection from "./internal/readConnection.js"
 import { type JoinedRow, joinedPageSize, joinedSql, prepare, toFoundFile } from "./internal/statements.js"
 
@@ -122,10 +122,6 @@ export const make = (options: {
             return FileRepository.join({ entries, ...ending(statements, span, range, entries.length, limit) })
           }
           const limit = range.limit ?? joinedPageSize(pageSize)
-          if (statements.withoutEntry.get(bounds[0], bounds[6]) !== undefined) {
-            const entries = pageParts(statements, bounds, limit)
-            return FileRepository.join({ entries, ...ending(statements, span, range, entries.length, limit) })
-          }
           const [stored, count, lastDate] = (
             range.limit === undefined ? joinedStatement.get(...bounds) : joinedOf.get(...bounds, limit)
           ) as JoinedRow
@@ -135,7 +131,7 @@ export const make = (options: {
           return { joined: stored ?? "", count, ...end }
         }),
       // Joined inside SQLite from the rows import stored, a first page of `pageSize` and the reply's longer pages
-      // after it; a file with rows stored without them read as rows and rendered here.
+      // after it; read as entries and rendered here where the library's join cannot be used.
       readExportPage: (fileId, range, rows) =>
         read((statements) => {
           const span = spanOf(fileId, range)
@@ -143,15 +139,10 @@ export const make = (options: {
           const bounds = span[1]
           const limit = range.limit ?? (range.after === undefined ? pageSize : joinedPageSize(pageSize))
           const csv = rows.format === "csv"
-          const missing = csv ? statements.withoutCsv : statements.withoutEntry
-          if (
-            statements.exportCsv === undefined ||
-            statements.exportLines === undefined ||
-            missing.get(bounds[0], bounds[6]) !== undefined
-          ) {
-            const entries = pageParts(statements, bounds, limit)
+          if (statements.exportCsv === undefined || statements.exportLines === undefined) {
+            const entries = entriesOf(statements, bounds, limit, false)
             const end = ending(statements, span, range, entries.length, limit)
-            return SubmissionsExport.renderPage(rows, { entries, ...end })
+            return ExportEncoder.renderPage(rows, { entries, ...end })
           }
           const [stored, count, lastDate] = (
             csv

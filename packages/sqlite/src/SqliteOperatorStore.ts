@@ -79,7 +79,6 @@ export const dialect: SqlDialect.Make = (sql) => ({
           last = end.rowid
         }
       }),
-    // `content` too, while instances of the previous release may still read it (SqliteMigrations).
     copy: sql`INSERT INTO submissions (file_id, created_date, content, entry, csv, csv_width)
       SELECT (SELECT id FROM import_files AS f WHERE f.file_index = s.file_index), s.created_date, s.content,
         s.entry, s.csv, s.csv_width

@@ -42,15 +42,7 @@ describe("SqliteStorage", () => {
       yield* Effect.void.pipe(open(filename))
       expect(yield* counts(filename)).toEqual({ users: 1, apiKeys: 1, files: 1, submissions: 0 })
       const migrations = yield* inspect(filename, (sql) => sql`SELECT migration_id, name FROM effect_sql_migrations`)
-      expect(migrations).toEqual([
-        { migration_id: 1, name: "create_tables" },
-        { migration_id: 2, name: "submission_entries" },
-        { migration_id: 3, name: "api_key_prefixes" },
-        { migration_id: 5, name: "submissions_without_entry" },
-        { migration_id: 6, name: "content_names" },
-        { migration_id: 7, name: "webhooks" },
-        { migration_id: 9, name: "csv_rows" }
-      ])
+      expect(migrations).toEqual([{ migration_id: 1, name: "initial_schema" }])
     })
   )
 

@@ -1,4 +1,5 @@
 import { ProblemCode } from "@filedata/core"
+import * as ProblemStatus from "../ProblemStatus.js"
 
 interface Response {
   description: string
@@ -116,7 +117,9 @@ export const problemCodeTable = (): string =>
   [
     "| `code` | status | when |",
     "| --- | --- | --- |",
-    ...Object.entries(ProblemCode.table).map(([code, { status, when }]) => `| \`${code}\` | ${status} | ${when} |`)
+    ...Object.entries(ProblemCode.table).map(
+      ([code, { when }]) => `| \`${code}\` | ${ProblemStatus.status(code as ProblemCode.ProblemCode)} | ${when} |`
+    )
   ].join("\n")
 
 /**

@@ -1,6 +1,7 @@
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { ProblemCode } from "@filedata/core"
 import * as Schema from "effect/Schema"
+import * as ProblemStatus from "../ProblemStatus.js"
 
 /** @internal */
 export type TaggedErrorSchema<A, I, P> = Schema.Schema<A, I> & {
@@ -36,7 +37,7 @@ export const problem = <
   const document = {
     type: ProblemCode.type(code),
     title: entry.title,
-    status: ProblemCode.status(code),
+    status: ProblemStatus.status(code),
     detail,
     code,
     ...extensions
@@ -50,6 +51,6 @@ export const problem = <
     decode: (document) => new error(document as P),
     encode: ({ _tag, ...document }: { readonly _tag: string }) => document
   }).pipe(HttpApiSchema.withEncoding({ kind: "Json", contentType: "application/problem+json" }), (schema) =>
-    schema.annotations(HttpApiSchema.annotations({ status: ProblemCode.status(code) }))
+    schema.annotations(HttpApiSchema.annotations({ status: ProblemStatus.status(code) }))
   ) as unknown as Schema.Schema<A, Omit<I, "_tag">>
 }

@@ -3,7 +3,7 @@
  * body was read.
  */
 import * as Effect from "effect/Effect"
-import type * as FileRequest from "../../src/FileRequest.js"
+import type * as FileRequest from "../../src/shared/FileRequest.js"
 import type { Journal } from "./Journal.js"
 
 export const ADDRESS = "203.0.113.7"

@@ -5,9 +5,9 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import type { ApiKey } from "../../src/FileData.js"
-import { RateLimited, type RateLimitScope } from "../../src/FileDataError.js"
-import * as RateLimiter from "../../src/RateLimiter.js"
+import type { ApiKey } from "../../src/shared/FileData.js"
+import { RateLimited, type RateLimitScope } from "../../src/shared/FileDataError.js"
+import * as RateLimiter from "../../src/shared/RateLimiter.js"
 import type { Journal } from "./Journal.js"
 
 export interface TestRateLimiterOptions {

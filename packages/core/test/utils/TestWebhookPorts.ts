@@ -5,8 +5,13 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { SecretUnreadable, type WebhookSecretsShape } from "../../src/WebhookSecrets.js"
-import { type Attempt, type Outcome, type WebhookSenderShape, WebhookUrlRefused } from "../../src/WebhookSender.js"
+import { SecretUnreadable, type WebhookSecretsShape } from "../../src/webhooks/WebhookSecrets.js"
+import {
+  type Attempt,
+  type Outcome,
+  type WebhookSenderShape,
+  WebhookUrlRefused
+} from "../../src/webhooks/WebhookSender.js"
 
 export const sender = (
   answer: (attempt: Attempt) => Effect.Effect<Outcome> = () =>

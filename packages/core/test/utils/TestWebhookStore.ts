@@ -7,9 +7,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { type FileId, timestampFromEpochMillis, type UserId } from "../../src/FileData.js"
-import * as Webhook from "../../src/Webhook.js"
-import * as WebhookStore from "../../src/WebhookStore.js"
+import { type FileId, timestampFromEpochMillis, type UserId } from "../../src/shared/FileData.js"
+import * as Webhook from "../../src/webhooks/Webhook.js"
+import * as WebhookStore from "../../src/webhooks/WebhookStore.js"
 
 interface Registration {
   webhook: Webhook.Webhook

@@ -58,13 +58,12 @@ export const make = (sql: SqlClient.SqlClient, dialect: SqlDialect.SqlDialect) =
   interface Row {
     readonly seq: number | string
     readonly created_date: number | string
-    readonly entry: string | null
-    readonly content: string
+    readonly entry: string
   }
 
   // One page of a file's appended submissions in reply order, after the last one of the page before.
   const page = (fileId: string, before: string, last: Option.Option<SubmissionPosition.Position>) =>
-    sql<Row>`SELECT seq, ${epochMillis("created_date")} AS created_date, entry, content FROM submissions
+    sql<Row>`SELECT seq, ${epochMillis("created_date")} AS created_date, entry FROM submissions
       WHERE file_id = ${fileId} AND seq > ${int8(before)}
       ${Option.match(last, {
         onNone: () => sql.literal(""),
@@ -96,7 +95,7 @@ export const make = (sql: SqlClient.SqlClient, dialect: SqlDialect.SqlDialect) =
             fileId: FileData.FileId.make(fileId),
             submissionCounter: Number(counters.submission_counter),
             visitCounter: Number(counters.visit_counter),
-            entries: rows.map((row) => SubmissionEntry.fromColumns(row.entry, Number(row.created_date), row.content)),
+            entries: rows.map((row) => SubmissionEntry.unsafeStored(row.entry)),
             next: SubmissionCursor.encode(FileData.FileId.make(fileId), SubmissionPosition.format(position))
           })
           yield* sql`INSERT INTO webhook_events (id, webhook_id, body, created_at, state, step, attempts,

@@ -1,6 +1,6 @@
 // Where a page of a file's submissions starts and ends: the range's statement arguments, the page's end and
 // whether more match (keyset paging: docs/performance.md#stored-reply-entries), and a page read as rows.
-import { type FileRepository, SubmissionEntry } from "@filedata/core"
+import type { FileRepository, SubmissionEntry } from "@filedata/core"
 import { SubmissionPosition } from "@filedata/sql"
 import type { RangeArguments, Statements } from "./statements.js"
 
@@ -81,24 +81,12 @@ export const entriesOf = (
   limit: number,
   whole: boolean
 ): ReadonlyArray<SubmissionEntry.SubmissionEntry> => {
+  // Every row has its entry, made by `SubmissionEntry` when it was written.
   const stored =
     limit !== statements.pageSize
       ? statements.pageOf.all(...bounds, limit)
       : whole
         ? statements.firstPage.all(bounds[0], bounds[6])
         : statements.page.all(...bounds)
-  return stored.includes(null)
-    ? pageParts(statements, bounds, limit)
-    : (stored as Array<SubmissionEntry.SubmissionEntry>)
+  return stored as Array<SubmissionEntry.SubmissionEntry>
 }
-
-// A page with what an entry is made of, for rows without one.
-/** @internal */
-export const pageParts = (
-  statements: Statements,
-  bounds: RangeArguments,
-  limit: number
-): Array<SubmissionEntry.SubmissionEntry> =>
-  statements.pageParts
-    .all(...bounds, limit)
-    .map(([entry, createdDate, content]) => SubmissionEntry.fromColumns(entry, createdDate, content))

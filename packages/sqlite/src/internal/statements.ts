@@ -57,8 +57,7 @@ export const toFoundFile = (id: FileData.FileId, ownerId: string, row: AccessRow
 // under an aggregate other than count, min and max, and runs it as a co-routine walking the index in order. It
 // does not document that, so `JoinedOrder.holds` checks the library in use before the statement is used; the
 // documented aggregate ORDER BY sorts the rows again in a temporary B-tree, about twice the time. The page's last
-// createdDate, for `lastSeqAt`. group_concat skips a row without an entry: a file that has any is read as rows
-// (`withoutEntry`).
+// createdDate, for `lastSeqAt`.
 // An export's page is the same statement with each row as its line (`exportRows`).
 /** @internal */
 export const joinedSql = (limit: string, row = "entry", separator = "','", columns = "entry") =>
@@ -89,16 +88,13 @@ type Page = [...RangeArguments, limit: number]
 export interface Statements {
   readonly pageSize: number
   readonly access: Query<[fileId: string, keyHash: string], AccessRow>
-  readonly page: Query<RangeArguments, string | null>
-  readonly firstPage: Query<[fileId: string, upTo: number], string | null>
-  readonly pageOf: Query<Page, string | null>
-  readonly pageParts: Query<Page, [entry: string | null, createdDate: number, content: string]>
+  readonly page: Query<RangeArguments, string>
+  readonly firstPage: Query<[fileId: string, upTo: number], string>
+  readonly pageOf: Query<Page, string>
   readonly joined: Query<RangeArguments, JoinedRow> | undefined
   readonly joinedOf: Query<Page, JoinedRow> | undefined
   readonly exportLines: Query<Page, JoinedRow> | undefined
   readonly exportCsv: Query<[commas: string, ...Page], JoinedRow> | undefined
-  readonly withoutCsv: Query<[fileId: string, upTo: number], number>
-  readonly withoutEntry: Query<[fileId: string, upTo: number], number>
   readonly lastSeqAt: Query<
     [fileId: string, createdDate: number, lowerDate: number, lowerSeq: number, upTo: number],
     number
@@ -135,7 +131,7 @@ export const prepare = (db: Database.Database, pageSize: number, joins: boolean)
   // value bound to a `LIMIT ?`, so prepares the statement again at every run
   // (docs/performance.md#pages-not-a-stream).
   page: db
-    .prepare<RangeArguments, string | null>(
+    .prepare<RangeArguments, string>(
       `SELECT entry FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ${pageSize}`
     )
     .pluck(),
@@ -143,22 +139,15 @@ export const prepare = (db: Database.Database, pageSize: number, joins: boolean)
   // arguments and two conditions where the range has seven and six, about a tenth of the page's time in
   // isolation (docs/performance.md#first-page-of-a-whole-file).
   firstPage: db
-    .prepare<[fileId: string, upTo: number], string | null>(
+    .prepare<[fileId: string, upTo: number], string>(
       `SELECT entry FROM submissions WHERE file_id = ? AND seq <= ? ORDER BY created_date, seq LIMIT ${pageSize}`
     )
     .pluck(),
   pageOf: db
-    .prepare<[...RangeArguments, limit: number], string | null>(
+    .prepare<[...RangeArguments, limit: number], string>(
       `SELECT entry FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ?`
     )
     .pluck(),
-  // The same page with what an entry is made of, for rows an instance of the previous release imported
-  // during a rolling upgrade: they have no entry yet (SqliteMigrations).
-  pageParts: db
-    .prepare<[...RangeArguments, limit: number], [entry: string | null, createdDate: number, content: string]>(
-      `SELECT entry, created_date, content FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ?`
-    )
-    .raw(),
   // The same page joined by SQLite (`joinedSql`) as bytes, when it is known to keep reply order and the file's
   // text is UTF-8, as a BLOB cast of it then is.
   ...(joins && db.pragma("encoding", { simple: true }) === "UTF-8"
@@ -171,20 +160,6 @@ export const prepare = (db: Database.Database, pageSize: number, joins: boolean)
         exportCsv: db.prepare<[commas: string, ...RangeArguments, limit: number], JoinedRow>(exportRows("?").csv).raw()
       }
     : { joined: undefined, joinedOf: undefined, exportLines: undefined, exportCsv: undefined }),
-  // Whether the file has a submission without a CSV row up to the read point, as `withoutEntry` (SqliteMigrations).
-  withoutCsv: db
-    .prepare<[fileId: string, upTo: number], number>(
-      "SELECT 1 FROM submissions WHERE file_id = ? AND csv IS NULL AND seq <= ? LIMIT 1"
-    )
-    .pluck(),
-  // Whether the file has a submission without an entry up to the read point, from the partial index that holds
-  // only those (SqliteMigrations): a seek, where counting entries in the joined statement cost each of its rows
-  // (docs/performance.md#pages-joined-in-storage).
-  withoutEntry: db
-    .prepare<[fileId: string, upTo: number], number>(
-      "SELECT 1 FROM submissions WHERE file_id = ? AND entry IS NULL AND seq <= ? LIMIT 1"
-    )
-    .pluck(),
   // The range's submissions at one createdDate, at most two: where that createdDate is the last of a full page
   // and only one submission of the range has it, that one ends the page, found by a seek instead of `pageEnd`'s
   // walk of the page (docs/performance.md#pages-joined-in-storage).

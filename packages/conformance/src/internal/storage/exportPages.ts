@@ -4,7 +4,7 @@
  * @internal
  */
 import { describe, expect, it } from "@effect/vitest"
-import { ExportSubmissions, FileRepository, SubmissionsExport } from "@filedata/core"
+import { ExportEncoder, ExportSubmissions, FileRepository } from "@filedata/core"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
@@ -37,8 +37,8 @@ export const exportPages = (withStorage: Fixtures.WithStorage): void => {
         const names = yield* files.readContentNames(Fixtures.fileId(id), found.readPoint)
         const rows: FileRepository.ExportRows = format === "csv" ? { format, names } : { format }
         const pages = yield* Fixtures.pagesOf(id, { since, upTo: found.readPoint })
-        const body = pages.map((page) => FileRepository.joinedText(SubmissionsExport.renderPage(rows, page))).join("")
-        return format === "csv" ? SubmissionsExport.csvHeader(names) + body : body
+        const body = pages.map((page) => FileRepository.joinedText(ExportEncoder.renderPage(rows, page))).join("")
+        return format === "csv" ? ExportEncoder.csvHeader(names) + body : body
       })
     const exported = (id: string, format: "csv" | "ndjson", since: number | undefined) =>
       Effect.gen(function* () {
@@ -49,7 +49,7 @@ export const exportPages = (withStorage: Fixtures.WithStorage): void => {
           since,
           until: undefined
         })
-        return Chunk.join(yield* Stream.runCollect(SubmissionsExport.encode(reply)), "")
+        return Chunk.join(yield* Stream.runCollect(ExportEncoder.encode(reply)), "")
       })
 
     it.effect("each page's CSV rows and NDJSON lines are the core's rendering of its entries, after appends", () =>

@@ -5,8 +5,8 @@
  */
 import {
   FileData,
+  FileDataEncoder,
   type FileDataError,
-  FileDataJson,
   FileRepository,
   Fixture,
   GetFileData,
@@ -232,7 +232,7 @@ export const fileDataReply = <R>(
       { clientAddress: "192.0.2.1", body: Effect.succeed({ fileId: id, apiKey }) }
     )
     const pieces: Array<string> = []
-    yield* FileDataJson.writeTo(reply, (piece) =>
+    yield* FileDataEncoder.writeTo(reply, (piece) =>
       Effect.zipRight(
         Effect.sync(() => pieces.push(typeof piece === "string" ? piece : decoder.decode(piece))),
         write(piece)

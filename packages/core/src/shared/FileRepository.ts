@@ -1,0 +1,284 @@
+/**
+ * The port through which the core reads files, their owners and their submissions. An adapter implements
+ * three members, `findAccess`, `readSubmissions` and `ping`, and passes `StorageConformance`; everything else
+ * here is optional or built on those three. One optional capability, `readJoinedSubmissions` (a page joined by
+ * the adapter), lets a reply skip joining its pages: without it {@link readJoined} joins `readSubmissions`'
+ * pages, with the same bytes on the wire.
+ *
+ * @since 0.1.0
+ */
+import * as Brand from "effect/Brand"
+import * as Chunk from "effect/Chunk"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import type { ApiKey, FileId, StoredFile, StoredSubmission, UserId } from "./FileData.js"
+import type { StorageUnavailable } from "./FileDataError.js"
+import * as Pieces from "./internal/pieces.js"
+import * as SubmissionEntry from "./SubmissionEntry.js"
+
+/**
+ * Where storage stood when a file was read, as the adapter's own opaque text: every submission committed by
+ * then is at or below it, every one committed later above it. Reads bounded by it (`upTo`) show the file as it
+ * was at that moment, however many pages and turns of the event loop they take while writers append.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ReadPoint = string & Brand.Brand<"ReadPoint">
+
+/**
+ * A read point from an adapter's text.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const ReadPoint: Brand.Brand.Constructor<ReadPoint> = Brand.nominal<ReadPoint>()
+
+/**
+ * A file as `findAccess` found it: what storage holds, and the read point taken in the same read, so its
+ * counters and its submissions can be shown from one moment.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FoundFile extends StoredFile {
+  readonly readPoint: ReadPoint
+}
+
+/**
+ * What one read tells about a request's key and file; the core decides from it whether the key opens the file.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Access {
+  /** The user owning the key, if the key exists and is not revoked. */
+  readonly owner: Option.Option<UserId>
+  /** The file with its read point, whoever owns it; always none when `owner` is none. */
+  readonly file: Option.Option<FoundFile>
+}
+
+/**
+ * The access of a key that matches no active key: it learns nothing of the file.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const noAccess: Access = { owner: Option.none(), file: Option.none() }
+
+/**
+ * Which of a file's submissions a read asks for, in reply order (ascending `createdDate`, ties in insertion
+ * order): those after `after` (a position an earlier read of the same file handed out) with
+ * `since <= createdDate < until` (epoch milliseconds), committed at or before `upTo`, at most `limit` of them
+ * (default: the adapter's page size). Every bound is optional.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SubmissionRange {
+  readonly after?: string | undefined
+  readonly since?: number | undefined
+  readonly until?: number | undefined
+  readonly limit?: number | undefined
+  readonly upTo?: ReadPoint | undefined
+  /**
+   * `false` when the caller reads nothing past the range's end (a reply of the whole file): the page that ends
+   * the range may then leave `next` out, which spares the adapter looking up where the range ends
+   * (docs/performance.md#end-position-only-when-asked). An adapter may ignore it and always give `next`, the
+   * default.
+   */
+  readonly endPosition?: boolean | undefined
+}
+
+/**
+ * A bounded run of a file's submissions in reply order, each as the reply writes it (`SubmissionEntry`,
+ * docs/performance.md#stored-reply-entries); `next`, the position after the last entry, or the position the
+ * range started from when there is none (its `after`, else the start of its window), always given while
+ * `hasMore` and otherwise unless the range asked for no `endPosition`; `hasMore`, whether the range holds more
+ * past `next`. Positions are the adapter's own opaque text.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type SubmissionPage =
+  | {
+      readonly entries: ReadonlyArray<SubmissionEntry.SubmissionEntry>
+      readonly next: string
+      readonly hasMore: true
+    }
+  | {
+      readonly entries: ReadonlyArray<SubmissionEntry.SubmissionEntry>
+      readonly next: string | undefined
+      readonly hasMore: false
+    }
+
+/**
+ * A page of submissions as a reply writes it: the entries of a {@link SubmissionPage}, in the same order, joined
+ * by commas, and how many they are. The adapter joins them where the data is and hands them over as it has them,
+ * as text or as UTF-8 bytes, so a big page need never be a string (docs/performance.md#pages-joined-in-storage).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type JoinedPage =
+  | {
+      readonly joined: string | Uint8Array
+      readonly count: number
+      readonly next: string
+      readonly hasMore: true
+    }
+  | {
+      readonly joined: string | Uint8Array
+      readonly count: number
+      readonly next: string | undefined
+      readonly hasMore: false
+    }
+
+/**
+ * What each submission of an export's page becomes (`readExportPage`): its NDJSON line (the entry and `\n`), or
+ * its CSV row under the header of `names` (`ExportEncoder.csvRows`, CRLF-ended).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ExportRows =
+  | { readonly format: "ndjson" }
+  | { readonly format: "csv"; readonly names: ReadonlyArray<string> }
+
+/**
+ * Read access to stored files.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FileRepository {
+  /**
+   * The key's owner and the file, in one read: a request's one storage round trip before its page
+   * (docs/performance.md#one-access-statement). The file is looked up only through an active key, so an
+   * unknown or revoked key never learns whether a file exists.
+   */
+  readonly findAccess: (apiKey: ApiKey, fileId: FileId) => Effect.Effect<Access, StorageUnavailable>
+  /**
+   * One bounded page of the file's submissions in `range`, read by a keyset seek on
+   * `(file, createdDate, insertion)`, so a page costs the same at the end of a million submissions as at the
+   * start and a reply never holds a file whole. Only this file's submissions are ever read, whatever the
+   * position says; a position the adapter did not make names none (an empty page, `next` that position).
+   * Pages rather than a `Stream`: docs/performance.md#pages-not-a-stream.
+   */
+  readonly readSubmissions: (
+    fileId: FileId,
+    range: SubmissionRange
+  ) => Effect.Effect<SubmissionPage, StorageUnavailable>
+  /**
+   * Optional capability; a new adapter leaves it out. The page `readSubmissions` gives for the same range, its
+   * entries joined by the adapter (in the database, say) rather than handed over one by one; a range without a
+   * `limit` may get longer pages, since a joined page holds no strings. Callers go through {@link readJoined},
+   * whose default joins the pages of `readSubmissions`.
+   */
+  readonly readJoinedSubmissions?: (
+    fileId: FileId,
+    range: SubmissionRange
+  ) => Effect.Effect<JoinedPage, StorageUnavailable>
+  /**
+   * Optional capability; a new adapter leaves it out. The page `readSubmissions` gives for the same range, each
+   * submission as `rows` says, every row ended by its line end and none between (`joined`), made by the adapter
+   * from what import and append stored for it rather than by the core from each entry
+   * (docs/performance.md#export-rows-rendered-at-import). Callers go through `ExportSubmissions`, whose default
+   * renders the pages of `readSubmissions` with `ExportEncoder.renderPage`.
+   *
+   * @since 0.2.0
+   */
+  readonly readExportPage?: (
+    fileId: FileId,
+    range: SubmissionRange,
+    rows: ExportRows
+  ) => Effect.Effect<JoinedPage, StorageUnavailable>
+  /**
+   * The content names of the file's submissions committed at or before `upTo`, each once, in the order the file
+   * first received them (by insertion, then by position in the content): kept by every import and append in its
+   * own transaction, so an export writes its CSV header without a pass over the submissions.
+   *
+   * @since 0.2.0
+   */
+  readonly readContentNames: (
+    fileId: FileId,
+    upTo: ReadPoint
+  ) => Effect.Effect<ReadonlyArray<string>, StorageUnavailable>
+  /**
+   * The file and a read point, whoever owns it: for operators, who read any file without a key.
+   *
+   * @since 0.2.0
+   */
+  readonly findFile: (fileId: FileId) => Effect.Effect<Option.Option<FoundFile>, StorageUnavailable>
+  /** Succeeds when storage answers; used by health checks. */
+  readonly ping: Effect.Effect<void, StorageUnavailable>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export const FileRepository: Context.Tag<FileRepository, FileRepository> = Context.GenericTag<FileRepository>(
+  "@filedata/core/FileRepository"
+)
+
+/**
+ * Every submission of a file in `range` (default: all of them) as a `Stream`, one chunk per page.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const submissions = (
+  repository: FileRepository,
+  fileId: FileId,
+  range: Omit<SubmissionRange, "after"> = {}
+): Stream.Stream<StoredSubmission, StorageUnavailable> =>
+  Stream.paginateChunkEffect(undefined as string | undefined, (after) =>
+    Effect.map(
+      repository.readSubmissions(fileId, { ...range, after }),
+      (page) =>
+        [
+          Chunk.unsafeFromArray(page.entries.map(SubmissionEntry.parse)),
+          page.hasMore ? Option.some(page.next) : Option.none()
+        ] as const
+    )
+  )
+
+/**
+ * A page's entries joined as {@link JoinedPage} holds them: as text, or as UTF-8 bytes when the text would be
+ * long enough for V8 to make it a large object.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const join = (page: SubmissionPage): JoinedPage => {
+  const joined = Pieces.joinEntries(page.entries)
+  return page.hasMore
+    ? { joined, count: page.entries.length, next: page.next, hasMore: true }
+    : { joined, count: page.entries.length, next: page.next, hasMore: false }
+}
+
+const decoder = new TextDecoder()
+
+/**
+ * A joined page's entries as text, whichever way the adapter handed them over.
+ *
+ * @since 0.1.0
+ * @category destructors
+ */
+export const joinedText = (page: JoinedPage): string =>
+  typeof page.joined === "string" ? page.joined : decoder.decode(page.joined)
+
+/**
+ * The repository's `readJoinedSubmissions`, or, for an adapter without one, its `readSubmissions` joined by
+ * {@link join}.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const readJoined = (
+  repository: FileRepository
+): ((fileId: FileId, range: SubmissionRange) => Effect.Effect<JoinedPage, StorageUnavailable>) =>
+  repository.readJoinedSubmissions ?? ((fileId, range) => Effect.map(repository.readSubmissions(fileId, range), join))

@@ -1,0 +1,76 @@
+/**
+ * The request members every operation on a file shares and the request as the API's document shows it: the
+ * encoded side of a request schema, refused exactly when the operation's own strict reading refuses it.
+ *
+ * @since 0.2.0
+ */
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
+import { ApiKeyText, FileId } from "./FileData.js"
+import type { InvalidRequest } from "./FileDataError.js"
+import type { Credentials } from "./FileRequest.js"
+
+/**
+ * The `fileId` member of a request: an id (`FileData.FileId`), described by `description` in the API's
+ * document.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const fileIdField = (description: string) =>
+  FileId.annotations({ title: "File id", description, examples: [FileId.make("demo-contact-form")] })
+
+/**
+ * The `apiKey` member of a request: a non-empty text, decoded into `Redacted` (`FileData.ApiKey`).
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const apiKeyField = Schema.Redacted(
+  ApiKeyText.annotations({
+    title: "API key",
+    description:
+      "The caller's API key (`pnpm filedata demo` prints one); it travels only in this body. Well-formed Unicode " +
+      "without U+0000",
+    examples: [ApiKeyText.make("fdk_...")]
+  })
+)
+
+/**
+ * A request as a client sends it: the encoded side of `schema` (plain strings and numbers, its checks and
+ * annotations kept for the API's document), refused exactly when `parse`, the operation's own reading (which
+ * is synchronous), refuses it, with the refusal's message.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const wire = <A, I, R extends Credentials>(
+  schema: Schema.Schema<A, I>,
+  parse: (body: unknown) => Effect.Effect<R, InvalidRequest>
+): Schema.Schema<I> =>
+  Schema.encodedBoundSchema(schema).pipe(
+    Schema.filter((body) => {
+      const exit = Effect.runSyncExit(parse(body))
+      return (
+        Exit.isSuccess(exit) ||
+        Cause.failureOption(exit.cause).pipe(
+          Option.match({
+            onNone: () => "cannot be read",
+            onSome: (refusal) => refusal.message
+          })
+        )
+      )
+    }),
+    (wired) =>
+      wired.annotations({
+        ...Option.match(SchemaAST.getIdentifierAnnotation(schema.ast), {
+          onNone: () => ({}),
+          onSome: (identifier) => ({ identifier })
+        }),
+        parseOptions: { onExcessProperty: "error" }
+      })
+  )

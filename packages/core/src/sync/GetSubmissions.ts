@@ -1,0 +1,362 @@
+/**
+ * The incremental read: give the owner of a file a run of its submissions in reply order, within a window of
+ * `createdDate` (`since <= createdDate < until`), after the cursor of an earlier reply (`after`), at most
+ * `limit` of them, with the cursor to continue from (`next`) and whether more matched (`hasMore`). A client that
+ * syncs sends each reply's `next` as the next request's `after` and gets what was appended since with a later
+ * `createdDate`.
+ *
+ * The rules it shares with `GetFileData`, and their order (docs/api.md#order-of-checks), are `FileRequest`'s,
+ * so both fail alike; this module adds its request and its answer. The answer reads up to the read point
+ * taken with the file, so a reply read over several pages shows one moment of the file and `hasMore` says
+ * whether more matched at that moment.
+ *
+ * With `wait` (seconds), a request whose reply would hold no submission waits, holding no connection, until
+ * `SubmissionSignals` says its file may have changed (then it reads again, and answers if anything matched), its
+ * wait ends (the empty page, `next` unchanged), the transport says its client went away, or the process stops
+ * (`WaitingRequests`: the empty page at once). It is counted once against the rate limits, and against
+ * `WaitingRequests`' bounds while it waits.
+ *
+ * Reading changes no counter.
+ *
+ * @since 0.1.0
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { FileId, InstantFromIso } from "../shared/FileData.js"
+import { type GetSubmissionsError, type InvalidRequest, Issue, pointer } from "../shared/FileDataError.js"
+import type * as FileRepository from "../shared/FileRepository.js"
+import * as FileRequest from "../shared/FileRequest.js"
+import * as Immediate from "../shared/Immediate.js"
+import type * as RateLimiter from "../shared/RateLimiter.js"
+import * as RequestDecoding from "../shared/RequestDecoding.js"
+import * as RequestSchema from "../shared/RequestSchema.js"
+import * as TextRules from "../shared/TextRules.js"
+import * as SubmissionCursor from "./SubmissionCursor.js"
+import * as SubmissionSignals from "./SubmissionSignals.js"
+import { pageLimit, type SubmissionsReply } from "./SubmissionsReply.js"
+import * as WaitingRequests from "./WaitingRequests.js"
+
+/**
+ * How many submissions a reply holds when the request gives no `limit`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultLimit = 1000
+
+/**
+ * The largest `limit` a request may give.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxLimit = 10_000
+
+/**
+ * The longest `wait` a request may give, in seconds.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const maxWait = 30
+
+const INSTANT = "must be an ISO 8601 date-time with a zone, e.g. 2024-01-01T00:00:00.000Z"
+const CURSOR = "must be the next of an earlier reply for this file"
+
+// What a member of the wrong value is told, by member; fixed texts that never repeat the value.
+const details = {
+  since: INSTANT,
+  until: INSTANT,
+  after: CURSOR,
+  limit: `must be an integer from 1 to ${maxLimit}`,
+  wait: `must be an integer from 0 to ${maxWait}`
+}
+
+// An instant as a request gives it: on the wire a date-time text, read into epoch milliseconds.
+const instant = (description: string, example: string) =>
+  Schema.compose(
+    Schema.String.pipe(Schema.minLength(1)).annotations({
+      title: "Instant",
+      description,
+      examples: [example],
+      jsonSchema: { format: "date-time" }
+    }),
+    InstantFromIso
+  )
+
+/**
+ * The request body: `fileId` and `apiKey` as for `GetFileData`, and the optional bounds; any other field is
+ * refused. That `after` belongs to `fileId` and that `until` is not before `since` are checked by
+ * {@link parseRequest}.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const GetSubmissionsRequest = Schema.Struct({
+  fileId: RequestSchema.fileIdField(
+    "Identifier of the file whose submissions are requested: at most 256 characters (code points), well-formed Unicode without U+0000"
+  ),
+  apiKey: RequestSchema.apiKeyField,
+  since: Schema.optionalWith(
+    instant(
+      "Only submissions with createdDate >= since: an ISO 8601 date-time with a zone",
+      "2024-03-01T00:00:00.000Z"
+    ),
+    { exact: true }
+  ),
+  until: Schema.optionalWith(
+    instant(
+      "Only submissions with createdDate < until: an ISO 8601 date-time with a zone, not before since",
+      "2024-04-01T00:00:00.000Z"
+    ),
+    { exact: true }
+  ),
+  after: Schema.optionalWith(
+    Schema.String.pipe(Schema.minLength(1)).annotations({
+      title: "Cursor",
+      description:
+        "The next of an earlier reply for the same file: continue after its last submission. Opaque; any other text is refused",
+      // Swagger UI's Try it out fills in each field's example (else "string", refused): the demo's contact form
+      // after its first two submissions, in a window that holds them, two at a time, without waiting.
+      examples: ["MTFkNmE5NzRlZGJiZWFkMWMxNzA5ODI5NjAzOTgxOjI"]
+    }),
+    { exact: true }
+  ),
+  limit: Schema.optionalWith(
+    Schema.Number.pipe(Schema.int(), Schema.between(1, maxLimit)).annotations({
+      title: "Limit",
+      description: `At most this many submissions, 1 to ${maxLimit}; default ${defaultLimit}`,
+      examples: [2]
+    }),
+    { exact: true, default: () => defaultLimit }
+  ),
+  wait: Schema.optionalWith(
+    Schema.Number.pipe(Schema.int(), Schema.between(0, maxWait)).annotations({
+      title: "Wait",
+      description: `Seconds, 0 to ${maxWait}, to hold the request when no submission matches yet, until one is appended (answered at once with it) or the time is up (the empty page, next unchanged); default 0`,
+      examples: [0]
+    }),
+    { exact: true, default: () => 0 }
+  )
+}).annotations({
+  identifier: "GetSubmissionsRequest",
+  parseOptions: { onExcessProperty: "error", errors: "all" }
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type GetSubmissionsRequest = typeof GetSubmissionsRequest.Type
+
+/**
+ * A request as the use case reads it: `after` is the position its cursor carries, instants are epoch
+ * milliseconds.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SubmissionsQuery extends FileRequest.Credentials {
+  readonly since: number | undefined
+  readonly until: number | undefined
+  readonly after: string | undefined
+  readonly limit: number
+  /** Seconds the request may wait for a matching submission. */
+  readonly wait: number
+}
+
+/**
+ * What a transport hands to the use case. The body is decoded lazily so a throttled caller costs no parsing.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface GetSubmissionsInput extends FileRequest.Input {
+  /**
+   * Calls `listener` when the client goes away (at once, if it has), so a wait ends there; returns what
+   * removes the listener.
+   */
+  readonly gone?: ((listener: () => void) => () => void) | undefined
+}
+
+/**
+ * The ports the operation runs on: those every operation on a file takes, the signals a wait wakes on, and the
+ * process's waiting requests (without them, waits are unbounded and end only by themselves).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Ports extends FileRequest.Ports {
+  readonly signals: SubmissionSignals.SubmissionSignals
+  readonly waiting?: WaitingRequests.WaitingRequests | undefined
+}
+
+const decodeRequest = RequestDecoding.decoder(GetSubmissionsRequest, details)
+
+/**
+ * Reads a parsed body as a {@link SubmissionsQuery}, listing every problem by its JSON Pointer: those of
+ * {@link GetSubmissionsRequest}, an `after` that is not a cursor of this file, an `until` before `since`.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const parseRequest = (body: unknown): Effect.Effect<SubmissionsQuery, InvalidRequest> => {
+  const result = decodeRequest(body)
+  const found: Array<Issue> = []
+  const fileId = RequestDecoding.member(body, "fileId")
+  const after = RequestDecoding.member(body, "after")
+  let position = Option.none<string>()
+  // An id against the text rules is refused already; its cursor cannot be told apart.
+  if (typeof fileId === "string" && TextRules.isId(fileId) && typeof after === "string" && after !== "") {
+    position = SubmissionCursor.decode(FileId.make(fileId), after)
+    if (Option.isNone(position)) found.push(new Issue({ pointer: pointer("after"), detail: CURSOR }))
+  }
+  return RequestDecoding.windowed(result, body, found, (request) => ({
+    fileId: request.fileId,
+    apiKey: request.apiKey,
+    since: request.since,
+    until: request.until,
+    after: Option.getOrUndefined(position),
+    limit: request.limit,
+    wait: request.wait
+  }))
+}
+
+/**
+ * The request as a client sends it (plain strings and numbers): the encoded side of
+ * {@link GetSubmissionsRequest}, refused exactly when {@link parseRequest} refuses it. The typed client's
+ * payload schema.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const RequestJson = RequestSchema.wire(GetSubmissionsRequest, parseRequest)
+
+// Every page is read up to the file's read point; `first`, when given, is the reply's first page, read already.
+const answer = (
+  files: FileRepository.FileRepository,
+  request: SubmissionsQuery,
+  file: FileRepository.FoundFile,
+  first?: FileRepository.SubmissionPage
+): SubmissionsReply => ({
+  file,
+  limit: request.limit,
+  submissionPage: (after, limit) =>
+    first !== undefined && after === undefined
+      ? Effect.succeed(first)
+      : files.readSubmissions(file.id, {
+          after: after ?? request.after,
+          since: request.since,
+          until: request.until,
+          limit,
+          upTo: file.readPoint
+        })
+})
+
+// The wait of one request: read the first page; while it is empty and time is left, wait for the file to change
+// (or the wait to end), then read the file again through the same rules. Written as plain steps, not a scope
+// and a generator: ten thousand requests may wait at once, and what each holds is what its fiber keeps
+// (docs/performance.md#long-poll).
+const waited = (
+  ports: Ports,
+  input: GetSubmissionsInput,
+  request: SubmissionsQuery,
+  found: FileRepository.FoundFile
+): Effect.Effect<SubmissionsReply, GetSubmissionsError> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    const { files, signals, waiting } = ports
+    const deadline = now + request.wait * 1000
+    // Ended when the wait must end at once: the process stops, or the client went away. Made at the first
+    // wait, with the hold on the bounds and the client's listener, both given back when the request ends.
+    let end: SubmissionSignals.WaitEnd | undefined
+    let release: (() => void) | undefined
+    const look = (file: FileRepository.FoundFile): Effect.Effect<SubmissionsReply, GetSubmissionsError> =>
+      Immediate.flatMap(
+        files.readSubmissions(file.id, {
+          after: request.after,
+          since: request.since,
+          until: request.until,
+          limit: Math.min(request.limit, pageLimit),
+          upTo: file.readPoint
+        }),
+        (first) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<SubmissionsReply, GetSubmissionsError> => {
+            const reply = answer(files, request, file, first)
+            const left = deadline - now
+            if (first.entries.length > 0 || left <= 0) return Exit.succeed(reply)
+            const waitFor = (ending: SubmissionSignals.WaitEnd) =>
+              Effect.flatMap(
+                // One registration, no fiber or timer of its own: a waiting request costs little more than its socket.
+                signals.changed(file.id, file.readPoint, { timeoutMillis: left, end: ending }),
+                (changed) => (changed ? Effect.flatMap(FileRequest.reopen(files, request), look) : Exit.succeed(reply))
+              )
+            if (end !== undefined) return waitFor(end)
+            const ending = new SubmissionSignals.WaitEnd()
+            end = ending
+            return Immediate.flatMap(
+              waiting === undefined
+                ? Exit.succeed(undefined)
+                : waiting.hold(request.apiKey, input.clientAddress, ending),
+              (given) => {
+                const forget = input.gone?.(() => ending.end())
+                release = () => {
+                  given?.()
+                  forget?.()
+                }
+                return waitFor(ending)
+              }
+            )
+          })
+      )
+    return Effect.ensuring(
+      look(found),
+      Effect.sync(() => release?.())
+    )
+  })
+
+const operation = FileRequest.operation(parseRequest, (files, request: SubmissionsQuery, file) => ({
+  request,
+  file,
+  reply: answer(files, request, file)
+}))
+
+/**
+ * Runs the operation for one request on the given ports: for transports that hold their ports already
+ * and would otherwise provide them to every request.
+ *
+ * @since 0.1.0
+ * @category use cases
+ */
+export const runWith = (
+  ports: Ports,
+  input: GetSubmissionsInput
+): Effect.Effect<SubmissionsReply, GetSubmissionsError> =>
+  // A request that does not wait stays evaluated at once when its ports answered at once.
+  Immediate.flatMap(operation.runWith(ports, input), ({ file, reply, request }) =>
+    request.wait === 0 ? Exit.succeed(reply) : waited(ports, input, request, file)
+  )
+
+/**
+ * Runs the operation for one request on the ports of the context.
+ *
+ * @since 0.1.0
+ * @category use cases
+ */
+export const run = (
+  input: GetSubmissionsInput
+): Effect.Effect<
+  SubmissionsReply,
+  GetSubmissionsError,
+  FileRepository.FileRepository | RateLimiter.RateLimiter | SubmissionSignals.SubmissionSignals
+> =>
+  Effect.flatMap(
+    Effect.all({
+      ports: FileRequest.ports,
+      signals: SubmissionSignals.SubmissionSignals,
+      waiting: Effect.serviceOption(WaitingRequests.WaitingRequests)
+    }),
+    ({ ports, signals, waiting }) => runWith({ ...ports, signals, waiting: Option.getOrUndefined(waiting) }, input)
+  )

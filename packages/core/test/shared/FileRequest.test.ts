@@ -1,0 +1,49 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { type FileId, timestampFromEpochMillis, type UserId } from "../../src/shared/FileData.js"
+import { AccessDenied, FileNotFound } from "../../src/shared/FileDataError.js"
+import * as FileRepository from "../../src/shared/FileRepository.js"
+import * as FileRequest from "../../src/shared/FileRequest.js"
+
+const found: FileRepository.FoundFile = {
+  id: "file-1" as FileId,
+  ownerId: "user-1" as UserId,
+  name: "Contact form",
+  creationDate: timestampFromEpochMillis(Date.UTC(2024, 0, 1)),
+  publicAvailability: false,
+  SubmissionCounter: 0,
+  VisitCounter: 0,
+  readPoint: FileRepository.ReadPoint("0")
+}
+
+const access = (owner: string | undefined, file: FileRepository.FoundFile | undefined): FileRepository.Access => ({
+  owner: Option.fromNullable(owner as UserId | undefined),
+  file: Option.fromNullable(file)
+})
+
+describe("FileRequest.open", () => {
+  it("opens the file to its owner's key only, and tells a missing file only to a valid key", () => {
+    expect(FileRequest.open(access("user-1", found))).toBe(found)
+    expect(FileRequest.open(FileRepository.noAccess)).toBeInstanceOf(AccessDenied)
+    expect(FileRequest.open(access("user-2", found))).toBeInstanceOf(AccessDenied)
+    expect(FileRequest.open(access("user-1", undefined))).toBeInstanceOf(FileNotFound)
+    expect(FileRequest.isRefused(FileRequest.open(access("user-1", found)))).toBe(false)
+    expect(FileRequest.isRefused(FileRequest.open(access("user-2", found)))).toBe(true)
+  })
+
+  it.effect("is what reopen applies to a fresh findAccess", () =>
+    Effect.gen(function* () {
+      const files = (answer: FileRepository.Access) =>
+        ({ findAccess: () => Effect.succeed(answer) }) as unknown as FileRepository.FileRepository
+      const credentials = { fileId: found.id, apiKey: undefined as never }
+      expect(yield* FileRequest.reopen(files(access("user-1", found)), credentials)).toBe(found)
+      expect(yield* Effect.flip(FileRequest.reopen(files(access("user-2", found)), credentials))).toBeInstanceOf(
+        AccessDenied
+      )
+      expect(yield* Effect.flip(FileRequest.reopen(files(access("user-1", undefined)), credentials))).toBeInstanceOf(
+        FileNotFound
+      )
+    })
+  )
+})
