@@ -10,19 +10,18 @@ const source = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 const longest = [
   "packages/postgres/test/Conformance.test.ts",
   "apps/server/test/Faults.test.ts",
-  "apps/server/test/DocsExamples.test.ts",
   "apps/cli/test/ConcurrentImports.test.ts",
+  "apps/server/test/DocsExamples.test.ts",
   "apps/server/test/Fuzz.test.ts",
-  "apps/cli/test/Process.test.ts",
   "packages/sqlite/test/Conformance.test.ts",
-  "packages/fixture/test/FixtureReader.test.ts",
   "apps/cli/test/ImportKill.test.ts",
+  "packages/fixture/test/FixtureReader.test.ts",
   "apps/server/test/WebhookDelivery.test.ts",
   "apps/server/test/Telemetry.test.ts",
-  "packages/sqlite/test/SqliteMigrations.test.ts",
-  "packages/sqlite/test/SqliteFileRepository.test.ts",
+  "apps/cli/test/Process.test.ts",
   "packages/rate-limiter-redis/test/Conformance.test.ts",
-  "apps/server/test/Export.test.ts"
+  "apps/server/test/Export.test.ts",
+  "packages/sqlite/test/SqliteFileRepository.test.ts"
 ]
 
 class LongestFirst extends BaseSequencer {
