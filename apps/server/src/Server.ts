@@ -25,7 +25,18 @@ import {
   type SubmissionSignals,
   WaitingRequests
 } from "@filedata/core"
-import { Listener, Logging, type ServiceConfig } from "@filedata/runtime"
+import {
+  Environment,
+  Listener,
+  Logging,
+  RateLimiting,
+  type ServiceConfig,
+  type StartupFailure,
+  Storage,
+  Telemetry,
+  Webhooks
+} from "@filedata/runtime"
+import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -303,4 +314,38 @@ export const layer = (
     Layer.provide(platformServices),
     // One registry for both paths, so the bounds count every waiting request of the process.
     Layer.provide(Layer.effect(WaitingRequests.WaitingRequests, WaitingRequests.make(options.longPoll)))
+  )
+
+/**
+ * The whole service as `config` sets it up: {@link layer} over the storage, rate limiter and webhook ports,
+ * webhook delivery, telemetry and logging; `environment`, the variables `config` was read from, is reported
+ * first. `main.ts` launches it; the tests build it in their own process too.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const service = (
+  config: ServiceConfig.ServiceConfig,
+  environment: Readonly<Record<string, string | undefined>>,
+  stopSignal?: () => string | undefined
+): Layer.Layer<
+  Address,
+  | HttpServerError.ServeError
+  | StartupFailure.DependencyUnavailable
+  | StartupFailure.CannotListen
+  | ConfigError.ConfigError
+> =>
+  layer({ ...config, stopSignal }).pipe(
+    // Delivery starts before the server listens, so /health says whether it runs from the first request.
+    Layer.provide(Webhooks.delivery(config.webhooks)),
+    Layer.provide(Telemetry.instrumentedPorts),
+    Layer.provide([
+      Storage.layer(config.storage),
+      RateLimiting.layer(config.rateLimiting),
+      Webhooks.ports(config.webhooks)
+    ]),
+    Layer.provide(Telemetry.layer(config.telemetry)),
+    // Before anything is opened: a misspelled variable, then the settings in effect.
+    Layer.provide(Layer.effectDiscard(Environment.report(config, environment))),
+    Layer.provide(Logging.layer(config.logLevel))
   )

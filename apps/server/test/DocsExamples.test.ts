@@ -1,5 +1,6 @@
 // The docs' examples as a reader runs them: every `sh runnable` and `ts runnable` block of README.md and
-// docs/*.md, after the built CLI's `demo`, against the built server (docs/architecture.md#examples-that-run).
+// docs/*.md, after the built CLI's `demo`, against the server over HTTP, here in the test's process
+// (docs/architecture.md#examples-that-run).
 
 import { spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
@@ -7,8 +8,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Processes } from "@filedata/testing"
+import * as InProcess from "./utils/InProcess.js"
 
-const { finish, root, serve, startBuilt, stop } = Processes
+const { finish, root, startBuilt } = Processes
+const { serve, stop } = InProcess
 
 interface Block {
   readonly where: string
@@ -33,7 +36,7 @@ const run = (command: string, args: ReadonlyArray<string>, cwd: string, env: Rec
   return finish(child)
 }
 
-const runBlock = async (block: Block, base: string, apiKey: string) => {
+const runAnew = async (block: Block, base: string, apiKey: string) => {
   const dir = mkdtempSync(join(tmpdir(), "filedata-docs-example-"))
   // `pnpm filedata`, which a reader runs from the repository's root, run from the block's directory.
   const text = block.text
@@ -47,9 +50,21 @@ const runBlock = async (block: Block, base: string, apiKey: string) => {
   return { dir, ...(await run(process.execPath, [join(root, "scripts/example.mjs"), "example.ts"], dir, env)) }
 }
 
+// A block runs once against one server with one key, and every test of that run reads the same run: bundling
+// and starting the examples is most of this file's time.
+const runs = new Map<string, ReturnType<typeof runAnew>>()
+const runBlock = (block: Block, base: string, apiKey: string) => {
+  const key = `${block.where} ${base} ${apiKey}`
+  const found = runs.get(key)
+  if (found !== undefined) return found
+  const started = runAnew(block, base, apiKey)
+  runs.set(key, started)
+  return started
+}
+
 let database: Record<string, string> = {}
 let apiKey = ""
-let served: Processes.Served | undefined
+let served: InProcess.Served | undefined
 
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), "filedata-docs-"))

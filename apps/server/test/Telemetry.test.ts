@@ -9,6 +9,7 @@ import { connect, createServer as createNetServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it } from "@effect/vitest"
 import { Conditions, Processes, SqliteFiles } from "@filedata/testing"
+import * as InProcess from "./utils/InProcess.js"
 import * as TestServer from "./utils/TestServer.js"
 
 const { finish, killLeftovers, startBuilt } = Processes
@@ -42,6 +43,11 @@ const { serve } = Processes
 
 /** Stops the server with SIGTERM (which writes the last log lines and flushes the last spans). */
 const stop = (server: Running) => Processes.stop(server, KEYS)
+
+// Metrics are counted process-wide, so the tests that read them run the built server; the others run it in
+// this process (a fresh registry is what only a fresh process has).
+const serveHere = (env: Record<string, string>) => InProcess.serve(env)
+const stopHere = (server: InProcess.Served) => InProcess.stop(server, KEYS)
 
 const post = (base: string, body: string, headers: Record<string, string> = {}) =>
   fetch(`${base}/api/v1/file-data`, {
@@ -531,11 +537,11 @@ const spansOf = (received: ReadonlyArray<Received>) => {
 
 const SPAN_KIND_SERVER = 2
 
-describe("traces (built server, real process, local OTLP/HTTP receiver)", () => {
+describe("traces (local OTLP/HTTP receiver)", () => {
   it("exports a server span per request with the ports' calls as its children, over OTLP/HTTP JSON; never the key", async () => {
     const otlp = await receiver()
     const { env } = await database()
-    const running = await serve({
+    const running = await serveHere({
       ...env,
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
       OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
@@ -549,7 +555,7 @@ describe("traces (built server, real process, local OTLP/HTTP receiver)", () => 
     expect((await read(running.base, "contact", ALICE_KEY, headers)).status).toBe(200)
     expect((await read(running.base, "contact", WRONG_KEY, { "x-request-id": "traced-denied" })).status).toBe(403)
     expect((await fetch(`${running.base}/health`, { headers: { "x-request-id": "traced-health" } })).status).toBe(200)
-    const { stdout } = await stop(running)
+    const { stdout } = await stopHere(running)
     otlp.close()
     // Traced, a request runs on Effect's runtime (the immediate path would open no span): its line is a fiber's.
     expect(requestEntry(stdout, "traced-read")).toMatchObject({ fiberId: expect.stringMatching(/^#\d+$/) })
@@ -627,9 +633,9 @@ describe("traces (built server, real process, local OTLP/HTTP receiver)", () => 
   it("sends OTLP/HTTP protobuf by default, to OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given", async () => {
     const otlp = await receiver()
     const { env } = await database()
-    const running = await serve({ ...env, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${otlp.endpoint}/custom/traces` })
+    const running = await serveHere({ ...env, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${otlp.endpoint}/custom/traces` })
     expect((await read(running.base, "contact", ALICE_KEY, { "x-request-id": "protobuf-read" })).status).toBe(200)
-    await stop(running)
+    await stopHere(running)
     otlp.close()
     expect(otlp.received.length).toBeGreaterThan(0)
     for (const { path, contentType } of otlp.received) {
@@ -645,10 +651,10 @@ describe("traces (built server, real process, local OTLP/HTTP receiver)", () => 
   }, 60_000)
 })
 
-describe("the request log line (built server, real process)", () => {
+describe("the request log line", () => {
   it("names the client address, the file, the key's user and the problem code; never a key", async () => {
     const { env } = await database()
-    const running = await serve({ ...env, LOG_LEVEL: "info", TRUST_PROXY: "true" })
+    const running = await serveHere({ ...env, LOG_LEVEL: "info", TRUST_PROXY: "true" })
     const { base } = running
     const calls: ReadonlyArray<readonly [string, () => Promise<{ status: number }>]> = [
       ["log-ok", () => read(base, "contact", ALICE_KEY, { "x-request-id": "log-ok" })],
@@ -674,7 +680,7 @@ describe("the request log line (built server, real process)", () => {
       ["log-health", () => fetch(`${base}/health`, { headers: { "x-request-id": "log-health" } })]
     ]
     for (const [, call] of calls) await call()
-    const { stdout } = await stop(running)
+    const { stdout } = await stopHere(running)
 
     const hot = { method: "POST", path: "/api/v1/file-data", clientAddress: "127.0.0.1" }
     expect(requestLine(stdout, "log-ok")).toMatchObject({ ...hot, status: 200, fileId: "contact", userId: "alice" })
