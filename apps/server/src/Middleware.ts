@@ -21,9 +21,9 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as ClientAddress from "./ClientAddress.js"
 import * as Documentation from "./Documentation.js"
+import * as Reply from "./fast/Reply.js"
 import * as Instrumentation from "./Instrumentation.js"
 import * as Problem from "./Problem.js"
-import * as Reply from "./Reply.js"
 
 /**
  * The paths the service serves, each with the methods it answers there.

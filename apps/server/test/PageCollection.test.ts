@@ -1,6 +1,6 @@
 import { constants, PerformanceObserver } from "node:perf_hooks"
 import { describe, expect, it } from "@effect/vitest"
-import * as PageCollection from "../src/internal/pageCollection.js"
+import * as PageCollection from "../src/fast/internal/pageCollection.js"
 
 // The young collections the runtime reports while `run` runs.
 const youngCollections = async (run: () => void): Promise<number> => {

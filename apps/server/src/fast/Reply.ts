@@ -17,12 +17,12 @@ import type { FileDataError } from "@filedata/core"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import type * as ContentCoding from "./ContentCoding.js"
-import * as Instrumentation from "./Instrumentation.js"
+import type * as ContentCoding from "../ContentCoding.js"
+import * as Instrumentation from "../Instrumentation.js"
+import * as Problem from "../Problem.js"
+import type * as RateLimitHeaders from "../RateLimitHeaders.js"
 import * as bodyWriters from "./internal/bodyWriters.js"
 import * as replyWaits from "./internal/replyWaits.js"
-import * as Problem from "./Problem.js"
-import type * as RateLimitHeaders from "./RateLimitHeaders.js"
 
 /**
  * The header fields every reply of the service carries, with its body's `contentType` when given: the one
