@@ -25,8 +25,11 @@ import type * as Reply from "./Reply.js"
  */
 export interface Options {
   readonly trustProxy: boolean
-  /** Without it, the default of `HTTP_SEND_TIMEOUT_MS`. */
-  readonly http?: { readonly sendTimeoutMillis: number } | undefined
+  /**
+   * Without it, the default of `HTTP_SEND_TIMEOUT_MS`, and no collection after pages sent
+   * (`HTTP_COLLECT_SENT_PAGES`, which the hot route turns on at start).
+   */
+  readonly http?: { readonly sendTimeoutMillis: number; readonly collectSentPages?: boolean | undefined } | undefined
 }
 
 /**

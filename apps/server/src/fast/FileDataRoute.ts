@@ -25,6 +25,7 @@ import * as Problem from "../Problem.js"
 import * as ProtocolErrors from "../ProtocolErrors.js"
 import * as RequestBody from "../RequestBody.js"
 import * as Exchange from "./Exchange.js"
+import * as PageCollection from "./internal/pageCollection.js"
 import * as Operations from "./Operations.js"
 import * as Reply from "./Reply.js"
 
@@ -100,6 +101,7 @@ export const make = (
 ): Effect.Effect<(request: IncomingMessage, response: ServerResponse) => void, never, Requirements> =>
   Effect.gen(function* () {
     const runtime = yield* Effect.runtime<Requirements>()
+    if (options.http?.collectSentPages === true) PageCollection.enable()
     // Run synchronously: with in-process adapters (SQLite, the memory limiter) a request needs no wait once
     // its body is in, so it is answered in the same tick, with no scheduling. An adapter that does wait
     // (PostgreSQL, Redis, a slow reader's `drain`) turns the run asynchronous and it finishes on its own.
