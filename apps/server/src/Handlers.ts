@@ -17,7 +17,6 @@ import {
   ListWebhooks,
   ManageWebhook,
   RateLimiter,
-  RequestLog,
   SubmissionSignals,
   WaitingRequests,
   Webhook,
@@ -28,7 +27,6 @@ import {
 } from "@filedata/core"
 import { Webhooks } from "@filedata/runtime"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -78,22 +76,19 @@ export const files = (
         const serve =
           (operation: Operations.Operation) =>
           ({ request }: { readonly request: HttpServerRequest.HttpServerRequest }) =>
-            // The request's log fields, which the middleware began, are the use case's to fill as well.
-            Effect.flatMap(
-              Effect.zip(Middleware.CurrentRequestId, FiberRef.get(RequestLog.currentFields)),
-              ([requestId, fields]) => {
-                const response = NodeHttpServerRequest.toServerResponse(request)
-                const { answer } = start(
-                  operation,
-                  { headers: request.headers, remoteAddress: Option.getOrUndefined(request.remoteAddress), requestId },
-                  response
-                )
-                return Effect.map(
-                  answer(RequestBody.readJson(NodeHttpServerRequest.toIncomingMessage(request)), fields),
-                  () => Reply.written(response)
-                )
-              }
-            )
+            Effect.flatMap(Middleware.CurrentRequestId, (requestId) => {
+              const response = NodeHttpServerRequest.toServerResponse(request)
+              const { answer } = start(
+                operation,
+                { headers: request.headers, remoteAddress: Option.getOrUndefined(request.remoteAddress), requestId },
+                response
+              )
+              // What the reply said of the request goes on the line the middleware writes for it.
+              return Effect.flatMap(
+                answer(RequestBody.readJson(NodeHttpServerRequest.toIncomingMessage(request))),
+                (outcome) => Effect.map(Middleware.noteOutcome(outcome), () => Reply.written(response))
+              )
+            })
         return handlers
           .handleRaw("getFileData", serve(Operations.getFileData))
           .handleRaw("getSubmissions", serve(Operations.getSubmissions))

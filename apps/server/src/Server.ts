@@ -18,13 +18,7 @@ import * as NodeHttpPlatform from "@effect/platform-node/NodeHttpPlatform"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodePath from "@effect/platform-node/NodePath"
 import { FileDataApi } from "@filedata/client"
-import {
-  type FileRepository,
-  type RateLimiter,
-  RequestLog,
-  type SubmissionSignals,
-  WaitingRequests
-} from "@filedata/core"
+import { type FileRepository, type RateLimiter, type SubmissionSignals, WaitingRequests } from "@filedata/core"
 import { Listener, Logging, type ServiceConfig } from "@filedata/runtime"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -215,8 +209,9 @@ export const layer = (
       const logged = (problem: Problem.Problem, requestId: string, clientAddress: string, request?: IncomingMessage) =>
         runFork(
           Effect.zipRight(
-            Effect.zipRight(RequestLog.begin, Instrumentation.problem(problem.code)),
+            Effect.sync(() => Instrumentation.countProblem(problem.code)),
             Middleware.logRequest(
+              { code: problem.code },
               request?.method ?? "-",
               request?.url ?? "-",
               problem.status,

@@ -17,6 +17,7 @@ import * as SchemaAST from "effect/SchemaAST"
 import { type ApiKey, ApiKeyText, FileId, InstantFromIso } from "./FileData.js"
 import {
   AccessDenied,
+  about,
   FileNotFound,
   type GetFileDataError,
   type InvalidRequest,
@@ -31,7 +32,6 @@ import {
 import * as FileRepository from "./FileRepository.js"
 import * as Immediate from "./Immediate.js"
 import * as RateLimiter from "./RateLimiter.js"
-import * as RequestLog from "./RequestLog.js"
 import * as TextRules from "./TextRules.js"
 
 /**
@@ -47,11 +47,6 @@ export interface Input {
    * once the address was counted, or first with a limiter that counts a request in one step ({@link admit}).
    */
   readonly body: Effect.Effect<unknown, InvalidRequest> | (() => Effect.Effect<unknown, InvalidRequest>)
-  /**
-   * The request's log fields, to which the use case adds `fileId` and `userId`; without it, it adds them to the
-   * fiber's record (`RequestLog.begin`), which takes a fiber.
-   */
-  readonly fields?: RequestLog.Fields | undefined
 }
 
 /**
@@ -355,20 +350,25 @@ export const handle: <R extends Credentials, A>(
     parse: (body: unknown) => Effect.Effect<R, InvalidRequest>,
     answer: (files: FileRepository.FileRepository, request: R, file: FileRepository.FoundFile) => A
   ) {
-    const { fields } = input
-    const request = yield* admit(limiter, input, parse, (request) => {
-      // A record in the input needs no fiber; without one, the fiber's (`RequestLog.begin`), if any.
-      if (fields === undefined) return RequestLog.annotate("fileId", request.fileId)
-      fields.fileId = request.fileId
-      return Exit.void
-    })
-
-    const { owner, file } = yield* files.findAccess(request.apiKey, request.fileId)
-    if (Option.isNone(owner)) return yield* new AccessDenied()
-    if (fields !== undefined) fields.userId = owner.value
-    else yield* RequestLog.annotate("userId", owner.value)
-    if (Option.isNone(file)) return yield* new FileNotFound()
-    if (file.value.ownerId !== owner.value) return yield* new AccessDenied()
+    // Once the body named a file, every refusal names it, and the key's user once found (`FileDataError.about`).
+    let fileId: FileId | undefined
+    const admitted = yield* Immediate.either(
+      admit(limiter, input, parse, (request) => {
+        fileId = request.fileId
+        return Exit.void
+      })
+    )
+    if (Either.isLeft(admitted)) {
+      return yield* Effect.fail(fileId === undefined ? admitted.left : about(admitted.left, { fileId }))
+    }
+    const request = admitted.right
+    const access = yield* Immediate.either(files.findAccess(request.apiKey, request.fileId))
+    if (Either.isLeft(access)) return yield* Effect.fail(about(access.left, { fileId: request.fileId }))
+    const { owner, file } = access.right
+    if (Option.isNone(owner)) return yield* new AccessDenied({ fileId: request.fileId })
+    const asked = { fileId: request.fileId, userId: owner.value }
+    if (Option.isNone(file)) return yield* new FileNotFound(asked)
+    if (file.value.ownerId !== owner.value) return yield* new AccessDenied(asked)
     return answer(files, request, file.value)
   })
 

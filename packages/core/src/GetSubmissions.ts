@@ -26,7 +26,7 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { FileId, InstantFromIso } from "./FileData.js"
-import { type GetSubmissionsError, type InvalidRequest, Issue, pointer } from "./FileDataError.js"
+import { about, type GetSubmissionsError, type InvalidRequest, Issue, pointer } from "./FileDataError.js"
 import type * as FileRepository from "./FileRepository.js"
 import * as FileRequest from "./FileRequest.js"
 import * as Immediate from "./Immediate.js"
@@ -309,8 +309,10 @@ const waited = (
             )
           })
       )
+    // A refusal after the first check names what that check found (`FileDataError.about`).
+    const asked = { fileId: found.id, userId: found.ownerId }
     return Effect.ensuring(
-      look(found),
+      Effect.mapError(look(found), (failure) => about(failure, asked)),
       Effect.sync(() => release?.())
     )
   })

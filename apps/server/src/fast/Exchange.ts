@@ -7,7 +7,7 @@
  */
 
 import type { IncomingHttpHeaders, ServerResponse } from "node:http"
-import type { FileRequest, RequestLog } from "@filedata/core"
+import type { FileRequest } from "@filedata/core"
 import { ServiceConfig } from "@filedata/runtime"
 import type * as Effect from "effect/Effect"
 import * as ClientAddress from "../ClientAddress.js"
@@ -54,8 +54,8 @@ export interface Arrival {
  */
 export interface Exchange {
   readonly frame: Reply.Frame
-  /** `fields`: the request's log fields, for the use case to fill (`FileRequest.Input`). */
-  readonly answer: (body: FileRequest.Input["body"], fields?: RequestLog.Fields) => Effect.Effect<void>
+  /** Runs the operation and writes its reply; says what the reply said of the request, for its log line. */
+  readonly answer: (body: FileRequest.Input["body"]) => Effect.Effect<Reply.Outcome>
 }
 
 /**
@@ -81,10 +81,10 @@ export const starter = (
     const clientAddress = ClientAddress.of(headers, remoteAddress, options.trustProxy)
     return {
       frame,
-      answer: (body, fields) =>
+      answer: (body) =>
         operation.answer(
           { files: ports.files, limiter: frame.meter.limiter, signals: ports.signals, waiting: ports.waiting },
-          { clientAddress, body, fields },
+          { clientAddress, body },
           response,
           frame
         )

@@ -8,9 +8,10 @@
  */
 
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { FileRepository, RateLimiter, RequestLog, SubmissionSignals, WaitingRequests } from "@filedata/core"
+import { FileRepository, RateLimiter, SubmissionSignals, WaitingRequests } from "@filedata/core"
 import { Logging, Telemetry } from "@filedata/runtime"
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -122,10 +123,12 @@ export const make = (
       waiting: Context.get(runtime.context, WaitingRequests.WaitingRequests)
     })
     const logsRequests = LogLevel.lessThanEqual(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Info)
+    // The request line of a request answered at once is written by hand into the service's own batch, when that
+    // logger is the only one (docs/performance.md#immediate-path).
+    const ownLines = logsRequests ? Logging.ownWriter(yield* FiberRef.get(FiberRef.currentLoggers)) : undefined
     // Without a fiber only when nothing would see the difference: no spans to open, and the request line (if
-    // written) going to the service's own logger, by hand in its batch (docs/performance.md#immediate-path).
+    // written) going to the service's own logger.
     const { traces } = yield* Telemetry.Settings
-    const ownLines = Logging.ownWriter(yield* FiberRef.get(FiberRef.currentLoggers))
     const immediate = !traces && (!logsRequests || ownLines !== undefined)
 
     return (request, response) => {
@@ -135,59 +138,38 @@ export const make = (
         ProtocolErrors.writeOn(response, Middleware.requestId(request.headers["x-request-id"]), Problem.notFound)
         return
       }
-      const run = runs.get(operation) ?? runNow
+      const started = Date.now()
       const { frame, answer } = start(
         operation,
         { headers: request.headers, remoteAddress: request.socket.remoteAddress },
         response
       )
-      if (!logsRequests) {
-        RequestBody.read(request, (body) => {
-          if (!immediate)
-            return run(
-              Effect.suspend(() => answer(body)),
-              response,
-              frame
-            )
-          // Answered already when every step was immediate; otherwise the rest runs on the runtime. The
-          // fields go nowhere, but given in the input they take no step of the fiber's.
-          const answered = answer(body, {})
-          if (!Exit.isExit(answered) || Exit.isFailure(answered)) run(answered, response, frame)
-        })
-        return
-      }
-      const started = Date.now()
-      const path = request.url ?? operation.path
-      const clientAddress = () =>
-        ClientAddress.logged(request.headers, request.socket.remoteAddress, options.trustProxy)
+      // The request's line, from what its reply said of it; the status is read once the reply is written.
+      const line = (outcome: Reply.Outcome, now: number) =>
+        Middleware.requestLine(
+          outcome,
+          "POST",
+          request.url ?? operation.path,
+          response.statusCode,
+          now - started,
+          frame.requestId,
+          ClientAddress.logged(request.headers, request.socket.remoteAddress, options.trustProxy)
+        )
+      const logged = (outcome: Reply.Outcome) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.logInfo("request", line(outcome, now)))
       RequestBody.read(request, (body) => {
-        const fields: RequestLog.Fields = {}
-        const answered = immediate ? answer(body, fields) : Effect.suspend(() => answer(body, fields))
-        if (ownLines !== undefined && Exit.isExit(answered) && Exit.isSuccess(answered)) {
-          // The fields and their order as `Middleware.logRequest` gives them.
-          const now = Date.now()
-          Object.assign(fields, {
-            method: "POST",
-            path: Middleware.pathOf(path),
-            status: response.statusCode,
-            durationMs: now - started,
-            requestId: frame.requestId,
-            clientAddress: clientAddress()
-          })
-          ownLines(Logging.infoLine("request", fields, now))
+        // Run at once: with in-process adapters every step is already evaluated, and the request is answered here.
+        const answered = immediate ? answer(body) : Effect.suspend(() => answer(body))
+        if (Exit.isExit(answered) && Exit.isSuccess(answered)) {
+          if (ownLines !== undefined) {
+            const now = Date.now()
+            ownLines(Logging.infoLine("request", line(answered.value as Reply.Outcome, now), now))
+          }
           return
         }
-        run(
-          Effect.zipRight(
-            Effect.zipRight(RequestLog.use(fields), answered),
-            // The status is read once the reply is written, not when the request came in.
-            Effect.suspend(() =>
-              Middleware.logRequest("POST", path, response.statusCode, started, frame.requestId, clientAddress())
-            )
-          ),
-          response,
-          frame
-        )
+        // Otherwise the rest runs on the runtime, and its line is logged there.
+        const run = runs.get(operation) ?? runNow
+        run(logsRequests ? Effect.flatMap(answered, logged) : answered, response, frame)
       })
     }
   })

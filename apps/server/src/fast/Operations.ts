@@ -41,16 +41,19 @@ export type Ports = GetSubmissions.Ports
 export interface Operation {
   /** The request path, as in `FileDataApi`. */
   readonly path: string
-  /** Runs the use case for one request on `ports` and writes its reply, success or problem, on `response`. */
+  /**
+   * Runs the use case for one request on `ports` and writes its reply, success or problem, on `response`; says
+   * what the reply said of the request, for its log line.
+   */
   readonly answer: (
     ports: Ports,
     input: FileRequest.Input,
     response: ServerResponse,
     frame: Reply.Frame
-  ) => Effect.Effect<void>
+  ) => Effect.Effect<Reply.Outcome>
 }
 
-const make = <A>(
+const make = <A extends Reply.Answer>(
   path: string,
   runWith: (
     ports: Ports,
