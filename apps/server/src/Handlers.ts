@@ -31,7 +31,6 @@ import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as ClientAddress from "./ClientAddress.js"
-import * as Exchange from "./fast/Exchange.js"
 import * as Operations from "./fast/Operations.js"
 import * as Reply from "./fast/Reply.js"
 import * as Instrumentation from "./Instrumentation.js"
@@ -43,7 +42,7 @@ import * as RequestBody from "./RequestBody.js"
  * @since 0.1.0
  * @category models
  */
-export type Options = Exchange.Options
+export type Options = Operations.Options
 
 /**
  * The operations on a file (`Operations`) as HttpApi handlers. The Node server answers their paths on its hot
@@ -72,7 +71,7 @@ export const files = (
         waiting: Effect.map(Effect.serviceOption(WaitingRequests.WaitingRequests), Option.getOrUndefined)
       }),
       (ports) => {
-        const start = Exchange.starter(options, ports)
+        const start = Operations.starter(options, ports)
         const serve =
           (operation: Operations.Operation) =>
           ({ request }: { readonly request: HttpServerRequest.HttpServerRequest }) =>

@@ -151,23 +151,13 @@ export const requestLine = (
 }
 
 /**
- * Logs a request's one line at `info` ({@link requestLine}), timed from `startedMillis`.
+ * Logs a request's one line at `info`, its fields made by `fields` (with {@link requestLine}) at the time of writing.
  *
  * @since 0.1.0
  * @category logging
  */
-export const logRequest = (
-  known: Readonly<Record<string, string | number>> | undefined,
-  method: string,
-  url: string,
-  status: number,
-  startedMillis: number,
-  requestId: string,
-  clientAddress: string
-): Effect.Effect<void> =>
-  Effect.flatMap(Clock.currentTimeMillis, (now) =>
-    Effect.logInfo("request", requestLine(known, method, url, status, now - startedMillis, requestId, clientAddress))
-  )
+export const logRequest = (fields: (nowMillis: number) => RequestLog.Fields): Effect.Effect<void> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.logInfo("request", fields(now)))
 
 /**
  * Adds what a reply said of its request (`Reply.Outcome`) to the line this middleware writes for it: for a
@@ -237,7 +227,9 @@ export const make = (options: {
       options.trustProxy
     )
     const known = yield* FiberRef.get(RequestLog.currentFields)
-    yield* logRequest(known, request.method, request.url, response.status, started, id, clientAddress)
+    yield* logRequest((now) =>
+      requestLine(known, request.method, request.url, response.status, now - started, id, clientAddress)
+    )
     const common = Reply.commonHeaders(id)
     // A route that decides its own caching (the documentation's versioned assets) keeps it.
     const cacheControl = response.headers["cache-control"]

@@ -206,21 +206,30 @@ export const layer = (
       const meter = yield* Instrumentation.meter(server, Middleware.routeOf(), Middleware.allowedMethods())
 
       // The log line of a reply the server writes before any route sees the request, its problem counted.
-      const logged = (problem: Problem.Problem, requestId: string, clientAddress: string, request?: IncomingMessage) =>
+      const logged = (
+        problem: Problem.Problem,
+        requestId: string,
+        clientAddress: string,
+        request?: IncomingMessage
+      ) => {
+        const started = Date.now()
         runFork(
           Effect.zipRight(
             Effect.sync(() => Instrumentation.countProblem(problem.code)),
-            Middleware.logRequest(
-              { code: problem.code },
-              request?.method ?? "-",
-              request?.url ?? "-",
-              problem.status,
-              Date.now(),
-              requestId,
-              clientAddress
+            Middleware.logRequest((now) =>
+              Middleware.requestLine(
+                { code: problem.code },
+                request?.method ?? "-",
+                request?.url ?? "-",
+                problem.status,
+                now - started,
+                requestId,
+                clientAddress
+              )
             )
           )
         )
+      }
       const refuse = (request: IncomingMessage, response: ServerResponse, problem: Problem.Problem) => {
         const requestId = Middleware.requestId(request.headers["x-request-id"])
         ProtocolErrors.writeOn(response, requestId, problem)

@@ -1,6 +1,6 @@
 /**
  * The hot route: the operations on a file (`Operations`) answered on `node:http` directly, ahead of the
- * platform's router, with the same rules and modules as the HttpApi handlers (`Exchange`, `RequestBody`,
+ * platform's router, with the same rules and modules as the HttpApi handlers (`Operations`, `RequestBody`,
  * `Reply`) and the use case run synchronously whenever nothing in it waits. Why:
  * docs/performance.md#hot-route-beside-the-platform-router.
  *
@@ -11,7 +11,6 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { FileRepository, RateLimiter, SubmissionSignals, WaitingRequests } from "@filedata/core"
 import { Logging, Telemetry } from "@filedata/runtime"
 import * as Cause from "effect/Cause"
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -25,7 +24,6 @@ import * as Middleware from "../Middleware.js"
 import * as Problem from "../Problem.js"
 import * as ProtocolErrors from "../ProtocolErrors.js"
 import * as RequestBody from "../RequestBody.js"
-import * as Exchange from "./Exchange.js"
 import * as PageCollection from "./internal/pageCollection.js"
 import * as Operations from "./Operations.js"
 import * as Reply from "./Reply.js"
@@ -98,7 +96,7 @@ export type Requirements =
  * @category constructors
  */
 export const make = (
-  options: Exchange.Options
+  options: Operations.Options
 ): Effect.Effect<(request: IncomingMessage, response: ServerResponse) => void, never, Requirements> =>
   Effect.gen(function* () {
     const runtime = yield* Effect.runtime<Requirements>()
@@ -116,7 +114,7 @@ export const make = (
       )
     )
     // The ports are taken once: providing a metered limiter to every request would copy the context each time.
-    const start = Exchange.starter(options, {
+    const start = Operations.starter(options, {
       files: Context.get(runtime.context, FileRepository.FileRepository),
       limiter: Context.get(runtime.context, RateLimiter.RateLimiter),
       signals: Context.get(runtime.context, SubmissionSignals.SubmissionSignals),
@@ -155,8 +153,7 @@ export const make = (
           frame.requestId,
           ClientAddress.logged(request.headers, request.socket.remoteAddress, options.trustProxy)
         )
-      const logged = (outcome: Reply.Outcome) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.logInfo("request", line(outcome, now)))
+      const logged = (outcome: Reply.Outcome) => Middleware.logRequest((now) => line(outcome, now))
       RequestBody.read(request, (body) => {
         // Run at once: with in-process adapters every step is already evaluated, and the request is answered here.
         const answered = immediate ? answer(body) : Effect.suspend(() => answer(body))
