@@ -366,9 +366,10 @@ export const handle: <R extends Credentials, A>(
     if (Either.isLeft(access)) return yield* Effect.fail(about(access.left, { fileId: request.fileId }))
     const { owner, file } = access.right
     if (Option.isNone(owner)) return yield* new AccessDenied({ fileId: request.fileId })
-    const asked = { fileId: request.fileId, userId: owner.value }
-    if (Option.isNone(file)) return yield* new FileNotFound(asked)
-    if (file.value.ownerId !== owner.value) return yield* new AccessDenied(asked)
+    if (Option.isNone(file)) return yield* new FileNotFound({ fileId: request.fileId, userId: owner.value })
+    if (file.value.ownerId !== owner.value) {
+      return yield* new AccessDenied({ fileId: request.fileId, userId: owner.value })
+    }
     return answer(files, request, file.value)
   })
 

@@ -1,8 +1,9 @@
 /**
  * The hot route: the operations on a file (`Operations`) answered on `node:http` directly, ahead of the
  * platform's router, with the same rules and modules as the HttpApi handlers (`Operations`, `RequestBody`,
- * `Reply`) and the use case run synchronously whenever nothing in it waits. Why:
- * docs/performance.md#hot-route-beside-the-platform-router.
+ * `Reply`), the use case run synchronously whenever nothing in it waits, and the request's line made from what its
+ * reply returned (`Reply.Outcome`, `Middleware.requestLine`). Why: docs/performance.md#hot-route-beside-the-platform-router;
+ * the folder's map: `README.md` beside this module.
  *
  * @since 0.1.0
  */
