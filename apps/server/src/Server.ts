@@ -21,7 +21,6 @@ import { FileDataApi } from "@filedata/client"
 import {
   type FileRepository,
   type RateLimiter,
-  RequestLog,
   type SubmissionSignals,
   WaitingRequests
 } from "@filedata/core"
@@ -44,7 +43,7 @@ import * as Runtime from "effect/Runtime"
 import * as ClientAddress from "./ClientAddress.js"
 import * as Connections from "./Connections.js"
 import * as Documentation from "./Documentation.js"
-import * as FileDataRoute from "./FileDataRoute.js"
+import * as FileDataRoute from "./fast/FileDataRoute.js"
 import * as Handlers from "./Handlers.js"
 import * as Instrumentation from "./Instrumentation.js"
 import * as Middleware from "./Middleware.js"
@@ -223,20 +222,30 @@ export const layer = (
       const meter = yield* Instrumentation.meter(server, Middleware.routeOf(), Middleware.allowedMethods())
 
       // The log line of a reply the server writes before any route sees the request, its problem counted.
-      const logged = (problem: Problem.Problem, requestId: string, clientAddress: string, request?: IncomingMessage) =>
+      const logged = (
+        problem: Problem.Problem,
+        requestId: string,
+        clientAddress: string,
+        request?: IncomingMessage
+      ) => {
+        const started = Date.now()
         runFork(
           Effect.zipRight(
-            Effect.zipRight(RequestLog.begin, Instrumentation.problem(problem.code)),
-            Middleware.logRequest(
-              request?.method ?? "-",
-              request?.url ?? "-",
-              problem.status,
-              Date.now(),
-              requestId,
-              clientAddress
+            Effect.sync(() => Instrumentation.countProblem(problem.code)),
+            Middleware.logRequest((now) =>
+              Middleware.requestLine(
+                { code: problem.code },
+                request?.method ?? "-",
+                request?.url ?? "-",
+                problem.status,
+                now - started,
+                requestId,
+                clientAddress
+              )
             )
           )
         )
+      }
       const refuse = (request: IncomingMessage, response: ServerResponse, problem: Problem.Problem) => {
         const requestId = Middleware.requestId(request.headers["x-request-id"])
         ProtocolErrors.writeOn(response, requestId, problem)

@@ -1,5 +1,4 @@
 import { describe, expect, it, vi } from "@effect/vitest"
-import { RequestLog } from "@filedata/core"
 import { Logging } from "@filedata/runtime"
 import { Arbitraries } from "@filedata/testing"
 import * as Cause from "effect/Cause"
@@ -111,12 +110,10 @@ describe("Logging.plainLine", () => {
     })
   })
 
-  it.effect("writes a request's line (RequestLog.write) as its message, its fields among the annotations", () =>
+  it.effect("writes a request's line (Effect.logInfo(message, fields)) as its message, its fields among the annotations", () =>
     Effect.gen(function* () {
       const made: Array<Logger.Logger.Options<unknown>> = []
-      yield* RequestLog.begin
-      yield* RequestLog.annotate("fileId", "contact")
-      yield* RequestLog.write("request", { method: "POST", status: 200 }).pipe(
+      yield* Effect.logInfo("request", { fileId: "contact", method: "POST", status: 200 }).pipe(
         Effect.annotateLogs({ requestId: "r-1" }),
         Effect.provide(
           Logger.replace(
@@ -136,6 +133,7 @@ describe("Logging.plainLine", () => {
       expect(Object.keys(line)).toEqual(["message", "logLevel", "timestamp", "annotations", "spans", "fiberId"])
     })
   )
+
 })
 
 describe("Logging.infoLine", () => {
@@ -153,12 +151,11 @@ describe("Logging.infoLine", () => {
     { fastCheck: { numRuns: 500 } }
   )
 
-  it.effect("is the line of RequestLog.write, but for the fiber's id", () =>
+  it.effect("is the line a fiber writes with Effect.logInfo(message, fields), but for the fiber's id", () =>
     Effect.gen(function* () {
       const made: Array<Logger.Logger.Options<unknown>> = []
-      const fields: RequestLog.Fields = { fileId: "contact", userId: "alice" }
-      yield* RequestLog.use(fields)
-      yield* RequestLog.write("request", { method: "POST", status: 200, durationMs: 3 }).pipe(
+      const fields = { fileId: "contact", userId: "alice", method: "POST", status: 200, durationMs: 3 }
+      yield* Effect.logInfo("request", fields).pipe(
         Effect.provide(
           Logger.replace(
             Logger.defaultLogger,
@@ -172,6 +169,7 @@ describe("Logging.infoLine", () => {
       )
     })
   )
+
 })
 
 describe("Logging.ownWriter", () => {
