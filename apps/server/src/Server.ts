@@ -18,12 +18,7 @@ import * as NodeHttpPlatform from "@effect/platform-node/NodeHttpPlatform"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodePath from "@effect/platform-node/NodePath"
 import { FileDataApi } from "@filedata/client"
-import {
-  type FileRepository,
-  type RateLimiter,
-  type SubmissionSignals,
-  WaitingRequests
-} from "@filedata/core"
+import { type FileRepository, type RateLimiter, type SubmissionSignals, WaitingRequests } from "@filedata/core"
 import {
   Environment,
   Listener,

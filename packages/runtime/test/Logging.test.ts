@@ -110,30 +110,31 @@ describe("Logging.plainLine", () => {
     })
   })
 
-  it.effect("writes a request's line (Effect.logInfo(message, fields)) as its message, its fields among the annotations", () =>
-    Effect.gen(function* () {
-      const made: Array<Logger.Logger.Options<unknown>> = []
-      yield* Effect.logInfo("request", { fileId: "contact", method: "POST", status: 200 }).pipe(
-        Effect.annotateLogs({ requestId: "r-1" }),
-        Effect.provide(
-          Logger.replace(
-            Logger.defaultLogger,
-            Logger.make((line) => made.push(line))
+  it.effect(
+    "writes a request's line (Effect.logInfo(message, fields)) as its message, its fields among the annotations",
+    () =>
+      Effect.gen(function* () {
+        const made: Array<Logger.Logger.Options<unknown>> = []
+        yield* Effect.logInfo("request", { fileId: "contact", method: "POST", status: 200 }).pipe(
+          Effect.annotateLogs({ requestId: "r-1" }),
+          Effect.provide(
+            Logger.replace(
+              Logger.defaultLogger,
+              Logger.make((line) => made.push(line))
+            )
           )
         )
-      )
-      expect(made).toHaveLength(1)
-      const line = JSON.parse(Logging.plainLine(made[0] as Logger.Logger.Options<unknown>) ?? "")
-      expect(line).toMatchObject({
-        message: "request",
-        logLevel: "INFO",
-        annotations: { requestId: "r-1", fileId: "contact", method: "POST", status: 200 },
-        spans: {}
+        expect(made).toHaveLength(1)
+        const line = JSON.parse(Logging.plainLine(made[0] as Logger.Logger.Options<unknown>) ?? "")
+        expect(line).toMatchObject({
+          message: "request",
+          logLevel: "INFO",
+          annotations: { requestId: "r-1", fileId: "contact", method: "POST", status: 200 },
+          spans: {}
+        })
+        expect(Object.keys(line)).toEqual(["message", "logLevel", "timestamp", "annotations", "spans", "fiberId"])
       })
-      expect(Object.keys(line)).toEqual(["message", "logLevel", "timestamp", "annotations", "spans", "fiberId"])
-    })
   )
-
 })
 
 describe("Logging.infoLine", () => {
@@ -169,7 +170,6 @@ describe("Logging.infoLine", () => {
       )
     })
   )
-
 })
 
 describe("Logging.ownWriter", () => {

@@ -173,10 +173,7 @@ export type Refused = AccessDenied | FileNotFound
  * @since 0.2.0
  * @category use cases
  */
-export const open = (
-  { file, owner }: FileRepository.Access,
-  fileId: FileId
-): FileRepository.FoundFile | Refused => {
+export const open = ({ file, owner }: FileRepository.Access, fileId: FileId): FileRepository.FoundFile | Refused => {
   if (Option.isNone(owner)) return new AccessDenied({ fileId })
   const userId = owner.value
   if (Option.isNone(file)) return new FileNotFound({ fileId, userId })
