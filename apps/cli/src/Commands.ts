@@ -8,13 +8,15 @@
 import type * as CliApp from "@effect/cli/CliApp"
 import * as CliConfig from "@effect/cli/CliConfig"
 import * as Command from "@effect/cli/Command"
+import * as Descriptor from "@effect/cli/CommandDescriptor"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Span from "@effect/cli/HelpDoc/Span"
 import type * as ValidationError from "@effect/cli/ValidationError"
 import type { FileRepository, Fixture, OperatorStore, WebhookStore } from "@filedata/core"
-import { ServiceConfig } from "@filedata/runtime"
+import { Environment, ServiceConfig } from "@filedata/runtime"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as HashMap from "effect/HashMap"
 import * as Logger from "effect/Logger"
 import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
@@ -59,6 +61,16 @@ export const NAME = "filedata"
  */
 export const VERSION = "0.1.0"
 
+const commands = [
+  Import.importCommand,
+  Import.appendCommand,
+  Export.exportCommand,
+  Demo.demoCommand,
+  User.userCommand,
+  Key.keyCommand,
+  Webhook.webhookCommand
+] as const
+
 /**
  * The whole tree: `import`, `append`, `export`, `demo`, `user create|list`, `key create|revoke|list|find` and
  * `webhook list|disable`, each group in a module of `commands/`.
@@ -68,16 +80,55 @@ export const VERSION = "0.1.0"
  */
 export const command = Command.make(NAME).pipe(
   Command.withDescription("operator tool of the filedata service"),
-  Command.withSubcommands([
-    Import.importCommand,
-    Import.appendCommand,
-    Export.exportCommand,
-    Demo.demoCommand,
-    User.userCommand,
-    Key.keyCommand,
-    Webhook.webhookCommand
-  ])
+  Command.withSubcommands(commands)
 )
+
+const commandNames = (group: Descriptor.Command<unknown>): ReadonlyArray<string> =>
+  Array.from(HashMap.keys(Descriptor.getSubcommands(group))).sort()
+
+// The commands each group takes, by the group's words ("" for the top level, "key" for `key`'s). A command that
+// runs lists only itself: it is no group.
+const groups: ReadonlyMap<string, ReadonlyArray<string>> = new Map([
+  ["", commandNames(command.descriptor)],
+  ...commands.flatMap(({ descriptor }) => {
+    const name = Array.from(Descriptor.getNames(descriptor)).join(" ")
+    const names = commandNames(descriptor)
+    return names.length === 1 && names[0] === name ? [] : [[name, names] as const]
+  })
+])
+
+/**
+ * The command words of `args` that name no command of their group (`improt`, `key creat`), as a usage error
+ * that suggests the nearest name when one is within a third of its length in edits, and lists the group's own
+ * commands. @effect/cli names only the top level's, whatever the group. The words end at the first option, where
+ * @effect/cli decides (`--help`, `--version`), and at the first word of a command that runs (its arguments).
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export const unknownCommand = (args: ReadonlyArray<string>): Option.Option<CliError.UsageError> => {
+  const words: Array<string> = []
+  for (const arg of args) {
+    const names = groups.get(words.join(" "))
+    if (arg.startsWith("-") || names === undefined) return Option.none()
+    if (!names.includes(arg)) {
+      const group = [NAME, ...words].join(" ")
+      const scored = names.map((name) => ({ name, edits: Environment.distance(arg, name) }))
+      const nearest = scored.reduce((best, next) => (next.edits < best.edits ? next : best))
+      const close = nearest.edits <= Math.ceil(nearest.name.length / 3)
+      const unknown = `unknown command "${[...words, arg].join(" ")}"`
+      return Option.some(
+        new CliError.UsageError({
+          detail:
+            `${close ? `${unknown}: did you mean "${[...words, nearest.name].join(" ")}"?` : unknown}\n` +
+            `the commands of ${group}: ${names.join(", ")} (${group} --help describes them)`
+        })
+      )
+    }
+    words.push(arg)
+  }
+  return Option.none()
+}
 
 const LOG_LEVEL = "--log-level"
 
@@ -162,6 +213,8 @@ export const run =
         const [runtime = "node", script = NAME, ...args] = argv
         const taken = takeLogLevel(args)
         if (Either.isLeft(taken)) return Effect.fail(taken.left)
+        const unknown = unknownCommand(taken.right.args)
+        if (Option.isSome(unknown)) return Effect.fail(unknown.value)
         const cli = Command.run(tree, { name: NAME, version: VERSION, footer: globalOptions })([
           runtime,
           script,
