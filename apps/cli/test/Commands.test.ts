@@ -952,6 +952,13 @@ describe("demo", () => {
           expect(first.stdout).toContainEqual(
             `curl -sS -X POST http://127.0.0.1:8080/api/v1/file-data -H 'Content-Type: application/json' -d '{"fileId":"demo-contact-form","apiKey":"${key}"}'`
           )
+          // The examples' variables, and what a server on every interface exposes.
+          expect(first.stdout).toContainEqual("export FILEDATA_URL=http://127.0.0.1:8080")
+          expect(first.stdout).toContainEqual(`export FILEDATA_API_KEY=${key}`)
+          expect(first.stdout.at(-1)).toBe(
+            "Note: HOST=0.0.0.0 serves on every interface, so anyone who reaches this machine can read the demo's " +
+              "files with this key. For a trial on a shared machine: HOST=127.0.0.1 pnpm start"
+          )
           expect(yield* keyOwner(key)).toEqual(Option.some("demo-user"))
           expect(Option.map(yield* findFile(key, "demo-contact-form"), (file) => file.ownerId)).toEqual(
             Option.some("demo-user")
@@ -981,6 +988,12 @@ describe("demo", () => {
       const ipv6 = yield* withDatabase(() => cli("demo"), { PORT: "3001", HOST: "::1" })
       expectSuccess(ipv6)
       expect(ipv6.stdout.join("\n")).toMatch(/http:\/\/\[::1\]:3001\/api\/v1\/file-data/)
+      expect(ipv6.stdout).toContainEqual("export FILEDATA_URL=http://[::1]:3001")
+      // One interface of its own: nothing to warn of.
+      expect(ipv6.stdout.join("\n")).not.toContain("every interface")
+      const picked = yield* withDatabase(() => cli("demo"), { PORT: "0", HOST: "::" })
+      expect(picked.stdout).toContainEqual("export FILEDATA_URL=http://127.0.0.1:PORT")
+      expect(picked.stdout.join("\n")).toContain("HOST=:: serves on every interface")
 
       const invalid = yield* withDatabase(() => cli("demo"), { PORT: "eighty" })
       expectReported(invalid)

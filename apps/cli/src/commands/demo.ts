@@ -27,12 +27,24 @@ export type Failure =
   | OperatorStore.UserNotFound
 
 // A server bound to every interface is reached locally through the loopback address.
-const reachableHost = (host: string): string =>
-  host === "0.0.0.0" || host === "::" || host === "[::]" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host
+const everyInterface = (host: string): boolean => host === "0.0.0.0" || host === "::" || host === "[::]"
 
-const curlLine = (host: string, port: string, apiKey: FileData.ApiKey): string => {
+const reachableHost = (host: string): string =>
+  everyInterface(host) ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host
+
+/**
+ * The server's address as `demo` prints it for the examples, from `HOST` and `PORT`: the loopback address for a
+ * server on every interface, the word PORT for `PORT=0` (the server reports the port it picked).
+ *
+ * @since 0.2.0
+ * @category formatting
+ */
+export const serverUrl = (host: string, port: number): string =>
+  `http://${reachableHost(host)}:${port === 0 ? "PORT" : String(port)}`
+
+const curlLine = (url: string, apiKey: FileData.ApiKey): string => {
   const body = JSON.stringify({ fileId: DemoFixture.fileId, apiKey: Redacted.value(apiKey) })
-  return `curl -sS -X POST http://${reachableHost(host)}:${port}/api/v1/file-data -H 'Content-Type: application/json' -d '${body}'`
+  return `curl -sS -X POST ${url}/api/v1/file-data -H 'Content-Type: application/json' -d '${body}'`
 }
 
 /**
@@ -59,14 +71,23 @@ export const demoCommand = Command.make("demo", {}, () =>
             .join(", ")
       )
     }
+    const url = serverUrl(config.host, config.port)
     yield* Console.log(`API key (shown only now): ${Redacted.value(apiKey)}`)
-    // The docs' examples read the key from this variable, so they run as written after `demo`.
-    yield* Console.log(`For the examples in README.md and docs/: export FILEDATA_API_KEY=${Redacted.value(apiKey)}`)
+    // The docs' examples read the server's address and the key from these variables, so they run as written.
+    yield* Console.log("For the examples in README.md and docs/, run these two lines where you try them:")
+    yield* Console.log(`export FILEDATA_URL=${url}`)
+    yield* Console.log(`export FILEDATA_API_KEY=${Redacted.value(apiKey)}`)
     yield* Console.log(
       config.port === 0
         ? "Try it, with the server running and PORT replaced by the port it reports:"
         : "Try it, with the server running (pnpm start):"
     )
-    yield* Console.log(curlLine(config.host, config.port === 0 ? "PORT" : String(config.port), apiKey))
+    yield* Console.log(curlLine(url, apiKey))
+    if (everyInterface(config.host)) {
+      yield* Console.log(
+        `Note: HOST=${config.host} serves on every interface, so anyone who reaches this machine can read the ` +
+          "demo's files with this key. For a trial on a shared machine: HOST=127.0.0.1 pnpm start"
+      )
+    }
   })
 ).pipe(Command.withDescription("create a demo user with files and print a key and a curl command to try"))
