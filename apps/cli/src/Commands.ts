@@ -90,7 +90,8 @@ const commandNames = (group: Descriptor.Command<unknown>): ReadonlyArray<string>
 // runs lists only itself: it is no group.
 const groups: ReadonlyMap<string, ReadonlyArray<string>> = new Map([
   ["", commandNames(command.descriptor)],
-  ...commands.flatMap(({ descriptor }) => {
+  ...commands.flatMap((child) => {
+    const descriptor: Descriptor.Command<unknown> = child.descriptor
     const name = Array.from(Descriptor.getNames(descriptor)).join(" ")
     const names = commandNames(descriptor)
     return names.length === 1 && names[0] === name ? [] : [[name, names] as const]

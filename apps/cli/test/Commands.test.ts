@@ -983,6 +983,47 @@ describe("demo", () => {
     )
   )
 
+  it.effect("--reset puts the demo's files back as they were: what was appended and registered is gone", () =>
+    withDatabase(
+      (dir) =>
+        Effect.gen(function* () {
+          expectSuccess(yield* cli("demo"))
+          const initial = yield* submissions("demo-contact-form")
+          const extra = { createdDate: "2024-03-19T10:00:00.000Z", content: { email: "b@example.com" } }
+          const document = { files: [{ id: "demo-contact-form", submissions: [extra], VisitCounter: 420 }] }
+          expectSuccess(yield* cli("append", writeFixture(dir, "append.json", document)))
+          yield* Effect.flatMap(WebhookStore.WebhookStore, (store) =>
+            store.create({
+              fileId: FileData.FileId.make("demo-contact-form"),
+              url: "https://example.com/hooks",
+              sealSecret: () => Effect.succeed("sealed")
+            })
+          )
+          const old = printedKey(yield* cli("demo"))
+
+          const reset = yield* cli("demo", "--reset")
+          expectSuccess(reset)
+          expect(reset.stdout[0]).toBe(
+            "removed user demo-user with 2 API keys, 4 files, 2508 submissions and 1 webhook"
+          )
+          expect(reset.stdout[1]).toMatch(/^created user demo-user with 4 files: /)
+          const key = printedKey(reset)
+          expect(yield* keyOwner(old)).toEqual(Option.none())
+          expect(yield* keyOwner(key)).toEqual(Option.some("demo-user"))
+          expect(yield* submissions("demo-contact-form")).toHaveLength(initial.length)
+          expect(Option.map(yield* findFile(key, "demo-contact-form"), (file) => file.VisitCounter)).toEqual(
+            Option.some(412)
+          )
+          expect(yield* Effect.flatMap(WebhookStore.WebhookStore, (store) => store.listAll(Option.none()))).toEqual([])
+          // On a database without the demo, --reset only creates it.
+          const fresh = yield* withDatabase(() => cli("demo", "--reset"))
+          expectSuccess(fresh)
+          expect(fresh.stdout[0]).toMatch(/^created user demo-user/)
+        }),
+      { PORT: "8080", HOST: "127.0.0.1" }
+    )
+  )
+
   it.effect("shows a bracketed IPv6 host and reports invalid configuration in one line", () =>
     Effect.gen(function* () {
       const ipv6 = yield* withDatabase(() => cli("demo"), { PORT: "3001", HOST: "::1" })
