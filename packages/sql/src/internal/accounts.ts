@@ -110,20 +110,32 @@ export const make = (
       (SELECT COUNT(*) FROM webhooks WHERE file_id IN (SELECT id FROM files WHERE user_id = ${userId})) AS webhooks`
   })
 
+  // `body` in one transaction under the write lock, once the user is known to exist.
+  const ofUser = <A>(
+    userId: FileData.UserId,
+    body: Effect.Effect<A, SqlError | Rows.RowFailure>
+  ): Effect.Effect<A, OperatorStore.UserNotFound | FileDataError.StorageUnavailable> =>
+    Rows.orDieOnRow(
+      transaction(
+        Effect.gen(function* () {
+          yield* writeLock
+          const found = yield* existing("users", "id", [userId])
+          if (!found.has(userId)) return yield* new OperatorStore.UserNotFound({ userId })
+          return yield* body
+        })
+      )
+    )
+
   return {
     createKey: (userId, apiKey) =>
-      Rows.orDieOnRow(
-        transaction(
-          Effect.gen(function* () {
-            yield* writeLock
-            const found = yield* existing("users", "id", [userId])
-            if (!found.has(userId)) return yield* new OperatorStore.UserNotFound({ userId })
-            return yield* insertKey({
-              userId,
-              keyHash: hashKey(apiKey),
-              prefix: Option.getOrNull(ApiKeyPrefix.fromText(Redacted.value(apiKey))),
-              now: yield* Clock.currentTimeMillis
-            })
+      ofUser(
+        userId,
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          insertKey({
+            userId,
+            keyHash: hashKey(apiKey),
+            prefix: Option.getOrNull(ApiKeyPrefix.fromText(Redacted.value(apiKey))),
+            now
           })
         )
       ),
@@ -154,26 +166,22 @@ export const make = (
 
     // Rows go before the rows they refer to, as the foreign keys ask.
     removeUser: (userId) =>
-      Rows.orDieOnRow(
-        transaction(
-          Effect.gen(function* () {
-            yield* writeLock
-            const found = yield* existing("users", "id", [userId])
-            if (!found.has(userId)) return yield* new OperatorStore.UserNotFound({ userId })
-            const { api_keys: apiKeys, ...rest } = yield* owned(userId)
-            const files = sql`SELECT id FROM files WHERE user_id = ${userId}`
-            const webhooks = sql`SELECT id FROM webhooks WHERE file_id IN (${files})`
-            yield* sql`DELETE FROM webhook_attempts WHERE webhook_id IN (${webhooks})`
-            yield* sql`DELETE FROM webhook_events WHERE webhook_id IN (${webhooks})`
-            yield* sql`DELETE FROM webhooks WHERE file_id IN (${files})`
-            yield* sql`DELETE FROM content_names WHERE file_id IN (${files})`
-            yield* sql`DELETE FROM submissions WHERE file_id IN (${files})`
-            yield* sql`DELETE FROM files WHERE user_id = ${userId}`
-            yield* sql`DELETE FROM api_keys WHERE user_id = ${userId}`
-            yield* sql`DELETE FROM users WHERE id = ${userId}`
-            return { apiKeys, ...rest }
-          })
-        )
+      ofUser(
+        userId,
+        Effect.gen(function* () {
+          const { api_keys: apiKeys, ...rest } = yield* owned(userId)
+          const files = sql`SELECT id FROM files WHERE user_id = ${userId}`
+          const webhooks = sql`SELECT id FROM webhooks WHERE file_id IN (${files})`
+          yield* sql`DELETE FROM webhook_attempts WHERE webhook_id IN (${webhooks})`
+          yield* sql`DELETE FROM webhook_events WHERE webhook_id IN (${webhooks})`
+          yield* sql`DELETE FROM webhooks WHERE file_id IN (${files})`
+          yield* sql`DELETE FROM content_names WHERE file_id IN (${files})`
+          yield* sql`DELETE FROM submissions WHERE file_id IN (${files})`
+          yield* sql`DELETE FROM files WHERE user_id = ${userId}`
+          yield* sql`DELETE FROM api_keys WHERE user_id = ${userId}`
+          yield* sql`DELETE FROM users WHERE id = ${userId}`
+          return { apiKeys, ...rest }
+        })
       ),
 
     userExists: (userId: FileData.UserId) =>
