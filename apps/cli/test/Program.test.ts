@@ -88,12 +88,20 @@ describe("the CLI as main runs it", () => {
     expect((await runInProcess(["import", "improt.json"], env())).stderr).not.toContain("unknown command")
   }, 60_000)
 
-  it("names the option a value was refused for and what it takes, exit code 2", async () => {
+  it("names the option a value was refused for and what it takes, a flag's yes/no words too, exit code 2", async () => {
     const run = await runInProcess(["export", "--file", "form", "--format", "xlsx"], env())
     expect(run.code).toBe(2)
     expect(run.stdout).toBe("")
     expect(run.stderr.trim()).toBe('--format: expected one of csv, ndjson but received "xlsx"')
     expect((await runInProcess(["export", "--help"], env())).stdout).toContain("--format csv | ndjson")
+    // A flag takes no value, or one of @effect/cli's yes/no words, in lower case.
+    const flag = await runInProcess(["demo", "--reset=maybe"], env())
+    expect(flag).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: '--reset: takes no value, or one of true, false, yes, no, on, off, 1, 0, y, n, but received "maybe"\n'
+    })
+    expect((await runInProcess(["demo", "--reset=no"], env())).stdout).toMatch(/^created user demo-user/)
   }, 60_000)
 
   it("lists the yes/no words when a yes/no variable has another value", async () => {
