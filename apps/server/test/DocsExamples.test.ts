@@ -39,11 +39,9 @@ const run = (command: string, args: ReadonlyArray<string>, cwd: string, env: Rec
 const runAnew = async (block: Block, base: string, apiKey: string) => {
   const dir = mkdtempSync(join(tmpdir(), "filedata-docs-example-"))
   // `pnpm filedata`, which a reader runs from the repository's root, run from the block's directory.
-  const text = block.text
-    .replaceAll("http://127.0.0.1:3000", base)
-    .replaceAll("pnpm filedata ", `node ${join(root, "scripts/run.mjs")} cli `)
+  const text = block.text.replaceAll("pnpm filedata ", `node ${join(root, "scripts/run.mjs")} cli `)
   // INIT_CWD: where pnpm says the command was typed, which the CLI reads a relative path from.
-  const env = { ...database, FILEDATA_API_KEY: apiKey, INIT_CWD: dir }
+  const env = { ...database, FILEDATA_URL: base, FILEDATA_API_KEY: apiKey, INIT_CWD: dir }
   if (block.language === "sh") return { dir, ...(await run("sh", ["-c", text], dir, env)) }
   // As docs/webhooks.md tells the reader: saved as a file, run with scripts/example.mjs.
   writeFileSync(join(dir, "example.ts"), text)
@@ -210,14 +208,10 @@ describe("docs/api.md's sync script", () => {
     const first = await runBlock(sync(), served?.base ?? "", apiKey)
     expect(first.code, first.stderr).toBe(0)
     expect(first.stdout.trim()).toBe("2500")
-    const again = await run(
-      "sh",
-      ["-c", sync().text.replaceAll("http://127.0.0.1:3000", served?.base ?? "")],
-      first.dir,
-      {
-        FILEDATA_API_KEY: apiKey
-      }
-    )
+    const again = await run("sh", ["-c", sync().text], first.dir, {
+      FILEDATA_URL: served?.base ?? "",
+      FILEDATA_API_KEY: apiKey
+    })
     expect(again.code, again.stderr).toBe(0)
     expect(again.stdout.trim()).toBe("2500")
   }, 60_000)
