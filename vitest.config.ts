@@ -9,21 +9,19 @@ const source = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 // seconds): the second worker then waited idle for the first to finish them.
 const longest = [
   "packages/postgres/test/Conformance.test.ts",
-  "apps/server/test/DocsExamples.test.ts",
   "apps/server/test/Faults.test.ts",
   "apps/cli/test/ConcurrentImports.test.ts",
-  "apps/cli/test/Process.test.ts",
+  "apps/server/test/DocsExamples.test.ts",
   "apps/server/test/Fuzz.test.ts",
-  "apps/server/test/Telemetry.test.ts",
-  "apps/server/test/StalledReaders.test.ts",
-  "apps/server/test/WebhookDelivery.test.ts",
-  "apps/server/test/LongPoll.test.ts",
   "packages/sqlite/test/Conformance.test.ts",
-  "packages/sqlite/test/SqliteFaults.test.ts",
+  "apps/cli/test/ImportKill.test.ts",
+  "packages/fixture/test/FixtureReader.test.ts",
+  "apps/server/test/WebhookDelivery.test.ts",
+  "apps/server/test/Telemetry.test.ts",
+  "apps/cli/test/Process.test.ts",
   "packages/rate-limiter-redis/test/Conformance.test.ts",
   "apps/server/test/Export.test.ts",
-  "packages/fixture/test/FixtureReader.test.ts",
-  "apps/cli/test/ImportKill.test.ts"
+  "packages/sqlite/test/SqliteFileRepository.test.ts"
 ]
 
 class LongestFirst extends BaseSequencer {

@@ -8,6 +8,7 @@
 // Options: --requests 100000  --runs 3  --rounds 3  --against DIR
 
 import { spawnSync } from "node:child_process"
+import { existsSync } from "node:fs"
 import { join, resolve } from "node:path"
 import * as esbuild from "esbuild"
 import { commandLine } from "./lib/options.mjs"
@@ -48,10 +49,11 @@ const bundle = async (dir) => {
           build.onResolve({ filter: workspace }, (args) => ({
             path: join(dir, "packages", workspace.exec(args.path)[1], "src", "index.ts")
           }))
-          // The route of the checkout measured, not this one's.
-          build.onResolve({ filter: /apps\/server\/src\/FileDataRoute\.ts$/ }, () => ({
-            path: join(dir, "apps/server/src/FileDataRoute.ts")
-          }))
+          // The route of the checkout measured, not this one's: under `fast/`, or where a checkout before it kept it.
+          build.onResolve({ filter: /apps\/server\/src\/fast\/FileDataRoute\.ts$/ }, () => {
+            const moved = join(dir, "apps/server/src/fast/FileDataRoute.ts")
+            return { path: existsSync(moved) ? moved : join(dir, "apps/server/src/FileDataRoute.ts") }
+          })
           build.onResolve({ filter: /^better-sqlite3$/ }, () => ({
             path: join(dir, "packages/sqlite/node_modules/better-sqlite3/lib/index.js"),
             external: true

@@ -8,7 +8,7 @@ import { SqliteFileRepository } from "@filedata/sqlite"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
-import * as FileDataRoute from "../../apps/server/src/FileDataRoute.ts"
+import * as FileDataRoute from "../../apps/server/src/fast/FileDataRoute.ts"
 import { measure } from "./route-harness.mjs"
 
 const [db, requests, runs] = process.argv.slice(2)

@@ -1,5 +1,5 @@
 // One kind of handler run in this process on fake requests (`bench/route.mjs`): filedata's hot route
-// (`apps/server/src/FileDataRoute.ts`, with the real SQLite reader and memory limiter, as `pnpm start` wires them at
+// (`apps/server/src/fast/FileDataRoute.ts`, with the real SQLite reader and memory limiter, as `pnpm start` wires them at
 // `LOG_LEVEL=warn`) or the baseline's request listener, over the small profile's database. Each reply is Node's own
 // `ServerResponse`, so its header block and body are assembled and handed to the socket as a server's are, on a
 // socket that counts what it is handed instead of sending it. No HTTP parser, no system call (nor the UTF-8 encoding

@@ -8,13 +8,16 @@
 import type * as CliApp from "@effect/cli/CliApp"
 import * as CliConfig from "@effect/cli/CliConfig"
 import * as Command from "@effect/cli/Command"
+import * as Descriptor from "@effect/cli/CommandDescriptor"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Span from "@effect/cli/HelpDoc/Span"
+import type * as Usage from "@effect/cli/Usage"
 import type * as ValidationError from "@effect/cli/ValidationError"
 import type { FileRepository, Fixture, OperatorStore, WebhookStore } from "@filedata/core"
-import { ServiceConfig } from "@filedata/runtime"
+import { Environment, ServiceConfig } from "@filedata/runtime"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as HashMap from "effect/HashMap"
 import * as Logger from "effect/Logger"
 import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
@@ -59,6 +62,16 @@ export const NAME = "filedata"
  */
 export const VERSION = "0.1.0"
 
+const commands = [
+  Import.importCommand,
+  Import.appendCommand,
+  Export.exportCommand,
+  Demo.demoCommand,
+  User.userCommand,
+  Key.keyCommand,
+  Webhook.webhookCommand
+] as const
+
 /**
  * The whole tree: `import`, `append`, `export`, `demo`, `user create|list`, `key create|revoke|list|find` and
  * `webhook list|disable`, each group in a module of `commands/`.
@@ -68,16 +81,97 @@ export const VERSION = "0.1.0"
  */
 export const command = Command.make(NAME).pipe(
   Command.withDescription("operator tool of the filedata service"),
-  Command.withSubcommands([
-    Import.importCommand,
-    Import.appendCommand,
-    Export.exportCommand,
-    Demo.demoCommand,
-    User.userCommand,
-    Key.keyCommand,
-    Webhook.webhookCommand
-  ])
+  Command.withSubcommands(commands)
 )
+
+const commandNames = (group: Descriptor.Command<unknown>): ReadonlyArray<string> =>
+  Array.from(HashMap.keys(Descriptor.getSubcommands(group))).sort()
+
+// The options of a usage that take no value (flags such as `demo --reset`), by every name they have.
+const flagNames = (usage: Usage.Usage): ReadonlyArray<string> => {
+  switch (usage._tag) {
+    case "Named":
+      return Option.isNone(usage.acceptedValues) ? usage.names.filter((name) => name.startsWith("-")) : []
+    case "Optional":
+    case "Repeated":
+      return flagNames(usage.usage)
+    case "Alternation":
+    case "Concat":
+      return [...flagNames(usage.left), ...flagNames(usage.right)]
+    default:
+      return []
+  }
+}
+
+type Entry = { readonly commands: ReadonlyArray<string> } | { readonly flags: ReadonlyArray<string> }
+
+const runs = (descriptor: Descriptor.Command<unknown>): Entry => ({ flags: flagNames(Descriptor.getUsage(descriptor)) })
+
+// Each group by its words ("" for the top level, "key" for `key`'s) with the commands it takes, and each command
+// that runs with its flags. A command that runs lists only itself among its commands.
+const tree: ReadonlyMap<string, Entry> = new Map([
+  ["", { commands: commandNames(command.descriptor) }],
+  ...commands.flatMap((child) => {
+    const descriptor: Descriptor.Command<unknown> = child.descriptor
+    const name = Array.from(Descriptor.getNames(descriptor)).join(" ")
+    const names = commandNames(descriptor)
+    if (names.length === 1 && names[0] === name) return [[name, runs(descriptor)] as const]
+    return [
+      [name, { commands: names }] as const,
+      ...Array.from(Descriptor.getSubcommands(descriptor), ([sub, leaf]) => [`${name} ${sub}`, runs(leaf)] as const)
+    ]
+  })
+])
+
+// The values @effect/cli takes for a flag given one (`--reset=yes`), exactly in this case; it reads any other as
+// an unknown argument.
+const flagValues = ["true", "false", "yes", "no", "on", "off", "1", "0", "y", "n"]
+
+const unknownCommand = (words: ReadonlyArray<string>, arg: string, names: ReadonlyArray<string>) => {
+  const group = [NAME, ...words].join(" ")
+  const scored = names.map((name) => ({ name, edits: Environment.distance(arg, name) }))
+  const nearest = scored.reduce((best, next) => (next.edits < best.edits ? next : best))
+  const close = nearest.edits <= Math.ceil(nearest.name.length / 3)
+  const unknown = `unknown command "${[...words, arg].join(" ")}"`
+  return new CliError.UsageError({
+    detail:
+      `${close ? `${unknown}: did you mean "${[...words, nearest.name].join(" ")}"?` : unknown}\n` +
+      `the commands of ${group}: ${names.join(", ")} (${group} --help describes them)`
+  })
+}
+
+/**
+ * What @effect/cli would refuse in words that do not point at the fix: a command word that names no command of
+ * its group (`improt`, `key creat`), with the nearest name when one is within a third of its length in edits and
+ * the group's own commands (@effect/cli lists the top level's, whatever the group); and a flag given a value it
+ * does not take (`demo --reset=maybe`), with the values it takes. The command words end at the first option,
+ * where @effect/cli decides (`--help`, `--version`); nothing after `--` is looked at.
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export const mistake = (args: ReadonlyArray<string>): Option.Option<CliError.UsageError> => {
+  const words: Array<string> = []
+  for (const arg of args) {
+    const entry = tree.get(words.join(" "))
+    if (arg === "--" || entry === undefined) return Option.none()
+    if ("flags" in entry) {
+      const [name = "", value] = arg.split(/=(.*)/s)
+      if (value !== undefined && entry.flags.includes(name) && !flagValues.includes(value)) {
+        return Option.some(
+          new CliError.UsageError({
+            detail: `${name}: takes no value, or one of ${flagValues.join(", ")}, but received ${JSON.stringify(value)}`
+          })
+        )
+      }
+    } else {
+      if (arg.startsWith("-")) return Option.none()
+      if (!entry.commands.includes(arg)) return Option.some(unknownCommand(words, arg, entry.commands))
+      words.push(arg)
+    }
+  }
+  return Option.none()
+}
 
 const LOG_LEVEL = "--log-level"
 
@@ -162,6 +256,8 @@ export const run =
         const [runtime = "node", script = NAME, ...args] = argv
         const taken = takeLogLevel(args)
         if (Either.isLeft(taken)) return Effect.fail(taken.left)
+        const refused = mistake(taken.right.args)
+        if (Option.isSome(refused)) return Effect.fail(refused.value)
         const cli = Command.run(tree, { name: NAME, version: VERSION, footer: globalOptions })([
           runtime,
           script,

@@ -952,6 +952,13 @@ describe("demo", () => {
           expect(first.stdout).toContainEqual(
             `curl -sS -X POST http://127.0.0.1:8080/api/v1/file-data -H 'Content-Type: application/json' -d '{"fileId":"demo-contact-form","apiKey":"${key}"}'`
           )
+          // The examples' variables, and what a server on every interface exposes.
+          expect(first.stdout).toContainEqual("export FILEDATA_URL=http://127.0.0.1:8080")
+          expect(first.stdout).toContainEqual(`export FILEDATA_API_KEY=${key}`)
+          expect(first.stdout.at(-1)).toBe(
+            "Note: HOST=0.0.0.0 serves on every interface, so anyone who reaches this machine can read the demo's " +
+              "files with this key. For a trial on a shared machine: HOST=127.0.0.1 pnpm start"
+          )
           expect(yield* keyOwner(key)).toEqual(Option.some("demo-user"))
           expect(Option.map(yield* findFile(key, "demo-contact-form"), (file) => file.ownerId)).toEqual(
             Option.some("demo-user")
@@ -976,11 +983,58 @@ describe("demo", () => {
     )
   )
 
+  it.effect("--reset puts the demo's files back as they were: what was appended and registered is gone", () =>
+    withDatabase(
+      (dir) =>
+        Effect.gen(function* () {
+          expectSuccess(yield* cli("demo"))
+          const initial = yield* submissions("demo-contact-form")
+          const extra = { createdDate: "2024-03-19T10:00:00.000Z", content: { email: "b@example.com" } }
+          const document = { files: [{ id: "demo-contact-form", submissions: [extra], VisitCounter: 420 }] }
+          expectSuccess(yield* cli("append", writeFixture(dir, "append.json", document)))
+          yield* Effect.flatMap(WebhookStore.WebhookStore, (store) =>
+            store.create({
+              fileId: FileData.FileId.make("demo-contact-form"),
+              url: "https://example.com/hooks",
+              sealSecret: () => Effect.succeed("sealed")
+            })
+          )
+          const old = printedKey(yield* cli("demo"))
+
+          const reset = yield* cli("demo", "--reset")
+          expectSuccess(reset)
+          expect(reset.stdout[0]).toBe(
+            "removed user demo-user with 2 API keys, 4 files, 2508 submissions and 1 webhook"
+          )
+          expect(reset.stdout[1]).toMatch(/^created user demo-user with 4 files: /)
+          const key = printedKey(reset)
+          expect(yield* keyOwner(old)).toEqual(Option.none())
+          expect(yield* keyOwner(key)).toEqual(Option.some("demo-user"))
+          expect(yield* submissions("demo-contact-form")).toHaveLength(initial.length)
+          expect(Option.map(yield* findFile(key, "demo-contact-form"), (file) => file.VisitCounter)).toEqual(
+            Option.some(412)
+          )
+          expect(yield* Effect.flatMap(WebhookStore.WebhookStore, (store) => store.listAll(Option.none()))).toEqual([])
+          // On a database without the demo, --reset only creates it.
+          const fresh = yield* withDatabase(() => cli("demo", "--reset"))
+          expectSuccess(fresh)
+          expect(fresh.stdout[0]).toMatch(/^created user demo-user/)
+        }),
+      { PORT: "8080", HOST: "127.0.0.1" }
+    )
+  )
+
   it.effect("shows a bracketed IPv6 host and reports invalid configuration in one line", () =>
     Effect.gen(function* () {
       const ipv6 = yield* withDatabase(() => cli("demo"), { PORT: "3001", HOST: "::1" })
       expectSuccess(ipv6)
       expect(ipv6.stdout.join("\n")).toMatch(/http:\/\/\[::1\]:3001\/api\/v1\/file-data/)
+      expect(ipv6.stdout).toContainEqual("export FILEDATA_URL=http://[::1]:3001")
+      // One interface of its own: nothing to warn of.
+      expect(ipv6.stdout.join("\n")).not.toContain("every interface")
+      const picked = yield* withDatabase(() => cli("demo"), { PORT: "0", HOST: "::" })
+      expect(picked.stdout).toContainEqual("export FILEDATA_URL=http://127.0.0.1:PORT")
+      expect(picked.stdout.join("\n")).toContain("HOST=:: serves on every interface")
 
       const invalid = yield* withDatabase(() => cli("demo"), { PORT: "eighty" })
       expectReported(invalid)

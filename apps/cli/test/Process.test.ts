@@ -78,6 +78,22 @@ describe("the CLI as a real process", () => {
     expect((await runInProcess(["user", "list"], env())).stdout).not.toContain("bulk")
   }, 60_000)
 
+  it("`pnpm filedata`, as documented, prints only the CLI's lines and keeps its exit code", async () => {
+    // From a directory below the root, as a reader may: pnpm finds the command, which runs from the root.
+    const run = spawnSync("pnpm", ["filedata", "bogus"], {
+      cwd: join(Processes.root, "docs"),
+      env: { ...process.env, ...env(), LOG_LEVEL: "warn" },
+      encoding: "utf8"
+    })
+    expect({ code: run.status, stdout: run.stdout, stderr: run.stderr }).toEqual({
+      code: 2,
+      stdout: "",
+      stderr:
+        'unknown command "bogus"\n' +
+        "the commands of filedata: append, demo, export, import, key, user, webhook (filedata --help describes them)\n"
+    })
+  }, 60_000)
+
   it("colours help on a terminal, and not at all with NO_COLOR set", async (context) => {
     // Piped, the process's stdout is no terminal; the other commands' output is checked in-process.
     const piped = await runBuilt(["--help"], env())

@@ -57,6 +57,63 @@ describe("the CLI as main runs it", () => {
     expect(refused.stderr).toBe('--log-level: expected one of debug, info, warn, error, none but received "warning"\n')
   }, 60_000)
 
+  it("answers a mistyped command with the nearest one and its group's commands, exit code 2", async () => {
+    const cases = [
+      [
+        ["improt", "x.json"],
+        'unknown command "improt": did you mean "import"?\n' +
+          "the commands of filedata: append, demo, export, import, key, user, webhook (filedata --help describes them)\n"
+      ],
+      [
+        ["key", "creat", "--user", "ivan"],
+        'unknown command "key creat": did you mean "key create"?\n' +
+          "the commands of filedata key: create, find, list, revoke (filedata key --help describes them)\n"
+      ],
+      [
+        ["--log-level", "warn", "webhook", "disabel", "7"],
+        'unknown command "webhook disabel": did you mean "webhook disable"?\n' +
+          "the commands of filedata webhook: disable, list (filedata webhook --help describes them)\n"
+      ],
+      // Nothing near enough: no guess, the list alone.
+      [
+        ["bogus"],
+        'unknown command "bogus"\n' +
+          "the commands of filedata: append, demo, export, import, key, user, webhook (filedata --help describes them)\n"
+      ]
+    ] as const
+    for (const [args, stderr] of cases) {
+      expect(await runInProcess(args, env()), args.join(" ")).toEqual({ code: 2, stdout: "", stderr })
+    }
+    // A command's own arguments and options are its own: an unknown file name is no unknown command.
+    expect((await runInProcess(["import", "improt.json"], env())).stderr).not.toContain("unknown command")
+  }, 60_000)
+
+  it("names the option a value was refused for and what it takes, a flag's yes/no words too, exit code 2", async () => {
+    const run = await runInProcess(["export", "--file", "form", "--format", "xlsx"], env())
+    expect(run.code).toBe(2)
+    expect(run.stdout).toBe("")
+    expect(run.stderr.trim()).toBe('--format: expected one of csv, ndjson but received "xlsx"')
+    expect((await runInProcess(["export", "--help"], env())).stdout).toContain("--format csv | ndjson")
+    // A flag takes no value, or one of @effect/cli's yes/no words, in lower case.
+    const flag = await runInProcess(["demo", "--reset=maybe"], env())
+    expect(flag).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: '--reset: takes no value, or one of true, false, yes, no, on, off, 1, 0, y, n, but received "maybe"\n'
+    })
+    expect((await runInProcess(["demo", "--reset=no"], env())).stdout).toMatch(/^created user demo-user/)
+  }, 60_000)
+
+  it("lists the yes/no words when a yes/no variable has another value", async () => {
+    for (const variable of ["TRUST_PROXY", "WEBHOOK_DELIVERY", "WEBHOOK_ALLOW_PRIVATE_NETWORKS"]) {
+      const run = await runInProcess(["user", "list"], { ...env(), [variable]: "maybe" })
+      expect(run.code, variable).toBe(1)
+      expect(run.stderr).toBe(
+        `Invalid configuration: ${variable}: Expected true, false, 1, 0, yes, no, on or off but received "maybe"\n`
+      )
+    }
+  }, 60_000)
+
   it("writes no escape codes when its output is not a terminal", async () => {
     const cases = [["--help"], ["key", "--help"], ["bogus"], ["import"]]
     for (const [i, run] of (await Promise.all(cases.map((args) => runInProcess(args, env())))).entries()) {

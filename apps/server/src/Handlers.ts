@@ -17,7 +17,6 @@ import {
   ListWebhooks,
   ManageWebhook,
   RateLimiter,
-  RequestLog,
   SubmissionSignals,
   WaitingRequests,
   Webhook,
@@ -28,24 +27,22 @@ import {
 } from "@filedata/core"
 import { Webhooks } from "@filedata/runtime"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as ClientAddress from "./ClientAddress.js"
-import * as Exchange from "./Exchange.js"
+import * as Operations from "./fast/Operations.js"
+import * as Reply from "./fast/Reply.js"
 import * as Instrumentation from "./Instrumentation.js"
 import * as Middleware from "./Middleware.js"
-import * as Operations from "./Operations.js"
 import * as Problem from "./Problem.js"
-import * as Reply from "./Reply.js"
 import * as RequestBody from "./RequestBody.js"
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type Options = Exchange.Options
+export type Options = Operations.Options
 
 /**
  * The operations on a file (`Operations`) as HttpApi handlers. The Node server answers their paths on its hot
@@ -74,26 +71,23 @@ export const files = (
         waiting: Effect.map(Effect.serviceOption(WaitingRequests.WaitingRequests), Option.getOrUndefined)
       }),
       (ports) => {
-        const start = Exchange.starter(options, ports)
+        const start = Operations.starter(options, ports)
         const serve =
           (operation: Operations.Operation) =>
           ({ request }: { readonly request: HttpServerRequest.HttpServerRequest }) =>
-            // The request's log fields, which the middleware began, are the use case's to fill as well.
-            Effect.flatMap(
-              Effect.zip(Middleware.CurrentRequestId, FiberRef.get(RequestLog.currentFields)),
-              ([requestId, fields]) => {
-                const response = NodeHttpServerRequest.toServerResponse(request)
-                const { answer } = start(
-                  operation,
-                  { headers: request.headers, remoteAddress: Option.getOrUndefined(request.remoteAddress), requestId },
-                  response
-                )
-                return Effect.map(
-                  answer(RequestBody.readJson(NodeHttpServerRequest.toIncomingMessage(request)), fields),
-                  () => Reply.written(response)
-                )
-              }
-            )
+            Effect.flatMap(Middleware.CurrentRequestId, (requestId) => {
+              const response = NodeHttpServerRequest.toServerResponse(request)
+              const { answer } = start(
+                operation,
+                { headers: request.headers, remoteAddress: Option.getOrUndefined(request.remoteAddress), requestId },
+                response
+              )
+              // What the reply said of the request goes on the line the middleware writes for it.
+              return Effect.flatMap(
+                answer(RequestBody.readJson(NodeHttpServerRequest.toIncomingMessage(request))),
+                (outcome) => Effect.map(Middleware.noteOutcome(outcome), () => Reply.written(response))
+              )
+            })
         return handlers
           .handleRaw("getFileData", serve(Operations.getFileData))
           .handleRaw("getSubmissions", serve(Operations.getSubmissions))

@@ -78,8 +78,18 @@ const labelCache = <K>(make: (key: K) => ReadonlyArray<MetricLabel.MetricLabel>)
 const problemLabels = Telemetry.labels("code", Object.keys(ApiError.problemCodes) as Array<ApiError.ProblemCode>)
 
 /**
- * Names the problem a request is answered with on its log line (`code`) and counts it; call it in the
- * request's fiber, where the problem is chosen.
+ * Counts a problem a request is answered with, for a reply that names it on its log line itself (`Reply.Outcome`).
+ *
+ * @since 0.2.0
+ * @category problems
+ */
+export const countProblem = (code: ApiError.ProblemCode): void => {
+  problems.unsafeUpdate(1, problemLabels[code])
+}
+
+/**
+ * Names the problem a request is answered with on its log line (`code`, in the fiber's `RequestLog` record) and
+ * counts it; call it in the request's fiber, where the problem is chosen.
  *
  * @since 0.1.0
  * @category problems
@@ -87,7 +97,7 @@ const problemLabels = Telemetry.labels("code", Object.keys(ApiError.problemCodes
 export const problem = (code: ApiError.ProblemCode): Effect.Effect<void> =>
   Effect.zipRight(
     RequestLog.annotate("code", code),
-    Effect.sync(() => problems.unsafeUpdate(1, problemLabels[code]))
+    Effect.sync(() => countProblem(code))
   )
 
 /**

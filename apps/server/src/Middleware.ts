@@ -2,7 +2,7 @@
  * What wraps every request the platform serves: a request id, one log line, the header fields every reply
  * carries (`Reply.commonHeaders`), and problem replies for unknown paths (404), known paths with another
  * method (405) and anything unexpected (500). The hot route writes the same id and log line through the
- * same functions.
+ * same functions (`requestId`, `requestLine`).
  *
  * @since 0.1.0
  */
@@ -18,12 +18,13 @@ import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as ClientAddress from "./ClientAddress.js"
 import * as Documentation from "./Documentation.js"
+import * as Reply from "./fast/Reply.js"
 import * as Instrumentation from "./Instrumentation.js"
 import * as Problem from "./Problem.js"
-import * as Reply from "./Reply.js"
 
 /**
  * The paths the service serves, each with the methods it answers there.
@@ -123,30 +124,54 @@ export class CurrentRequestId extends Context.Reference<CurrentRequestId>()(
 ) {}
 
 /**
- * The one log line of a request, with what the request's fiber learned on the way (`fileId`, `userId`, the
- * problem's `code`: `RequestLog`) when it began with `RequestLog.begin`.
+ * The fields of a request's one log line, in the order every line has them: what is known of the request's
+ * outcome (`known`: the file, the key's user, the problem's code), then the request's own. The one place a
+ * request line is assembled, whichever path served the request and however the line is written.
+ *
+ * @since 0.2.0
+ * @category logging
+ */
+export const requestLine = (
+  known: Readonly<Record<string, string | number>> | undefined,
+  method: string,
+  url: string,
+  status: number,
+  durationMillis: number,
+  requestId: string,
+  clientAddress: string
+): RequestLog.Fields => {
+  const fields: RequestLog.Fields = known === undefined ? {} : Object.assign({}, known)
+  fields.method = method
+  fields.path = pathOf(url)
+  fields.status = status
+  fields.durationMs = durationMillis
+  fields.requestId = requestId
+  fields.clientAddress = clientAddress
+  return fields
+}
+
+/**
+ * Logs a request's one line at `info`, its fields made by `fields` (with {@link requestLine}) at the time of writing.
  *
  * @since 0.1.0
  * @category logging
  */
-export const logRequest = (
-  method: string,
-  url: string,
-  status: number,
-  startedMillis: number,
-  requestId: string,
-  clientAddress: string
-): Effect.Effect<void> =>
-  Effect.flatMap(Clock.currentTimeMillis, (now) =>
-    RequestLog.write("request", {
-      method,
-      path: pathOf(url),
-      status,
-      durationMs: now - startedMillis,
-      requestId,
-      clientAddress
-    })
-  )
+export const logRequest = (fields: (nowMillis: number) => RequestLog.Fields): Effect.Effect<void> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.logInfo("request", fields(now)))
+
+/**
+ * Adds what a reply said of its request (`Reply.Outcome`) to the line this middleware writes for it: for a
+ * handler that wrote its reply itself.
+ *
+ * @since 0.2.0
+ * @category logging
+ */
+export const noteOutcome = (outcome: Reply.Outcome): Effect.Effect<void> =>
+  Effect.withFiberRuntime((fiber) => {
+    const fields = fiber.getFiberRef(RequestLog.currentFields)
+    if (fields !== undefined) Object.assign(fields, outcome)
+    return Effect.void
+  })
 
 /**
  * Wraps the API's `HttpApp`, routing failures included; install it with `HttpApiBuilder.middleware`.
@@ -201,7 +226,10 @@ export const make = (options: {
       Option.getOrUndefined(request.remoteAddress),
       options.trustProxy
     )
-    yield* logRequest(request.method, request.url, response.status, started, id, clientAddress)
+    const known = yield* FiberRef.get(RequestLog.currentFields)
+    yield* logRequest((now) =>
+      requestLine(known, request.method, request.url, response.status, now - started, id, clientAddress)
+    )
     const common = Reply.commonHeaders(id)
     // A route that decides its own caching (the documentation's versioned assets) keeps it.
     const cacheControl = response.headers["cache-control"]

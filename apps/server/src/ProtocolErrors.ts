@@ -12,8 +12,8 @@ import { randomUUID } from "node:crypto"
 import { type ServerResponse, STATUS_CODES } from "node:http"
 import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
+import * as Reply from "./fast/Reply.js"
 import * as Problem from "./Problem.js"
-import * as Reply from "./Reply.js"
 
 // The header fields of `problem` sent alone on its connection, which closes after it.
 const fieldsOf = (problem: Problem.Problem, requestId: string): Record<string, string> =>

@@ -18,14 +18,19 @@ import * as NodeHttpPlatform from "@effect/platform-node/NodeHttpPlatform"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodePath from "@effect/platform-node/NodePath"
 import { FileDataApi } from "@filedata/client"
+import { type FileRepository, type RateLimiter, type SubmissionSignals, WaitingRequests } from "@filedata/core"
 import {
-  type FileRepository,
-  type RateLimiter,
-  RequestLog,
-  type SubmissionSignals,
-  WaitingRequests
-} from "@filedata/core"
-import { Listener, Logging, type ServiceConfig } from "@filedata/runtime"
+  Environment,
+  Listener,
+  Logging,
+  RateLimiting,
+  type ServiceConfig,
+  type StartupFailure,
+  Storage,
+  Telemetry,
+  Webhooks
+} from "@filedata/runtime"
+import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -33,7 +38,7 @@ import * as Runtime from "effect/Runtime"
 import * as ClientAddress from "./ClientAddress.js"
 import * as Connections from "./Connections.js"
 import * as Documentation from "./Documentation.js"
-import * as FileDataRoute from "./FileDataRoute.js"
+import * as FileDataRoute from "./fast/FileDataRoute.js"
 import * as Handlers from "./Handlers.js"
 import * as Instrumentation from "./Instrumentation.js"
 import * as Middleware from "./Middleware.js"
@@ -212,20 +217,30 @@ export const layer = (
       const meter = yield* Instrumentation.meter(server, Middleware.routeOf(), Middleware.allowedMethods())
 
       // The log line of a reply the server writes before any route sees the request, its problem counted.
-      const logged = (problem: Problem.Problem, requestId: string, clientAddress: string, request?: IncomingMessage) =>
+      const logged = (
+        problem: Problem.Problem,
+        requestId: string,
+        clientAddress: string,
+        request?: IncomingMessage
+      ) => {
+        const started = Date.now()
         runFork(
           Effect.zipRight(
-            Effect.zipRight(RequestLog.begin, Instrumentation.problem(problem.code)),
-            Middleware.logRequest(
-              request?.method ?? "-",
-              request?.url ?? "-",
-              problem.status,
-              Date.now(),
-              requestId,
-              clientAddress
+            Effect.sync(() => Instrumentation.countProblem(problem.code)),
+            Middleware.logRequest((now) =>
+              Middleware.requestLine(
+                { code: problem.code },
+                request?.method ?? "-",
+                request?.url ?? "-",
+                problem.status,
+                now - started,
+                requestId,
+                clientAddress
+              )
             )
           )
         )
+      }
       const refuse = (request: IncomingMessage, response: ServerResponse, problem: Problem.Problem) => {
         const requestId = Middleware.requestId(request.headers["x-request-id"])
         ProtocolErrors.writeOn(response, requestId, problem)
@@ -303,4 +318,38 @@ export const layer = (
     Layer.provide(platformServices),
     // One registry for both paths, so the bounds count every waiting request of the process.
     Layer.provide(Layer.effect(WaitingRequests.WaitingRequests, WaitingRequests.make(options.longPoll)))
+  )
+
+/**
+ * The whole service as `config` sets it up: {@link layer} over the storage, rate limiter and webhook ports,
+ * webhook delivery, telemetry and logging; `environment`, the variables `config` was read from, is reported
+ * first. `main.ts` launches it; the tests build it in their own process too.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const service = (
+  config: ServiceConfig.ServiceConfig,
+  environment: Readonly<Record<string, string | undefined>>,
+  stopSignal?: () => string | undefined
+): Layer.Layer<
+  Address,
+  | HttpServerError.ServeError
+  | StartupFailure.DependencyUnavailable
+  | StartupFailure.CannotListen
+  | ConfigError.ConfigError
+> =>
+  layer({ ...config, stopSignal }).pipe(
+    // Delivery starts before the server listens, so /health says whether it runs from the first request.
+    Layer.provide(Webhooks.delivery(config.webhooks)),
+    Layer.provide(Telemetry.instrumentedPorts),
+    Layer.provide([
+      Storage.layer(config.storage),
+      RateLimiting.layer(config.rateLimiting),
+      Webhooks.ports(config.webhooks)
+    ]),
+    Layer.provide(Telemetry.layer(config.telemetry)),
+    // Before anything is opened: a misspelled variable, then the settings in effect.
+    Layer.provide(Layer.effectDiscard(Environment.report(config, environment))),
+    Layer.provide(Logging.layer(config.logLevel))
   )

@@ -6,16 +6,7 @@
 
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import {
-  Environment,
-  Logging,
-  RateLimiting,
-  ServiceConfig,
-  StartupFailure,
-  Storage,
-  Telemetry,
-  Webhooks
-} from "@filedata/runtime"
+import { ServiceConfig, StartupFailure } from "@filedata/runtime"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -29,22 +20,9 @@ const describe = (error: unknown, config?: ServiceConfig.ServiceConfig): string 
 
 const main = Effect.gen(function* () {
   const config = yield* Effect.tapError(ServiceConfig.config, (error) => Console.error(describe(error)))
-  return yield* Layer.launch(
-    Server.layer({ ...config, stopSignal: () => stopSignal }).pipe(
-      // Delivery starts before the server listens, so /health says whether it runs from the first request.
-      Layer.provide(Webhooks.delivery(config.webhooks)),
-      Layer.provide(Telemetry.instrumentedPorts),
-      Layer.provide([
-        Storage.layer(config.storage),
-        RateLimiting.layer(config.rateLimiting),
-        Webhooks.ports(config.webhooks)
-      ]),
-      Layer.provide(Telemetry.layer(config.telemetry)),
-      // Before anything is opened: a misspelled variable, then the settings in effect.
-      Layer.provide(Layer.effectDiscard(Environment.report(config, process.env))),
-      Layer.provide(Logging.layer(config.logLevel))
-    )
-  ).pipe(Effect.tapError((error) => Console.error(describe(error, config))))
+  return yield* Layer.launch(Server.service(config, process.env, () => stopSignal)).pipe(
+    Effect.tapError((error) => Console.error(describe(error, config)))
+  )
 })
 
 // The first SIGTERM or SIGINT starts the drain (runMain). One that follows it must not end the process with

@@ -1,4 +1,4 @@
-// Compressed replies of the real server process (docs/api.md#compression): the coding negotiated from
+// Compressed replies of the real server, in this process (docs/api.md#compression): the coding negotiated from
 // Accept-Encoding, each compressed body decoding to exactly the bytes a client that asks for nothing gets, and a
 // big compressed reply streamed as its pages are read.
 
@@ -9,10 +9,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { brotliDecompressSync, createGunzip, gunzipSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Processes, SqliteFiles } from "@filedata/testing"
+import { SqliteFiles } from "@filedata/testing"
+import * as InProcess from "./utils/InProcess.js"
 import * as TestServer from "./utils/TestServer.js"
 
-const { killLeftovers, listening, startBuilt } = Processes
 const { connect } = SqliteFiles
 
 const KEY = "compression-test-key"
@@ -89,16 +89,19 @@ const decode = (reply: Raw): string => {
 let dir = ""
 let env: Record<string, string> = {}
 let base = ""
+let server: InProcess.Served | undefined
 
-describe("compressed replies (real processes)", () => {
+describe("compressed replies", () => {
   // One server for the file: the streaming case, which rewrites the last submission, comes last.
-  afterAll(killLeftovers)
+  afterAll(async () => {
+    if (server !== undefined) await InProcess.stop(server)
+  })
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "filedata-compression-"))
     env = { DATABASE_URL: `file:${join(dir, "filedata.db")}`, PORT: "0", HOST: "127.0.0.1" }
     await TestServer.importInto(env, fixture)
-    const server = startBuilt("server", [], { ...env, RATE_LIMIT_MAX: "100000", RATE_LIMIT_IP_MAX: "100000" })
-    base = (await listening(server)).replace("0.0.0.0", "127.0.0.1")
+    server = await InProcess.serve({ ...env, RATE_LIMIT_MAX: "100000", RATE_LIMIT_IP_MAX: "100000" })
+    base = server.base
   }, 180_000)
 
   it("asking for nothing gets exactly the identity bytes; gzip and br decode to those bytes", async () => {
@@ -169,7 +172,7 @@ describe("compressed replies (real processes)", () => {
 
   it("a big compressed reply streams: its first bytes arrive before its last page is read", async () => {
     // Read the first compressed bytes, then stop reading: the server can only go on as far as the socket's
-    // buffers take, far less than the whole reply. The last submission, rewritten now by another process, is in
+    // buffers take, far less than the whole reply. The last submission, rewritten now by another connection, is in
     // the last page: it shows rewritten only if that page was read after the first bytes went out, which a
     // reply compressed whole before sending would not do. (An appended one would not show at all: a reply reads
     // up to the read point taken with the file.)
@@ -203,7 +206,7 @@ describe("compressed replies (real processes)", () => {
     })
     await firstBytes
     const appended = { createdDate: "2030-01-01T00:00:00.000Z", content: { n: "rewritten after the first bytes" } }
-    // Written by another process, as a stored reply entry.
+    // Written by another connection, as a stored reply entry.
     const writer = connect(join(dir, "filedata.db"))
     writer
       .prepare("UPDATE submissions SET entry = ? WHERE seq = (SELECT max(seq) FROM submissions WHERE file_id = ?)")

@@ -1,5 +1,6 @@
 // The docs' examples as a reader runs them: every `sh runnable` and `ts runnable` block of README.md and
-// docs/*.md, after the built CLI's `demo`, against the built server (docs/architecture.md#examples-that-run).
+// docs/*.md, after the built CLI's `demo`, against the server over HTTP, here in the test's process
+// (docs/architecture.md#examples-that-run).
 
 import { spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
@@ -7,8 +8,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Processes } from "@filedata/testing"
+import * as InProcess from "./utils/InProcess.js"
 
-const { finish, root, serve, startBuilt, stop } = Processes
+const { finish, root, startBuilt } = Processes
+const { serve, stop } = InProcess
 
 interface Block {
   readonly where: string
@@ -33,23 +36,33 @@ const run = (command: string, args: ReadonlyArray<string>, cwd: string, env: Rec
   return finish(child)
 }
 
-const runBlock = async (block: Block, base: string, apiKey: string) => {
+const runAnew = async (block: Block, base: string, apiKey: string) => {
   const dir = mkdtempSync(join(tmpdir(), "filedata-docs-example-"))
   // `pnpm filedata`, which a reader runs from the repository's root, run from the block's directory.
-  const text = block.text
-    .replaceAll("http://127.0.0.1:3000", base)
-    .replaceAll("pnpm filedata ", `node ${join(root, "scripts/run.mjs")} cli `)
+  const text = block.text.replaceAll("pnpm filedata ", `node ${join(root, "scripts/run.mjs")} cli `)
   // INIT_CWD: where pnpm says the command was typed, which the CLI reads a relative path from.
-  const env = { ...database, FILEDATA_API_KEY: apiKey, INIT_CWD: dir }
+  const env = { ...database, FILEDATA_URL: base, FILEDATA_API_KEY: apiKey, INIT_CWD: dir }
   if (block.language === "sh") return { dir, ...(await run("sh", ["-c", text], dir, env)) }
   // As docs/webhooks.md tells the reader: saved as a file, run with scripts/example.mjs.
   writeFileSync(join(dir, "example.ts"), text)
   return { dir, ...(await run(process.execPath, [join(root, "scripts/example.mjs"), "example.ts"], dir, env)) }
 }
 
+// A block runs once against one server with one key, and every test of that run reads the same run: bundling
+// and starting the examples is most of this file's time.
+const runs = new Map<string, ReturnType<typeof runAnew>>()
+const runBlock = (block: Block, base: string, apiKey: string) => {
+  const key = `${block.where} ${base} ${apiKey}`
+  const found = runs.get(key)
+  if (found !== undefined) return found
+  const started = runAnew(block, base, apiKey)
+  runs.set(key, started)
+  return started
+}
+
 let database: Record<string, string> = {}
 let apiKey = ""
-let served: Processes.Served | undefined
+let served: InProcess.Served | undefined
 
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), "filedata-docs-"))
@@ -195,14 +208,10 @@ describe("docs/api.md's sync script", () => {
     const first = await runBlock(sync(), served?.base ?? "", apiKey)
     expect(first.code, first.stderr).toBe(0)
     expect(first.stdout.trim()).toBe("2500")
-    const again = await run(
-      "sh",
-      ["-c", sync().text.replaceAll("http://127.0.0.1:3000", served?.base ?? "")],
-      first.dir,
-      {
-        FILEDATA_API_KEY: apiKey
-      }
-    )
+    const again = await run("sh", ["-c", sync().text], first.dir, {
+      FILEDATA_URL: served?.base ?? "",
+      FILEDATA_API_KEY: apiKey
+    })
     expect(again.code, again.stderr).toBe(0)
     expect(again.stdout.trim()).toBe("2500")
   }, 60_000)

@@ -1,5 +1,5 @@
-// The contract's "Export" (`POST /api/v1/file-data/export`) as an outside client sees it: the built server as a
-// process, fed by the CLI. Both formats with their header fields, CSV read back by a standard parser, NDJSON
+// The contract's "Export" (`POST /api/v1/file-data/export`) as an outside client sees it: the server (in this
+// process) over HTTP, fed by the CLI. Both formats with their header fields, CSV read back by a standard parser, NDJSON
 // lines against the File reply byte for byte, windows, the refusals of the other operations, gzip, and the
 // header growing with what the CLI appends (and not with an append refused). On SQLite, and on PostgreSQL +
 // Redis when TEST_DATABASE_URL and TEST_REDIS_URL are set (skipped, saying why, without them).
@@ -12,9 +12,10 @@ import { gunzipSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Processes, TempDirectory, TestServices } from "@filedata/testing"
 import { parse } from "csv-parse/sync"
+import * as InProcess from "./utils/InProcess.js"
 import * as TestServer from "./utils/TestServer.js"
 
-const { finish, listening, root, startBuilt } = Processes
+const { finish, root, startBuilt } = Processes
 
 const fileDataPath = "/api/v1/file-data"
 const exportPath = "/api/v1/file-data/export"
@@ -191,7 +192,7 @@ const scenario = async (base: string, env: Record<string, string>, dir: string, 
   expect(after).toHaveLength(odd.length + 2)
 }
 
-describe("the export on the built server with SQLite", () => {
+describe("the export on the server with SQLite", () => {
   const dir = TempDirectory.make("export")
   const fixture = {
     users: [
@@ -213,21 +214,17 @@ describe("the export on the built server with SQLite", () => {
     RATE_LIMIT_IP_MAX: "1000000",
     RATE_LIMIT_WINDOW_MS: "60000"
   }
-  let server: ReturnType<typeof startBuilt> | undefined
-  let closed: ReturnType<typeof finish> | undefined
+  let server: InProcess.Served | undefined
   let base = ""
 
   beforeAll(async () => {
     await TestServer.importInto(env, fixture)
-    server = startBuilt("server", [], env)
-    closed = finish(server)
-    base = await listening(server)
+    server = await InProcess.serve(env)
+    base = server.base
   }, 60_000)
 
   afterAll(async () => {
-    server?.kill("SIGTERM")
-    const exit = await closed
-    expect(exit?.code).toBe(0)
+    if (server !== undefined) await InProcess.stop(server)
   }, 60_000)
 
   it("CSV and NDJSON, a window, the refusals, and the header after appends", async () => {
@@ -286,18 +283,17 @@ const admin = async (statement: string) => {
 }
 
 if (skipReasons.length > 0) {
-  describe("the export on the built server with PostgreSQL and Redis", () => {
+  describe("the export on the server with PostgreSQL and Redis", () => {
     it.skip(`SKIPPED: ${skipReasons.join("; ")}`, () => {})
   })
 } else {
-  describe("the export on the built server with PostgreSQL and Redis", () => {
+  describe("the export on the server with PostgreSQL and Redis", () => {
     const run = `${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`
     const database = `filedata_export_${run}`
     const dir = TempDirectory.make("export-pg")
     const apiKey = `pg-export-${run}`
     let env: Record<string, string> = {}
-    let server: ReturnType<typeof startBuilt> | undefined
-    let closed: ReturnType<typeof finish> | undefined
+    let server: InProcess.Served | undefined
     let base = ""
 
     beforeAll(async () => {
@@ -323,16 +319,16 @@ if (skipReasons.length > 0) {
         files: [fileOf("odd", "alice", odd), fileOf("bobs", "bob", odd.slice(0, 1))]
       }
       await TestServer.importInto(env, fixture)
-      server = startBuilt("server", [], env)
-      closed = finish(server)
-      base = await listening(server)
+      server = await InProcess.serve(env)
+      base = server.base
     }, 120_000)
 
     afterAll(async () => {
-      server?.kill("SIGTERM")
-      const exit = await closed
-      await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
-      expect(exit?.code, exit?.stderr).toBe(0)
+      try {
+        if (server !== undefined) await InProcess.stop(server)
+      } finally {
+        await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+      }
     }, 120_000)
 
     it("CSV and NDJSON, a window, the refusals, and the header after appends", async () => {

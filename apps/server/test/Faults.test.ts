@@ -1,6 +1,7 @@
 // The running service when its database fails under it, and when it is stopped with replies in flight, as
-// outside fault scripts drive it: the built server and CLI as real processes, the SQLite file handled from
-// this process (deleted, moved, overwritten, replaced by a directory, locked), signals sent for real.
+// outside fault scripts drive it: the server in this process while its SQLite file is handled from here
+// (deleted, moved, overwritten, replaced by a directory, locked), the built server as a real process where its
+// output, its stop or its load is the subject, signals sent for real.
 
 import { chmodSync, mkdirSync, renameSync, writeFileSync } from "node:fs"
 import { Agent, request as httpRequest } from "node:http"
@@ -8,6 +9,7 @@ import { connect as tcpConnect } from "node:net"
 import { join } from "node:path"
 import { afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Conditions, Fixtures, Processes, SqliteFiles } from "@filedata/testing"
+import * as InProcess from "./utils/InProcess.js"
 import * as TestServer from "./utils/TestServer.js"
 
 const { killLeftovers, post } = Processes
@@ -35,6 +37,12 @@ const stop = async ({ child, closed }: Running) => {
   expect(exit.stdout + exit.stderr).not.toContain(KEY)
   return exit
 }
+
+// The database's faults need no process of their own: the server runs in this process, which a crash would
+// fail, and the file is handled from here as from another process (SQLite locks between connections alike).
+const serveHere = (env: Record<string, string>) => InProcess.serve(env)
+/** Stops a server of {@link serveHere} (the drain); it must never have printed the key. */
+const stopHere = (server: InProcess.Served) => InProcess.stop(server, [KEY])
 
 const health = (base: string) => fetch(`${base}/health`)
 
@@ -76,10 +84,10 @@ const expectServing = async (base: string) => {
 
 afterEach(killLeftovers)
 
-describe("the server when its SQLite database fails (real processes)", () => {
+describe("the server when its SQLite database fails", () => {
   it("deleted, then restored from a backup; moved away, then back: 503 meanwhile, no crash", async () => {
     const { dir, filename, env } = await database(fixture)
-    const server = await serve(env)
+    const server = await serveHere(env)
     await expectServing(server.base)
     const saved = join(dir, "backup.db")
     backup(filename, saved)
@@ -94,13 +102,13 @@ describe("the server when its SQLite database fails (real processes)", () => {
     renameSync(`${filename}.away`, filename)
     await expectServing(server.base)
 
-    const exit = await stop(server)
+    const exit = await stopHere(server)
     expect(exit.stdout).toContain("The database is unavailable")
   }, 60_000)
 
   it("unreadable: header overwritten with garbage, or the path a directory: 503 until the file is back", async () => {
     const { dir, filename, env } = await database(fixture)
-    const server = await serve(env)
+    const server = await serveHere(env)
     await expectServing(server.base)
     const saved = join(dir, "backup.db")
     backup(filename, saved)
@@ -115,7 +123,7 @@ describe("the server when its SQLite database fails (real processes)", () => {
     await expectUnavailable(server.base)
     restore(saved, filename)
     await expectServing(server.base)
-    await stop(server)
+    await stopHere(server)
   }, 60_000)
 
   const root = process.getuid?.() === 0
@@ -123,20 +131,20 @@ describe("the server when its SQLite database fails (real processes)", () => {
     `unreadable by mode (chmod 000): 503 until readable again${root ? " (skipped: running as root, which reads any file whatever its mode)" : ""}`,
     async () => {
       const { filename, env } = await database(fixture)
-      const server = await serve(env)
+      const server = await serveHere(env)
       await expectServing(server.base)
       chmodSync(filename, 0o000)
       await expectUnavailable(server.base)
       chmodSync(filename, 0o644)
       await expectServing(server.base)
-      await stop(server)
+      await stopHere(server)
     },
     60_000
   )
 
   it("locked by another writer: WAL reads go on; a file held exclusively is 503 fast, and served once released", async () => {
     const { dir, filename, env } = await database(fixture)
-    const server = await serve(env)
+    const server = await serveHere(env)
     await expectServing(server.base)
 
     // WAL mode: a writer in the middle of a transaction does not hold readers up.
@@ -159,7 +167,7 @@ describe("the server when its SQLite database fails (real processes)", () => {
     locker.exec("ROLLBACK")
     locker.close()
     await expectServing(server.base)
-    await stop(server)
+    await stopHere(server)
   }, 60_000)
 
   it("goes on serving when whatever reads its log output goes away (EPIPE), and still stops cleanly", async () => {

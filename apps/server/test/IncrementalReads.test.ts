@@ -1,5 +1,5 @@
 // The contract's "Incremental reads" (`POST /api/v1/file-data/submissions`) as an outside client sees it: the
-// built server as a process, fed by the CLI. Paging, windows, ties, cursors bound to their file, every refusal
+// server (in this process) over HTTP, fed by the CLI. Paging, windows, ties, cursors bound to their file, every refusal
 // naming its field, 403 and 404 as the main operation's, one rate limit for both operations, compression, the
 // header fields and the log line of every reply, and a sync loop that pages through a file, gets what the CLI
 // appended since, and never what was appended with an earlier date. The sync loop runs on SQLite and on
@@ -12,9 +12,10 @@ import { join } from "node:path"
 import { brotliDecompressSync, gunzipSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Conditions, Processes, TempDirectory, TestServices } from "@filedata/testing"
+import * as InProcess from "./utils/InProcess.js"
 import * as TestServer from "./utils/TestServer.js"
 
-const { finish, listening, root, startBuilt } = Processes
+const { finish, root, startBuilt } = Processes
 
 const fileDataPath = "/api/v1/file-data"
 const submissionsPath = "/api/v1/file-data/submissions"
@@ -186,7 +187,7 @@ const syncScenario = async (
   expect(after.json).toMatchObject({ SubmissionCounter: journal.length + 3, submissions: everything })
 }
 
-describe("incremental reads on the built server with SQLite", () => {
+describe("incremental reads on the server with SQLite", () => {
   const dir = TempDirectory.make("incremental")
   const keys = ["page", "window", "cursor", "access", "shared", "compress", "sync", "read", "log"] as const
   const fixture = {
@@ -210,23 +211,18 @@ describe("incremental reads on the built server with SQLite", () => {
     RATE_LIMIT_IP_MAX: "1000000",
     RATE_LIMIT_WINDOW_MS: "60000"
   }
-  let server: ReturnType<typeof startBuilt> | undefined
-  let closed: ReturnType<typeof finish> | undefined
+  let server: InProcess.Served | undefined
   let base = ""
-  let stdout = ""
+  const stdout = () => server?.stdout() ?? ""
 
   beforeAll(async () => {
     await TestServer.importInto(env, fixture)
-    server = startBuilt("server", [], { ...env, LOG_LEVEL: "info" })
-    server.stdout?.on("data", (chunk) => (stdout += chunk))
-    closed = finish(server)
-    base = await listening(server)
+    server = await InProcess.serve({ ...env, LOG_LEVEL: "info" })
+    base = server.base
   }, 60_000)
 
   afterAll(async () => {
-    server?.kill("SIGTERM")
-    const exit = await closed
-    expect(exit?.code).toBe(0)
+    if (server !== undefined) await InProcess.stop(server)
   }, 60_000)
 
   it("pages through a file with limit, ties in insertion order across pages, as the main operation lists them", async () => {
@@ -343,10 +339,9 @@ describe("incremental reads on the built server with SQLite", () => {
   })
 
   it("one quota for both operations: alternate requests count against one client address's quota", async () => {
-    const limited = startBuilt("server", [], { ...env, RATE_LIMIT_IP_MAX: "4" })
-    const exited = finish(limited)
+    const limited = await InProcess.serve({ ...env, RATE_LIMIT_IP_MAX: "4" })
     try {
-      const limitedBase = await listening(limited)
+      const limitedBase = limited.base
       for (let i = 0; i < 4; i++) {
         const path = i % 2 === 0 ? submissionsPath : fileDataPath
         expect((await send(limitedBase, path, { fileId: "journal", apiKey: `guess-${i}` })).status).toBe(403)
@@ -358,9 +353,8 @@ describe("incremental reads on the built server with SQLite", () => {
         expect(refused.json.detail).toMatch(/^Too many requests for this client address; retry after \d+ s$/)
       }
     } finally {
-      limited.kill("SIGTERM")
+      await InProcess.stop(limited)
     }
-    expect((await exited).code).toBe(0)
   })
 
   it("compression: gzip and br decode to the identity bytes; every reply varies on Accept-Encoding", async () => {
@@ -417,19 +411,19 @@ describe("incremental reads on the built server with SQLite", () => {
     )
     const lines = await Conditions.until(
       () => {
-        const found = stdout
+        const found = stdout()
           .split("\n")
           .filter((line) => line.includes('"requestId":"sync-'))
           .map((line) => JSON.parse(line))
         return found.length === 2 ? found : undefined
       },
-      { what: () => `two request lines in ${stdout.slice(-2_000)}`, limitMillis: 10_000 }
+      { what: () => `two request lines in ${stdout().slice(-2_000)}`, limitMillis: 10_000 }
     )
     expect(lines.map((line) => line.annotations)).toEqual([
       expect.objectContaining({ method: "POST", path: submissionsPath, status: 200, requestId: "sync-ok" }),
       expect.objectContaining({ method: "POST", path: submissionsPath, status: 422, requestId: "sync-bad" })
     ])
-    expect(stdout).not.toContain("alice-log")
+    expect(stdout()).not.toContain("alice-log")
   })
 
   it("the sync loop: pages through, then gets what the CLI appended since from next", async () => {
@@ -464,19 +458,18 @@ const admin = async (statement: string) => {
 }
 
 if (skipReasons.length > 0) {
-  describe("incremental reads on the built server with PostgreSQL and Redis", () => {
+  describe("incremental reads on the server with PostgreSQL and Redis", () => {
     it.skip(`SKIPPED: ${skipReasons.join("; ")}`, () => {})
   })
 } else {
-  describe("incremental reads on the built server with PostgreSQL and Redis", () => {
+  describe("incremental reads on the server with PostgreSQL and Redis", () => {
     // A database of its own, and keys whose Redis counters no earlier run can have touched.
     const run = `${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`
     const database = `filedata_incremental_${run}`
     const dir = TempDirectory.make("incremental-pg")
     const keys = { sync: `pg-sync-${run}`, read: `pg-read-${run}`, shared: `pg-shared-${run}` }
     let env: Record<string, string> = {}
-    let server: ReturnType<typeof startBuilt> | undefined
-    let closed: ReturnType<typeof finish> | undefined
+    let server: InProcess.Served | undefined
     let base = ""
 
     beforeAll(async () => {
@@ -500,17 +493,17 @@ if (skipReasons.length > 0) {
         files: [fileOf("synced", "alice", journal)]
       }
       await TestServer.importInto(env, fixture)
-      server = startBuilt("server", [], env)
-      closed = finish(server)
-      base = await listening(server)
+      server = await InProcess.serve(env)
+      base = server.base
     }, 120_000)
 
     afterAll(async () => {
-      server?.kill("SIGTERM")
-      const exit = await closed
-      // WITH (FORCE) ends connections a failed test may have left open (PostgreSQL 13 and later).
-      await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
-      expect(exit?.code, exit?.stderr).toBe(0)
+      try {
+        if (server !== undefined) await InProcess.stop(server)
+      } finally {
+        // WITH (FORCE) ends connections a failed test may have left open (PostgreSQL 13 and later).
+        await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+      }
     }, 120_000)
 
     it("the sync loop: pages through, then gets what the CLI appended since from next", async () => {

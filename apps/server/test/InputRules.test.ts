@@ -1,5 +1,5 @@
-// Bodies and text that could mean two things, against the built server and CLI as real processes, on SQLite and,
-// with TEST_DATABASE_URL, on PostgreSQL too. Requests are written on raw sockets, so the header fields and
+// Bodies and text that could mean two things, against the server (in this process) over HTTP and the built CLI
+// as a real process, on SQLite and, with TEST_DATABASE_URL, on PostgreSQL too. Requests are written on raw sockets, so the header fields and
 // bytes the server gets are exactly those below (no client adds a charset or re-encodes an escape).
 
 import { randomBytes } from "node:crypto"
@@ -10,8 +10,10 @@ import { ApiError, FileDataApi } from "@filedata/client"
 import { FileDataError } from "@filedata/core"
 import { Processes, TempDirectory, TestServices } from "@filedata/testing"
 import * as Schema from "effect/Schema"
+import * as InProcess from "./utils/InProcess.js"
+import * as TestServer from "./utils/TestServer.js"
 
-const { finish, killLeftovers, listening, startBuilt } = Processes
+const { finish, killLeftovers, startBuilt } = Processes
 
 const KEY = `input-rules-${randomBytes(8).toString("hex")}`
 const LONG_OWNER = "😀".repeat(256)
@@ -161,7 +163,7 @@ for (const storage of TestServices.databaseUrl === undefined ? [sqlite] : [sqlit
     const dir = TempDirectory.make("input-rules")
     let env: Record<string, string> = {}
     let base = ""
-    let server: ReturnType<typeof startBuilt> | undefined
+    let server: InProcess.Served | undefined
 
     beforeAll(async () => {
       env = {
@@ -171,19 +173,17 @@ for (const storage of TestServices.databaseUrl === undefined ? [sqlite] : [sqlit
         RATE_LIMIT_MAX: "1000000",
         RATE_LIMIT_IP_MAX: "1000000"
       }
-      const imported = await finish(startBuilt("cli", ["import", TempDirectory.write(dir, "good.json", fixture)], env))
-      expect(imported.code, imported.stderr).toBe(0)
-      server = startBuilt("server", [], env)
-      base = await listening(server)
+      await TestServer.importInto(env, fixture)
+      server = await InProcess.serve(env)
+      base = server.base
     }, 120_000)
 
     afterAll(async () => {
-      if (server !== undefined) {
-        const closed = finish(server)
-        server.kill("SIGTERM")
-        await closed
+      try {
+        if (server !== undefined) await InProcess.stop(server)
+      } finally {
+        await storage.release()
       }
-      await storage.release()
     }, 60_000)
 
     it("refuses a body that names a member twice, wherever and however written, by JSON Pointer", async () => {

@@ -1,5 +1,6 @@
 // The contract's `wait` on `POST /api/v1/file-data/submissions` (long poll), as an outside client sees it: the
-// built server as a process, submissions appended by the CLI in another process. A waiting request is answered
+// server in this process (the built one where SIGTERM is the subject), submissions appended by the CLI in
+// another process. A waiting request is answered
 // with what the CLI appended, before its wait is up; one whose wait is up gets the empty page with `next`
 // unchanged; the bounds per key and per address answer 422 `rate_limited` with Retry-After; SIGTERM answers
 // every waiting request at once and the server exits 0. On SQLite (the file shared with the CLI), and on
@@ -7,6 +8,7 @@
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Conditions, Processes, TempDirectory, TestServices } from "@filedata/testing"
+import * as InProcess from "./utils/InProcess.js"
 import * as TestServer from "./utils/TestServer.js"
 
 const { finish, serve, startBuilt } = Processes
@@ -88,7 +90,7 @@ const answeredByAppend = async (bases: ReadonlyArray<string>, env: Record<string
 
 afterEach(() => Processes.killLeftovers())
 
-describe("long poll on the built server with SQLite", () => {
+describe("long poll on the server with SQLite", () => {
   const dir = TempDirectory.make("long-poll")
   let env: Record<string, string> = {}
 
@@ -98,7 +100,7 @@ describe("long poll on the built server with SQLite", () => {
   }, 60_000)
 
   it("answers a waiting request with what the CLI appended in another process, before its wait is up", async () => {
-    const served = await serve(env)
+    const served = await InProcess.serve(env)
     try {
       const after = await endOf(served.base, "watched")
       const waiting = inFlight(ask(served.base, { fileId: "watched", apiKey: KEY, after, wait: 30 }))
@@ -114,12 +116,12 @@ describe("long poll on the built server with SQLite", () => {
       expect(reply.json.hasMore).toBe(false)
       expect(reply.json.next).not.toBe(after)
     } finally {
-      await Processes.stop(served)
+      await InProcess.stop(served)
     }
   }, 90_000)
 
   it("gives the empty page with next unchanged when the wait is up, and refuses a wait out of range", async () => {
-    const served = await serve(env)
+    const served = await InProcess.serve(env)
     try {
       const after = await endOf(served.base, "quiet")
       const reply = await ask(served.base, { fileId: "quiet", apiKey: KEY, after, wait: 1 })
@@ -130,7 +132,7 @@ describe("long poll on the built server with SQLite", () => {
       expect(refused.json.code).toBe("validation_failed")
       expect(refused.json.errors).toEqual([{ pointer: "/wait", detail: "must be an integer from 0 to 30" }])
     } finally {
-      await Processes.stop(served)
+      await InProcess.stop(served)
     }
   }, 60_000)
 
@@ -197,7 +199,7 @@ if (testDatabaseUrl === undefined) {
     }, 60_000)
 
     it("answers requests waiting on both instances with what the CLI appended", async () => {
-      const [a, b] = await Promise.all([serve(env), serve(env)])
+      const [a, b] = await Promise.all([InProcess.serve(env), InProcess.serve(env)])
       try {
         await answeredByAppend([a.base, b.base], env, dir, "pg1")
         // Notifications only bring the poll forward: with none (a listener's connection lost), the poll answers.
@@ -207,7 +209,7 @@ if (testDatabaseUrl === undefined) {
         )
         await answeredByAppend([a.base, b.base], env, dir, "pg2")
       } finally {
-        await Promise.all([Processes.stop(a), Processes.stop(b)])
+        await Promise.all([InProcess.stop(a), InProcess.stop(b)])
       }
     }, 120_000)
   })

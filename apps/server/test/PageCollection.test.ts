@@ -1,6 +1,6 @@
 import { constants, PerformanceObserver } from "node:perf_hooks"
-import { describe, expect, it } from "@effect/vitest"
-import * as PageCollection from "../src/internal/pageCollection.js"
+import { describe, expect, it, vi } from "@effect/vitest"
+import * as PageCollection from "../src/fast/internal/pageCollection.js"
 
 // The young collections the runtime reports while `run` runs.
 const youngCollections = async (run: () => void): Promise<number> => {
@@ -19,7 +19,18 @@ const youngCollections = async (run: () => void): Promise<number> => {
 }
 
 describe("PageCollection.count", () => {
+  it("collects nothing until the server turns it on", async () => {
+    // A module of its own: the files of a worker share one, which an in-process server may have turned on.
+    vi.resetModules()
+    const fresh: typeof PageCollection = await import("../src/fast/internal/pageCollection.js")
+    const page = Buffer.alloc(fresh.intervalBytes)
+    expect([fresh.count(page), fresh.count(page)]).toEqual([false, false])
+    expect(typeof (globalThis as { gc?: unknown }).gc).toBe("undefined")
+  })
+
   it("collects the young generation once per interval of Buffer pages written, never for strings", async () => {
+    PageCollection.enable()
+    expect(typeof (globalThis as { gc?: unknown }).gc).toBe("undefined")
     const quarter = PageCollection.intervalBytes / 4
     const text = "x".repeat(quarter)
     expect(Array.from({ length: 16 }, () => PageCollection.count(text)).some(Boolean)).toBe(false)

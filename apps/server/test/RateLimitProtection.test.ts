@@ -1,4 +1,4 @@
-// The rate limit's protection as outside attack scripts meet it, on the built server as a real process: a
+// The rate limit's protection as outside attack scripts meet it, on the server (in this process) over HTTP: a
 // client behind a trusted proxy cannot get more quotas out of more spellings of its address, and a Redis that
 // goes away after the start leaves the limit counted in memory instead of lifted, and takes it back when it
 // returns. The second part starts Redis servers of its own (it kills them); without `redis-server` on PATH it
@@ -7,10 +7,9 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { createServer } from "node:net"
 import { afterEach, describe, expect, it } from "@effect/vitest"
-import { Conditions, Processes } from "@filedata/testing"
+import { Conditions } from "@filedata/testing"
+import * as InProcess from "./utils/InProcess.js"
 import * as TestServer from "./utils/TestServer.js"
-
-const { killLeftovers } = Processes
 
 const KEYS = ["protection-key-a-7d41", "protection-key-b-7d41", "protection-key-c-7d41"] as const
 
@@ -22,10 +21,9 @@ const fixture = {
 /** A database holding the fixture, and the environment both apps read it with. */
 const database = async () => (await TestServer.importedDatabase("protection", fixture)).env
 
-type Running = Processes.Served
-const { serve } = Processes
+const { serve } = InProcess
 
-const stop = (server: Running) => Processes.stop(server, KEYS)
+const stop = (server: InProcess.Served) => InProcess.stop(server, KEYS)
 
 const call = async (base: string, apiKey: string, forwardedFor?: string) => {
   const reply = await fetch(`${base}/api/v1/file-data`, {
@@ -56,9 +54,7 @@ const logLines = (stdout: string, level: string, prefix: string) =>
     .map((line) => JSON.parse(line) as { readonly message: string; readonly logLevel: string })
     .filter((line) => line.logLevel === level && line.message.startsWith(prefix))
 
-afterEach(killLeftovers)
-
-describe("client addresses behind a trusted proxy (built server, real process)", () => {
+describe("client addresses behind a trusted proxy", () => {
   it("counts every spelling of one address, and every address of one IPv6 /64, against one quota; garbage under the proxy's own address", async () => {
     const env = await database()
     const running = await serve({ ...env, TRUST_PROXY: "true", RATE_LIMIT_IP_MAX: "3", RATE_LIMIT_MAX: "1000" })
@@ -124,7 +120,7 @@ const kill = (child: ChildProcess) =>
     child.kill("SIGKILL")
   })
 
-describe.runIf(hasRedisServer)("Redis going away after the start (built server, real process)", () => {
+describe.runIf(hasRedisServer)("Redis going away after the start", () => {
   let redis: ChildProcess | undefined
   afterEach(async () => {
     if (redis !== undefined) await kill(redis)

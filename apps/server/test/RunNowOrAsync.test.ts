@@ -9,9 +9,9 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
-import * as FileDataRoute from "../src/FileDataRoute.js"
+import * as FileDataRoute from "../src/fast/FileDataRoute.js"
+import type * as Reply from "../src/fast/Reply.js"
 import * as RateLimitHeaders from "../src/RateLimitHeaders.js"
-import type * as Reply from "../src/Reply.js"
 import * as TestServer from "./utils/TestServer.js"
 
 const later = Effect.async<void>((resume) => {

@@ -2,12 +2,14 @@
 // their own (METRICS_PORT), spans received by a local OTLP/HTTP receiver (OTEL_EXPORTER_OTLP_ENDPOINT), and the
 // request log line with its client address, file, user and problem code; never an API key anywhere.
 
+import { spawnSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import { connect, createServer as createNetServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it } from "@effect/vitest"
 import { Conditions, Processes, SqliteFiles } from "@filedata/testing"
+import * as InProcess from "./utils/InProcess.js"
 import * as TestServer from "./utils/TestServer.js"
 
 const { finish, killLeftovers, startBuilt } = Processes
@@ -41,6 +43,11 @@ const { serve } = Processes
 
 /** Stops the server with SIGTERM (which writes the last log lines and flushes the last spans). */
 const stop = (server: Running) => Processes.stop(server, KEYS)
+
+// Metrics are counted process-wide, so the tests that read them run the built server; the others run it in
+// this process (a fresh registry is what only a fresh process has).
+const serveHere = (env: Record<string, string>) => InProcess.serve(env)
+const stopHere = (server: InProcess.Served) => InProcess.stop(server, KEYS)
 
 const post = (base: string, body: string, headers: Record<string, string> = {}) =>
   fetch(`${base}/api/v1/file-data`, {
@@ -104,6 +111,16 @@ const sampleValue = (all: ReadonlyArray<Sample>, name: string, labels: Record<st
 
 const metricsUrl = (stdout: string) => /metrics on (http:\/\/\S+)/.exec(stdout)?.[1]
 
+// The text format's media type, version included, as Prometheus expects it.
+const prometheusTextType = "text/plain; version=0.0.4; charset=utf-8"
+
+// Prometheus's own linter (Debian package `prometheus`; .ci/run installs it where apt-get can). Without it the
+// check is skipped, saying why, so a machine without it still runs the rest.
+const promtool = spawnSync("promtool", ["--version"], { encoding: "utf8" })
+const promtoolMissing = promtool.error === undefined && promtool.status === 0 ? undefined : "no promtool on PATH"
+if (promtoolMissing !== undefined)
+  console.warn(`promtool check metrics SKIPPED: ${promtoolMissing} (apt-get install prometheus)`)
+
 describe("metrics (built server, real process)", () => {
   it("serves Prometheus text on METRICS_PORT: requests by route, method and status, problems, refusals, storage failures, bytes, replies in flight, the process; nothing on the public port; no key", async () => {
     const { env, filename } = await database()
@@ -136,7 +153,7 @@ describe("metrics (built server, real process)", () => {
     const scrape = async () => {
       const reply = await fetch(scrapeUrl)
       expect(reply.status).toBe(200)
-      expect(reply.headers.get("content-type")).toContain("text/plain")
+      expect(reply.headers.get("content-type")).toBe(prometheusTextType)
       return reply.text()
     }
     const route = "/api/v1/file-data"
@@ -185,7 +202,7 @@ describe("metrics (built server, real process)", () => {
       "process_start_time_seconds",
       "nodejs_heap_size_used_bytes",
       "nodejs_eventloop_lag_p99_seconds",
-      "nodejs_active_resources_total"
+      "nodejs_active_resources"
     ]) {
       expect(sampleValue(all, name), name).toBeGreaterThan(0)
     }
@@ -260,6 +277,36 @@ describe("metrics (built server, real process)", () => {
     expect(text).not.toContain("effect_fiber_")
     expect(text).not.toContain("description missing")
   }, 30_000)
+
+  it.skipIf(promtoolMissing !== undefined)(
+    "passes `promtool check metrics` with no warning after requests of every kind",
+    async () => {
+      const { env } = await database()
+      const running = await serve({ ...env, METRICS_PORT: "0", RATE_LIMIT_MAX: "2", LOG_LEVEL: "warn" })
+      const { base } = running
+      const scrapeUrl = await Conditions.until(() => metricsUrl(running.stdout()), {
+        what: "the metrics line",
+        limitMillis: 5_000
+      })
+      // Replies of each family, so that every labelled series and histogram is in the scrape.
+      expect((await read(base, "contact", ALICE_KEY)).status).toBe(200)
+      expect((await read(base, "contact", WRONG_KEY)).status).toBe(403)
+      expect((await read(base, "missing", ALICE_KEY)).status).toBe(404)
+      expect((await read(base, "contact", ALICE_KEY)).status).toBe(422)
+      expect((await post(base, "{")).status).toBe(422)
+      expect((await fetch(`${base}/health`)).status).toBe(200)
+      expect((await fetch(`${base}/nowhere`)).status).toBe(404)
+      const reply = await fetch(scrapeUrl)
+      const text = await reply.text()
+      await stop(running)
+      expect(reply.headers.get("content-type")).toBe(prometheusTextType)
+      expect(text).toContain("filedata_problems_total{")
+      const check = spawnSync("promtool", ["check", "metrics"], { input: text, encoding: "utf8" })
+      expect(`${check.stdout}${check.stderr}`.trim()).toBe("")
+      expect(check.status).toBe(0)
+    },
+    30_000
+  )
 
   it("is off without METRICS_PORT: no metrics line, no listener", async () => {
     const { env } = await database()
@@ -490,11 +537,11 @@ const spansOf = (received: ReadonlyArray<Received>) => {
 
 const SPAN_KIND_SERVER = 2
 
-describe("traces (built server, real process, local OTLP/HTTP receiver)", () => {
+describe("traces (local OTLP/HTTP receiver)", () => {
   it("exports a server span per request with the ports' calls as its children, over OTLP/HTTP JSON; never the key", async () => {
     const otlp = await receiver()
     const { env } = await database()
-    const running = await serve({
+    const running = await serveHere({
       ...env,
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
       OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
@@ -508,7 +555,7 @@ describe("traces (built server, real process, local OTLP/HTTP receiver)", () => 
     expect((await read(running.base, "contact", ALICE_KEY, headers)).status).toBe(200)
     expect((await read(running.base, "contact", WRONG_KEY, { "x-request-id": "traced-denied" })).status).toBe(403)
     expect((await fetch(`${running.base}/health`, { headers: { "x-request-id": "traced-health" } })).status).toBe(200)
-    const { stdout } = await stop(running)
+    const { stdout } = await stopHere(running)
     otlp.close()
     // Traced, a request runs on Effect's runtime (the immediate path would open no span): its line is a fiber's.
     expect(requestEntry(stdout, "traced-read")).toMatchObject({ fiberId: expect.stringMatching(/^#\d+$/) })
@@ -586,9 +633,9 @@ describe("traces (built server, real process, local OTLP/HTTP receiver)", () => 
   it("sends OTLP/HTTP protobuf by default, to OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given", async () => {
     const otlp = await receiver()
     const { env } = await database()
-    const running = await serve({ ...env, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${otlp.endpoint}/custom/traces` })
+    const running = await serveHere({ ...env, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${otlp.endpoint}/custom/traces` })
     expect((await read(running.base, "contact", ALICE_KEY, { "x-request-id": "protobuf-read" })).status).toBe(200)
-    await stop(running)
+    await stopHere(running)
     otlp.close()
     expect(otlp.received.length).toBeGreaterThan(0)
     for (const { path, contentType } of otlp.received) {
@@ -604,10 +651,10 @@ describe("traces (built server, real process, local OTLP/HTTP receiver)", () => 
   }, 60_000)
 })
 
-describe("the request log line (built server, real process)", () => {
+describe("the request log line", () => {
   it("names the client address, the file, the key's user and the problem code; never a key", async () => {
     const { env } = await database()
-    const running = await serve({ ...env, LOG_LEVEL: "info", TRUST_PROXY: "true" })
+    const running = await serveHere({ ...env, LOG_LEVEL: "info", TRUST_PROXY: "true" })
     const { base } = running
     const calls: ReadonlyArray<readonly [string, () => Promise<{ status: number }>]> = [
       ["log-ok", () => read(base, "contact", ALICE_KEY, { "x-request-id": "log-ok" })],
@@ -633,7 +680,7 @@ describe("the request log line (built server, real process)", () => {
       ["log-health", () => fetch(`${base}/health`, { headers: { "x-request-id": "log-health" } })]
     ]
     for (const [, call] of calls) await call()
-    const { stdout } = await stop(running)
+    const { stdout } = await stopHere(running)
 
     const hot = { method: "POST", path: "/api/v1/file-data", clientAddress: "127.0.0.1" }
     expect(requestLine(stdout, "log-ok")).toMatchObject({ ...hot, status: 200, fileId: "contact", userId: "alice" })

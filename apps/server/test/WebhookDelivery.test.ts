@@ -1,7 +1,8 @@
-// Webhook delivery as a receiver sees it: the built server as a process, a `node:http` receiver on 127.0.0.1
-// (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true), submissions appended by the CLI in another process. Each delivery is
-// verified with `standardwebhooks`, the specification's reference library. Webhooks are registered through the
-// storage port with a secret sealed under the server's WEBHOOK_ENCRYPTION_KEY, as the create operation does.
+// Webhook delivery as a receiver sees it: the server in this process (the built one where it is killed), a
+// `node:http` receiver on 127.0.0.1 (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true), submissions appended by the CLI in
+// another process. Each delivery is verified with `standardwebhooks`, the specification's reference library.
+// Webhooks are registered through the storage port with a secret sealed under the server's
+// WEBHOOK_ENCRYPTION_KEY, as the create operation does.
 
 import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
@@ -16,6 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { Webhook as Verifier } from "standardwebhooks"
+import * as InProcess from "./utils/InProcess.js"
 import * as TestServer from "./utils/TestServer.js"
 
 const { finish, serve, startBuilt } = Processes
@@ -109,13 +111,13 @@ const setUp = async (name: string, extra: Record<string, string> = {}) => {
 
 afterEach(() => Processes.killLeftovers())
 
-describe("webhook delivery by the built server (SQLite)", () => {
+describe("webhook delivery by the server (SQLite)", () => {
   it("delivers what was appended while no server ran, signed as standardwebhooks verifies, with next to catch up", async () => {
     const { env, dir, filename } = await setUp("webhook-delivered")
     const hook = await receiver(() => 204)
     const { webhook, secret } = await register(filename, hook.url)
     await append(env, dir, 1)
-    const served = await serve(env)
+    const served = await InProcess.serve(env)
     try {
       const [delivery] = await arrived(hook.received, 1, "the first delivery")
       const event = new Verifier(secret).verify(delivery?.body ?? "", delivery?.headers as Record<string, string>) as {
@@ -148,7 +150,7 @@ describe("webhook delivery by the built server (SQLite)", () => {
       )
       expect(log.map((entry) => entry.outcome)).toEqual(["delivered", "delivered"])
     } finally {
-      await Processes.stop(served)
+      await InProcess.stop(served)
       await hook.close()
     }
     // No secret in the logs nor in the database file, nor the URL's query.
@@ -168,7 +170,7 @@ describe("webhook delivery by the built server (SQLite)", () => {
     const { env, dir, filename } = await setUp("webhook-retries")
     const hook = await receiver((n) => (n < 2 ? 500 : n === 2 ? 200 : 410))
     const { webhook } = await register(filename, hook.url)
-    const served = await serve(env)
+    const served = await InProcess.serve(env)
     try {
       await append(env, dir, 1)
       const tries = await arrived(hook.received, 3, "two failures and a success")
@@ -187,7 +189,7 @@ describe("webhook delivery by the built server (SQLite)", () => {
       expect(served.stdout()).toMatch(/webhook attempt failed/)
       expect(served.stdout()).not.toContain("query-secret")
     } finally {
-      await Processes.stop(served)
+      await InProcess.stop(served)
       await hook.close()
     }
   }, 90_000)
@@ -228,7 +230,7 @@ describe("webhook delivery by the built server (SQLite)", () => {
   it("manages webhooks over HTTP with the read operations' key rules, and delivers to one created so", async () => {
     const { env, dir } = await setUp("webhook-http")
     const hook = await receiver(() => 200)
-    const served = await serve(env)
+    const served = await InProcess.serve(env)
     const call = async (operation: string, body: unknown) => {
       const response = await fetch(`${served.base.replace("0.0.0.0", "127.0.0.1")}/api/v1/webhooks/${operation}`, {
         method: "POST",
@@ -282,7 +284,7 @@ describe("webhook delivery by the built server (SQLite)", () => {
       expect((await call("delete", { apiKey: KEY, id })).status).toBe(404)
       expect(served.stdout()).not.toContain(secret.slice("whsec_".length))
     } finally {
-      await Processes.stop(served)
+      await InProcess.stop(served)
       await hook.close()
     }
   }, 90_000)

@@ -148,6 +148,10 @@ const webhookOperation = keyedOperation(WebhookNotFoundProblem)
  * @category groups
  */
 export class FilesGroup extends HttpApiGroup.make("files")
+  .annotate(
+    OpenApi.Description,
+    "A file's metadata, counters and submissions, to the file's owner: whole, page by page, or exported"
+  )
   .add(
     fileDataOperation(
       HttpApiEndpoint.post("getFileData", fileDataPath)
@@ -216,6 +220,10 @@ export const webhooksPath = "/api/v1/webhooks"
  * @category groups
  */
 export class WebhooksGroup extends HttpApiGroup.make("webhooks")
+  .annotate(
+    OpenApi.Description,
+    "HTTPS endpoints of a file's owner that receive the file's new submissions, signed as Standard Webhooks says"
+  )
   .add(
     fileDataOperation(
       HttpApiEndpoint.post("createWebhook", `${webhooksPath}/create`)
@@ -279,11 +287,42 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
  * @since 0.1.0
  * @category groups
  */
-export class SystemGroup extends HttpApiGroup.make("system").add(
-  HttpApiEndpoint.get("health", "/health")
-    .addSuccess(Models.Health)
-    .annotate(OpenApi.Summary, "200 while the database answers, 503 otherwise")
-) {}
+export class SystemGroup extends HttpApiGroup.make("system")
+  .annotate(OpenApi.Description, "The service's own state, for load balancers and monitoring; no key")
+  .add(
+    HttpApiEndpoint.get("health", "/health")
+      .addSuccess(Models.Health)
+      .annotate(OpenApi.Summary, "200 while the database answers, 503 otherwise")
+      .annotate(OpenApi.Transform, internalOpenApi.healthOperation)
+  ) {}
+
+// A self-hosted service has no one address: `/` is the server that serves the document (its `/openapi.json`,
+// Swagger UI's "Try it out"); the template serves a copy read elsewhere, by a code generator or an HTTP client.
+const servers: ReadonlyArray<OpenApi.OpenAPISpecServer> = [
+  { url: "/", description: "The server that serves this document" },
+  {
+    url: "{scheme}://{host}:{port}",
+    description:
+      "A filedata server of your own: where it or its TLS-terminating proxy listens (`PORT`: 3000 unless set)",
+    // No description on a variable: @apidevtools/swagger-parser's OpenAPI 3.1 schema refuses one.
+    variables: {
+      scheme: { default: "http", enum: ["http", "https"] },
+      host: { default: "127.0.0.1" },
+      port: { default: "3000" }
+    }
+  }
+]
+
+// SPDX `identifier`, which OpenAPI 3.1 adds and some validators require beside `name`; Effect's license type
+// predates it.
+const license: OpenApi.OpenAPISpecLicense = Object.assign({ name: "MIT" }, { identifier: "MIT" })
+
+const authentication = [
+  "**Authentication.** Every operation on a file or a webhook takes the caller's API key in its JSON body, as",
+  "`apiKey`, never in a header field: an `Authorization` header is ignored and a body without `apiKey` is a 422",
+  "`validation_failed` naming `/apiKey`. No OpenAPI security scheme describes a key in a body, so the document",
+  "declares none (`security: []`), and `/health` needs no key."
+].join(" ")
 
 /**
  * The whole API. Every operation may also answer 503 (storage or rate limiter away) and 500.
@@ -299,12 +338,15 @@ export class FileDataApi extends HttpApi.make("filedata")
   .addError(InternalProblem)
   .annotate(OpenApi.Title, "filedata")
   .annotate(OpenApi.Version, version)
-  .annotate(OpenApi.License, { name: "MIT" })
+  .annotate(OpenApi.License, license)
+  .annotate(OpenApi.Servers, servers)
   .annotate(
     OpenApi.Description,
     [
       "Returns a form file's metadata, counters and every submission it received, to the file's owner, whole",
       "(getFileData) or page by page with a cursor that later returns what was added since (getSubmissions).",
+      "",
+      authentication,
       "",
       "Every error reply is an RFC 9457 problem document (`application/problem+json`) with a stable `code`:",
       "",

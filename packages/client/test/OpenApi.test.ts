@@ -26,11 +26,15 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(true)
   })
 
-  it("has the package's version, no security scheme and no internal schema", () => {
+  it("has the package's version, no security scheme, the key in the body said so, and no internal schema", () => {
     expect(spec.info.version).toBe(packageVersion)
     expect(FileDataApi.version).toBe(packageVersion)
     expect(spec.components.securitySchemes).toBeUndefined()
-    expect(spec.security).toBeUndefined()
+    // Declared empty, not left undefined: the key travels in the body, which no security scheme describes.
+    expect(spec.security).toEqual([])
+    expect(spec.info.description).toContain("`apiKey`")
+    expect(spec.info.description).toContain("`security: []`")
+    for (const [name, operation] of operations()) expect(operation.security, name).toBeUndefined()
     const text = JSON.stringify(spec)
     for (const internal of [
       "PropertyKey",
@@ -68,6 +72,35 @@ describe("the OpenAPI document", () => {
       "WebhookList",
       "WebhookNotFound"
     ])
+  })
+
+  it("names its license by SPDX identifier, the servers a copy of it can call, and what each tag holds", () => {
+    expect(spec.info.license).toEqual({ name: "MIT", identifier: "MIT" })
+    // First the server that served the document, which Swagger UI calls; then any address, for a copy.
+    expect(spec.servers.map((server: { url: string }) => server.url)).toEqual(["/", "{scheme}://{host}:{port}"])
+    expect(spec.servers[1].variables).toEqual({
+      scheme: { default: "http", enum: ["http", "https"] },
+      host: { default: "127.0.0.1" },
+      port: { default: "3000" }
+    })
+    expect(spec.tags.map((tag: { name: string }) => tag.name)).toEqual(["files", "webhooks", "system"])
+    for (const tag of spec.tags) expect(tag.description, tag.name).toMatch(/\S{3}/)
+  })
+
+  it("declares for /health the 417 problem a request to it can get, and no other 4xx", () => {
+    const health = spec.paths["/health"].get
+    expect(Object.keys(health.responses).sort()).toEqual(["200", "417", "500", "503"])
+    const refused = health.responses["417"]
+    expect(Object.keys(refused.content)).toEqual(["application/problem+json"])
+    expect(refused.content["application/problem+json"].schema).toMatchObject({
+      required: ["type", "title", "status", "detail", "code"],
+      properties: {
+        type: { enum: ["urn:filedata:problem:expectation_failed"] },
+        title: { enum: ["Expectation failed"] },
+        status: { enum: [417] },
+        code: { enum: ["expectation_failed"] }
+      }
+    })
   })
 
   it("declares every reply's header fields, the 500 and 503 problems, and no 400", () => {

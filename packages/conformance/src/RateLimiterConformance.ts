@@ -160,6 +160,43 @@ export const suite = (name: string, makeLimiter: MakeLimiter, options: Options):
         })
       }))
 
+    test("the request that opens a window reports the whole window, alone and counted with its request", () =>
+      Effect.gen(function* () {
+        const limiter = yield* makeLimiter({
+          apiKey: { limit: 2, windowMillis: WINDOW_MILLIS },
+          clientAddress: { limit: 5, windowMillis: 2 * WINDOW_MILLIS }
+        })
+        expect(yield* limiter.consume(apiKey("k"))).toMatchObject({ remaining: 1, resetMillis: WINDOW_MILLIS })
+        const consumeRequest =
+          limiter.consumeRequest ??
+          ((address: string, apiKey: FileData.ApiKey) =>
+            RateLimiter.consumeRequestInTurn(limiter.consume, address, apiKey))
+        const request = yield* consumeRequest("10.0.0.1", Redacted.make("l" as typeof FileData.ApiKeyText.Type))
+        expect(request.clientAddress).toEqual(
+          Either.right({
+            scope: "clientAddress",
+            limit: 5,
+            windowMillis: 2 * WINDOW_MILLIS,
+            remaining: 4,
+            resetMillis: 2 * WINDOW_MILLIS
+          })
+        )
+        expect(request.apiKey).toEqual(
+          Either.right({
+            scope: "apiKey",
+            limit: 2,
+            windowMillis: WINDOW_MILLIS,
+            remaining: 1,
+            resetMillis: WINDOW_MILLIS
+          })
+        )
+        yield* limiter.consume(apiKey("k"))
+        const refused = yield* refusal(limiter.consume(apiKey("k")))
+        yield* advance(refused.retryAfterMillis)
+        // The next window, opened after the last one closed.
+        expect(yield* limiter.consume(apiKey("k"))).toMatchObject({ remaining: 1, resetMillis: WINDOW_MILLIS })
+      }))
+
     test("refused requests do not extend the window, and a new window admits again", () =>
       Effect.gen(function* () {
         const limiter = yield* makeLimiter(policy(2))

@@ -452,5 +452,42 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         expect(yield* store.ownerOfKey(apiKey(KEY))).toEqual(Option.some("user-1"))
         expect(yield* store.ownerOfKey(apiKey("nobody's key"))).toEqual(Option.none())
       }))
+
+    test("OperatorStore.removeUser takes a user's keys, files and webhooks with their events and log, no one else's", (store) =>
+      Effect.gen(function* () {
+        const operator = yield* OperatorStore.OperatorStore
+        const user1 = FileData.UserId.make("user-1")
+        const mine = yield* register("f1")
+        const theirs = yield* register("f3")
+        yield* appendTo("f1", 2)
+        yield* appendTo("f3", 1)
+        const claimed = (yield* claim()).find((c) => c.webhookId === mine.id) as WebhookStore.Claim
+        yield* store.record([{ claim: claimed, result: result("delivered", 0) }])
+        expect(yield* store.deliveries(mine.id, 10)).toHaveLength(1)
+
+        // f1 has its one submission and the two appended, f2 its one.
+        expect(yield* operator.removeUser(user1)).toEqual({ apiKeys: 1, files: 2, submissions: 4, webhooks: 1 })
+        expect(yield* operator.userExists(user1)).toBe(false)
+        expect(yield* store.ownerOfKey(apiKey(KEY))).toEqual(Option.none())
+        expect(yield* store.find(mine.id)).toEqual(Option.none())
+        expect((yield* store.listAll(Option.none())).map((webhook) => webhook.id)).toEqual([theirs.id])
+        expect(yield* operator.listUsers).toEqual([{ id: "user-2", activeKeys: 1, files: 1 }])
+        expect(yield* Effect.flip(operator.removeUser(user1))).toEqual(
+          new OperatorStore.UserNotFound({ userId: "user-1" })
+        )
+
+        // Its ids and key are free again: the same fixture imports as new.
+        const again = {
+          users: fixture.users.filter((user) => user.id === "user-1"),
+          files: fixture.files.filter((file) => file.userId === "user-1")
+        }
+        yield* operator.importFixture(yield* Effect.orDie(FixtureDocument.decode(again)))
+        expect(yield* store.ownerOfKey(apiKey(KEY))).toEqual(Option.some("user-1"))
+        expect(yield* store.list({ ownerId: user1, fileId: Option.none() })).toEqual([])
+        const reply = yield* Effect.flatMap(FileRepository.FileRepository, (files) =>
+          Stream.runCollect(FileRepository.submissions(files, fileId("f1")))
+        )
+        expect(reply.length).toBe(1)
+      }))
   })
 }

@@ -65,13 +65,19 @@ const warningWhileAway: Record<FailureMode, string> = {
 // The check, run atomically on the server: `window(key, ms)` counts in the key's window and gives the count and
 // the milliseconds until the window closes.
 //
-// INCR never touches the expiry, so refused requests do not extend the window. A counter without a positive
-// time to live starts a new window: -1 is a key this very INCR created (or one left without expiry by
-// anything else, which must not lock its subject out forever), -2 cannot follow an INCR, and 0 is a window
-// that closes this millisecond (Redis keeps a key until its expiry has passed; the memory adapter opens the
-// next window at that instant).
+// INCR never touches the expiry, so refused requests do not extend the window. A count of 1 opens the window:
+// it closes a whole window from now, so its expiry is set and no PTTL is read. A later count reads the
+// window's end, which only Redis knows (each subject's window opens with its first request). A counter
+// without a positive time to live starts a new window: -1 is a key left without expiry by anything else,
+// which must not lock its subject out forever, -2 cannot follow an INCR, and 0 is a window that closes this
+// millisecond (Redis keeps a key until its expiry has passed; the memory adapter opens the next window at
+// that instant).
 const WINDOW_FUNCTION = `local function window(key, ms)
   local count = redis.call("INCR", key)
+  if count == 1 then
+    redis.call("PEXPIRE", key, ms)
+    return 1, tonumber(ms)
+  end
   local ttl = redis.call("PTTL", key)
   if ttl <= 0 then
     redis.call("SET", key, 1, "PX", ms)

@@ -67,9 +67,15 @@ export const families = (known: ReadonlyArray<string>): ReadonlyArray<string> =>
   return [...counts].filter(([prefix, count]) => count > 1 && prefix !== "OTEL_").map(([prefix]) => prefix)
 }
 
-// The edit distance from `a` to `b`, or `bound + 1` once it must be over `bound`: a row's least entry only grows
-// (pnpm's environment has a hundred variables, each compared with the known names at every start).
-const distance = (a: string, b: string, bound = Number.POSITIVE_INFINITY): number => {
+/**
+ * The edit distance (Levenshtein) from `a` to `b`, or `bound + 1` once it must be over `bound`: a row's least
+ * entry only grows (pnpm's environment has a hundred variables, each compared with the known names at every
+ * start). The CLI measures a mistyped command with it too.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const distance = (a: string, b: string, bound = Number.POSITIVE_INFINITY): number => {
   if (Math.abs(a.length - b.length) > bound) return bound + 1
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
   for (let i = 1; i <= a.length; i++) {

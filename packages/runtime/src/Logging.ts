@@ -40,10 +40,10 @@ const isPlainRecord = (value: unknown): value is Readonly<Record<string, Plain>>
 /**
  * The line `Logger.jsonLogger` writes, same fields in the same order, for a line whose message and annotation
  * values are plain strings, finite numbers or booleans and which has no cause; `undefined` for any other line.
- * A request's line (`RequestLog.write`: a message and a record of plain fields) is written in the same shape,
- * the record's fields after the annotations. `jsonLogger` passes each value through a replacer (cycles,
- * redaction) and formats the time with `toISOString`: measured, that was most of a request line's cost at
- * the default level, and none of it applies to plain values.
+ * A request's line (`Effect.logInfo(message, fields)`: a message and a record of plain fields) is written in
+ * the same shape, the record's fields after the annotations. `jsonLogger` passes each value through a replacer
+ * (cycles, redaction) and formats the time with `toISOString`: measured, that was most of a request line's cost
+ * at the default level, and none of it applies to plain values.
  *
  * @since 0.1.0
  * @category formatting

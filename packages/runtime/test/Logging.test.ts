@@ -1,8 +1,8 @@
-import { describe, expect, it } from "@effect/vitest"
-import { RequestLog } from "@filedata/core"
+import { describe, expect, it, vi } from "@effect/vitest"
 import { Logging } from "@filedata/runtime"
 import { Arbitraries } from "@filedata/testing"
 import * as Cause from "effect/Cause"
+import type * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as FiberId from "effect/FiberId"
@@ -110,30 +110,30 @@ describe("Logging.plainLine", () => {
     })
   })
 
-  it.effect("writes a request's line (RequestLog.write) as its message, its fields among the annotations", () =>
-    Effect.gen(function* () {
-      const made: Array<Logger.Logger.Options<unknown>> = []
-      yield* RequestLog.begin
-      yield* RequestLog.annotate("fileId", "contact")
-      yield* RequestLog.write("request", { method: "POST", status: 200 }).pipe(
-        Effect.annotateLogs({ requestId: "r-1" }),
-        Effect.provide(
-          Logger.replace(
-            Logger.defaultLogger,
-            Logger.make((line) => made.push(line))
+  it.effect(
+    "writes a request's line (Effect.logInfo(message, fields)) as its message, its fields among the annotations",
+    () =>
+      Effect.gen(function* () {
+        const made: Array<Logger.Logger.Options<unknown>> = []
+        yield* Effect.logInfo("request", { fileId: "contact", method: "POST", status: 200 }).pipe(
+          Effect.annotateLogs({ requestId: "r-1" }),
+          Effect.provide(
+            Logger.replace(
+              Logger.defaultLogger,
+              Logger.make((line) => made.push(line))
+            )
           )
         )
-      )
-      expect(made).toHaveLength(1)
-      const line = JSON.parse(Logging.plainLine(made[0] as Logger.Logger.Options<unknown>) ?? "")
-      expect(line).toMatchObject({
-        message: "request",
-        logLevel: "INFO",
-        annotations: { requestId: "r-1", fileId: "contact", method: "POST", status: 200 },
-        spans: {}
+        expect(made).toHaveLength(1)
+        const line = JSON.parse(Logging.plainLine(made[0] as Logger.Logger.Options<unknown>) ?? "")
+        expect(line).toMatchObject({
+          message: "request",
+          logLevel: "INFO",
+          annotations: { requestId: "r-1", fileId: "contact", method: "POST", status: 200 },
+          spans: {}
+        })
+        expect(Object.keys(line)).toEqual(["message", "logLevel", "timestamp", "annotations", "spans", "fiberId"])
       })
-      expect(Object.keys(line)).toEqual(["message", "logLevel", "timestamp", "annotations", "spans", "fiberId"])
-    })
   )
 })
 
@@ -152,12 +152,11 @@ describe("Logging.infoLine", () => {
     { fastCheck: { numRuns: 500 } }
   )
 
-  it.effect("is the line of RequestLog.write, but for the fiber's id", () =>
+  it.effect("is the line a fiber writes with Effect.logInfo(message, fields), but for the fiber's id", () =>
     Effect.gen(function* () {
       const made: Array<Logger.Logger.Options<unknown>> = []
-      const fields: RequestLog.Fields = { fileId: "contact", userId: "alice" }
-      yield* RequestLog.use(fields)
-      yield* RequestLog.write("request", { method: "POST", status: 200, durationMs: 3 }).pipe(
+      const fields = { fileId: "contact", userId: "alice", method: "POST", status: 200, durationMs: 3 }
+      yield* Effect.logInfo("request", fields).pipe(
         Effect.provide(
           Logger.replace(
             Logger.defaultLogger,
@@ -182,6 +181,41 @@ describe("Logging.ownWriter", () => {
       const another = Logger.add(Logger.make(() => {}))
       expect(Logging.ownWriter(yield* Effect.provide(loggers, Layer.merge(own, another)))).toBeUndefined()
       expect(Logging.ownWriter(yield* loggers)).toBeUndefined()
+    })
+  )
+})
+
+describe("Logging.announce", () => {
+  it.live("writes the lines waiting for their batch window first, then its own at once", () =>
+    Effect.gen(function* () {
+      // Both outputs in the order they are written: the batch's writes and the announced line.
+      const written: Array<string> = []
+      const write = vi.spyOn(process.stdout, "write").mockImplementation((text) => {
+        written.push(String(text))
+        return true
+      })
+      const base = yield* Effect.console
+      const console: Console.Console = {
+        ...base,
+        log: (...args) => Effect.sync(() => void written.push(`${args.map(String).join(" ")}\n`))
+      }
+      yield* Effect.gen(function* () {
+        yield* Effect.logWarning("a warning of the start")
+        yield* Effect.logInfo("settings")
+        yield* Logging.announce("listening on http://127.0.0.1:1234 (pid 1)").pipe(Effect.withConsole(console))
+        // At once: before any batch window has passed.
+        expect(
+          written
+            .join("")
+            .split("\n")
+            .filter((line) => line !== "")
+            .map((line) => JSON.parse(line).message)
+        ).toEqual(["a warning of the start", "settings", "listening on http://127.0.0.1:1234 (pid 1)"])
+      }).pipe(
+        Effect.scoped,
+        Effect.provide(Logging.layer(LogLevel.Info)),
+        Effect.ensuring(Effect.sync(() => write.mockRestore()))
+      )
     })
   )
 })

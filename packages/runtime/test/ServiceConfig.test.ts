@@ -29,7 +29,8 @@ describe("ServiceConfig, valid", () => {
           maxConnectionsPerAddress: 100,
           firstRequestTimeoutMillis: 5_000,
           drainTimeoutMillis: 10_000,
-          sendTimeoutMillis: 30_000
+          sendTimeoutMillis: 30_000,
+          collectSentPages: true
         },
         storage: {
           database: { _tag: "Sqlite", filename: "./data/filedata.db" },
@@ -103,6 +104,7 @@ describe("ServiceConfig, valid", () => {
         RATE_LIMIT_WINDOW_MS: "1000",
         REDIS_URL: "rediss://:secret@cache:6380/2",
         RATE_LIMIT_FAILURE_MODE: "closed",
+        HTTP_COLLECT_SENT_PAGES: "false",
         METRICS_PORT: "9464",
         METRICS_HOST: " 0.0.0.0 ",
         OTEL_EXPORTER_OTLP_ENDPOINT: "https://collector:4318",
@@ -127,7 +129,8 @@ describe("ServiceConfig, valid", () => {
           maxConnectionsPerAddress: 3,
           firstRequestTimeoutMillis: 600_000,
           drainTimeoutMillis: 0,
-          sendTimeoutMillis: 250
+          sendTimeoutMillis: 250,
+          collectSentPages: false
         },
         storage: { database: { _tag: "Postgres" }, pool: { max: 3, statementTimeoutMillis: 0 } },
         rateLimiting: {

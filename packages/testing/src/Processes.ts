@@ -1,7 +1,8 @@
 /**
  * The contract's commands as real processes, started from the repository root: the launcher behind
- * `pnpm start` and `pnpm filedata`, and the built apps themselves. The build is brought up to date once,
- * before any test file runs (`GlobalSetup`).
+ * `pnpm start` and `pnpm filedata`, and the built apps themselves, for what only a process shows (signals, exit
+ * codes, start-up, the bundle); the server's other tests run it in their own process. The build is brought up to
+ * date once, before any test file runs (`GlobalSetup`).
  *
  * @since 0.1.0
  */

@@ -302,14 +302,30 @@ export const layer = (options: Options): Layer.Layer<WebhookSender.WebhookSender
   Layer.scoped(WebhookSender.WebhookSender, make(options))
 
 /**
- * `WEBHOOK_ALLOW_PRIVATE_NETWORKS` (`true`/`false`, default false) and `WEBHOOK_TIMEOUT_MS` (1 to 600000, default
+ * `WEBHOOK_ALLOW_PRIVATE_NETWORKS` (`true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off`, default false) and `WEBHOOK_TIMEOUT_MS` (1 to 600000, default
  * 15000) as {@link Options}.
  *
  * @since 0.2.0
  * @category config
  */
 export const config: Config.Config<Options> = Config.all({
-  allowPrivateNetworks: Config.boolean("WEBHOOK_ALLOW_PRIVATE_NETWORKS").pipe(Config.withDefault(false)),
+  // The yes/no words of the service's other variables, in any case: `Config.boolean` takes them in lower case only
+  // and refuses others with just "Expected a boolean value".
+  allowPrivateNetworks: Config.nested(
+    Config.primitive("WEBHOOK_ALLOW_PRIVATE_NETWORKS", (text) => {
+      const word = text.trim().toLowerCase()
+      const yes = ["true", "1", "yes", "on"].includes(word)
+      return yes || ["false", "0", "no", "off"].includes(word)
+        ? Either.right(yes)
+        : Either.left(
+            ConfigError.InvalidData(
+              [],
+              `Expected true, false, 1, 0, yes, no, on or off but received ${JSON.stringify(text)}`
+            )
+          )
+    }),
+    "WEBHOOK_ALLOW_PRIVATE_NETWORKS"
+  ).pipe(Config.withDefault(false)),
   // Digits only: `Config.integer` reads a blank value as 0 and accepts `1e3`.
   timeoutMillis: Config.nested(
     Config.primitive("WEBHOOK_TIMEOUT_MS", (text) => {

@@ -431,6 +431,24 @@ describe("HttpWebhookSender.layerConfig", () => {
     })
   )
 
+  it.scopedLive("WEBHOOK_ALLOW_PRIVATE_NETWORKS takes the yes/no words in any case and lists them when refused", () =>
+    Effect.gen(function* () {
+      const configured = (value: string) =>
+        HttpWebhookSender.layerConfig.pipe(Layer.provide(withEnv({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: value })))
+      for (const value of ["YES", " on ", "1"]) {
+        expect(yield* check("http://127.0.0.1:9/").pipe(Effect.provide(configured(value))), value).toBe("accepted")
+      }
+      for (const value of ["False", "off", "0"]) {
+        expect(yield* check("https://127.0.0.1:9/").pipe(Effect.provide(configured(value))), value).toBe(
+          "the host is a loopback address"
+        )
+      }
+      const error = yield* Effect.flip(Layer.build(configured("maybe")))
+      expect(String(error)).toContain("WEBHOOK_ALLOW_PRIVATE_NETWORKS")
+      expect(String(error)).toContain('Expected true, false, 1, 0, yes, no, on or off but received "maybe"')
+    })
+  )
+
   it.effect("WEBHOOK_TIMEOUT_MS must be a whole number of milliseconds", () =>
     Effect.gen(function* () {
       for (const value of ["1e3", "", "0", "-1", "600001", "abc"]) {

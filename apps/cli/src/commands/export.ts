@@ -11,7 +11,7 @@ import * as Option from "effect/Option"
 import * as CliError from "../CliError.js"
 import * as Progress from "../Progress.js"
 import * as Stdout from "../Stdout.js"
-import { fileOption, named } from "./shared.js"
+import { choiceOption, fileOption, named } from "./shared.js"
 
 /**
  * What `export` fails with.
@@ -39,7 +39,7 @@ export const exportCommand = Command.make(
   "export",
   {
     file: fileOption("the id of the file to export"),
-    format: Options.choice("format", ["csv", "ndjson"]).pipe(
+    format: choiceOption("format", ["csv", "ndjson"]).pipe(
       Options.withDescription(
         "csv: a header (createdDate, then every content name of the file) and a row per submission, RFC 4180 " +
           "with CRLF, a cell starting with = + - @ TAB or CR prefixed with '; ndjson: one submission per line"

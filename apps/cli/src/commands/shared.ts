@@ -74,3 +74,24 @@ export const named =
  */
 export const fileOption = (description: string) =>
   Options.text("file").pipe(Options.mapEffect(named("--file", FileData.FileId)), Options.withDescription(description))
+
+/**
+ * `--NAME` taking one of `values`, shown in help as `--NAME a | b`, and refused as `--NAME: expected one of a, b
+ * but received "c"`, as `--log-level` is: @effect/cli's `Options.choice` does not name the option it refuses.
+ *
+ * @since 0.2.0
+ * @category options
+ */
+export const choiceOption = <const A extends string>(name: string, values: readonly [A, ...Array<A>]) =>
+  Options.text(name).pipe(
+    Options.withPseudoName(values.join(" | ")),
+    Options.mapEffect((text) =>
+      (values as ReadonlyArray<string>).includes(text)
+        ? Effect.succeed(text as A)
+        : Effect.fail(
+            ValidationError.invalidValue(
+              HelpDoc.p(`--${name}: expected one of ${values.join(", ")} but received ${JSON.stringify(text)}`)
+            )
+          )
+    )
+  )

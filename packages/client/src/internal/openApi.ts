@@ -85,6 +85,45 @@ export const exportOperation = (operation: Record<string, unknown>): Record<stri
   return operation
 }
 
+/**
+ * The one 4xx a `GET /health` itself can cause, declared since the server sends it there: the 417 problem for an
+ * `Expect` other than `100-continue`, which the server answers before any route. A schema of its own, inline: no
+ * typed failure of the client stands for it.
+ *
+ * @internal
+ */
+export const healthOperation = (operation: Record<string, unknown>): Record<string, unknown> => {
+  const code = "expectation_failed"
+  const { title, when } = ProblemCode.table[code]
+  const status = ProblemStatus.status(code)
+  const constant = (value: string | number, description: string) => ({
+    type: typeof value === "number" ? "integer" : "string",
+    enum: [value],
+    description
+  })
+  ;(operation as unknown as Operation).responses[String(status)] = {
+    description: "An `Expect` header field other than `100-continue`; the connection closes after the reply",
+    content: {
+      "application/problem+json": {
+        schema: {
+          type: "object",
+          required: ["type", "title", "status", "detail", "code"],
+          properties: {
+            type: constant(ProblemCode.type(code), "`urn:filedata:problem:<code>`"),
+            title: constant(title, "A fixed text for the code"),
+            status: constant(status, "The HTTP status"),
+            detail: { type: "string", description: "Human-readable; a fixed text" },
+            code: constant(code, "Stable and machine-readable: branch on this")
+          },
+          additionalProperties: false,
+          description: `RFC 9457 problem details: ${when}`
+        }
+      }
+    }
+  }
+  return operation
+}
+
 const referencedSchemas = (document: unknown, schemas: Record<string, unknown>): Set<string> => {
   const seen = new Set<string>()
   const visit = (node: unknown): void => {
@@ -126,7 +165,8 @@ export const problemCodeTable = (): string =>
  * The document as a client author reads it. HttpApi documents a 400 for its own payload decoding on every
  * operation; this service decodes payloads itself and answers 422, so the 400 and its schemas go. Every
  * reply's `X-Request-Id` and the 503's `Retry-After` are declared. Schemas nothing refers to, and the empty
- * security declarations (Swagger UI shows an "Authorize" button for those), are removed.
+ * security declarations of the operations and components, are removed; the document's own `security: []` stays:
+ * the key travels in the body, which no security scheme describes, and an empty list says so to linters.
  *
  * @internal
  */
@@ -152,6 +192,5 @@ export const clientAuthorView = (spec: Record<string, unknown>): Record<string, 
   if (components.securitySchemes !== undefined && Object.keys(components.securitySchemes).length === 0) {
     delete components.securitySchemes
   }
-  if (Array.isArray(spec.security) && spec.security.length === 0) delete spec.security
   return spec
 }

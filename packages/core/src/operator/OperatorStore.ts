@@ -66,6 +66,19 @@ export interface AppendSummary {
 }
 
 /**
+ * What removing a user took with it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface UserRemoval {
+  readonly apiKeys: number
+  readonly files: number
+  readonly submissions: number
+  readonly webhooks: number
+}
+
+/**
  * No user has this id.
  *
  * @since 0.1.0
@@ -141,6 +154,12 @@ export interface OperatorStore {
   /** Every user by id, ascending, with the number of its active keys and of its files. */
   readonly listUsers: Effect.Effect<ReadonlyArray<UserInfo>, StorageUnavailable>
   readonly userExists: (userId: UserId) => Effect.Effect<boolean, StorageUnavailable>
+  /**
+   * Deletes a user with everything that is its own, in one transaction: its keys (revoked ones too), its files
+   * with their submissions, and the files' webhooks with their events and delivery log. Its ids may then be
+   * imported again (`demo --reset` does).
+   */
+  readonly removeUser: (userId: UserId) => Effect.Effect<UserRemoval, UserNotFound | StorageUnavailable>
 }
 
 /**

@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { FileId, UserId } from "./FileData.js"
 import * as Failure from "./internal/failure.js"
 
 /**
@@ -112,6 +113,21 @@ export const invalidRequest = (
 }
 
 /**
+ * What a refusal says of the request it refuses, once known: the file its body named, and the user owning its
+ * key once the key was found (the one who asked, not always the file's owner). For the transport's log line; no
+ * reply shows it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Subject {
+  readonly fileId?: FileId | undefined
+  readonly userId?: UserId | undefined
+}
+
+const subjectFields = { fileId: Schema.optional(FileId), userId: Schema.optional(UserId) }
+
+/**
  * Which counter a rate limit is kept on.
  *
  * @since 0.1.0
@@ -133,7 +149,7 @@ export type RateLimitScope = typeof RateLimitScope.Type
  */
 export class RateLimited extends Failure.withMessage<RateLimited>()(
   "RateLimited",
-  { scope: RateLimitScope, limit: Schema.Number, retryAfterMillis: Schema.Number },
+  { scope: RateLimitScope, limit: Schema.Number, retryAfterMillis: Schema.Number, ...subjectFields },
   (failure) => `Too many requests for this ${failure.scope === "apiKey" ? "API key" : "client address"}`
 ) {}
 
@@ -145,7 +161,7 @@ export class RateLimited extends Failure.withMessage<RateLimited>()(
  */
 export class AccessDenied extends Failure.withMessage<AccessDenied>()(
   "AccessDenied",
-  {},
+  subjectFields,
   "The API key does not grant access to this file"
 ) {}
 
@@ -155,7 +171,11 @@ export class AccessDenied extends Failure.withMessage<AccessDenied>()(
  * @since 0.1.0
  * @category errors
  */
-export class FileNotFound extends Failure.withMessage<FileNotFound>()("FileNotFound", {}, "No file has this id") {}
+export class FileNotFound extends Failure.withMessage<FileNotFound>()(
+  "FileNotFound",
+  subjectFields,
+  "No file has this id"
+) {}
 
 /**
  * Storage did not answer; the request may succeed later.
@@ -165,7 +185,7 @@ export class FileNotFound extends Failure.withMessage<FileNotFound>()("FileNotFo
  */
 export class StorageUnavailable extends Failure.withMessage<StorageUnavailable>()(
   "StorageUnavailable",
-  { cause: Schema.Defect },
+  { cause: Schema.Defect, ...subjectFields },
   "Storage is not available"
 ) {}
 
@@ -177,7 +197,7 @@ export class StorageUnavailable extends Failure.withMessage<StorageUnavailable>(
  */
 export class RateLimiterUnavailable extends Failure.withMessage<RateLimiterUnavailable>()(
   "RateLimiterUnavailable",
-  { cause: Schema.Defect },
+  { cause: Schema.Defect, ...subjectFields },
   "Rate limiting is not available"
 ) {}
 
@@ -203,3 +223,29 @@ export type GetFileDataError =
  * @category errors
  */
 export type GetSubmissionsError = GetFileDataError
+
+/**
+ * `failure` saying what it refuses (`subject`); a refused body has no subject and is returned as it is.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const about = <E extends GetFileDataError>(failure: E, subject: Subject): E => {
+  const refused: GetFileDataError = failure
+  switch (refused._tag) {
+    case "InvalidRequest":
+      return failure
+    case "RateLimited": {
+      const { scope, limit, retryAfterMillis } = refused
+      return new RateLimited({ scope, limit, retryAfterMillis, ...subject }) as E
+    }
+    case "AccessDenied":
+      return new AccessDenied(subject) as E
+    case "FileNotFound":
+      return new FileNotFound(subject) as E
+    case "StorageUnavailable":
+      return new StorageUnavailable({ cause: refused.cause, ...subject }) as E
+    case "RateLimiterUnavailable":
+      return new RateLimiterUnavailable({ cause: refused.cause, ...subject }) as E
+  }
+}

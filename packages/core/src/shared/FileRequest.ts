@@ -13,6 +13,7 @@ import * as Option from "effect/Option"
 import type { ApiKey, FileId } from "./FileData.js"
 import {
   AccessDenied,
+  about,
   FileNotFound,
   type GetFileDataError,
   type InvalidRequest,
@@ -23,7 +24,6 @@ import {
 import * as FileRepository from "./FileRepository.js"
 import * as Immediate from "./Immediate.js"
 import * as RateLimiter from "./RateLimiter.js"
-import * as RequestLog from "./RequestLog.js"
 
 /**
  * What a transport hands to an operation. The body is decoded lazily so a throttled caller costs no parsing.
@@ -38,11 +38,6 @@ export interface Input {
    * once the address was counted, or first with a limiter that counts a request in one step ({@link admit}).
    */
   readonly body: Effect.Effect<unknown, InvalidRequest> | (() => Effect.Effect<unknown, InvalidRequest>)
-  /**
-   * The request's log fields, to which the use case adds `fileId` and `userId`; without it, it adds them to the
-   * fiber's record (`RequestLog.begin`), which takes a fiber.
-   */
-  readonly fields?: RequestLog.Fields | undefined
 }
 
 /**
@@ -142,21 +137,21 @@ export const handle: <R extends Credentials, A>(
     parse: (body: unknown) => Effect.Effect<R, InvalidRequest>,
     answer: (files: FileRepository.FileRepository, request: R, file: FileRepository.FoundFile) => A
   ) {
-    const { fields } = input
-    const request = yield* admit(limiter, input, parse, (request) => {
-      // A record in the input needs no fiber; without one, the fiber's (`RequestLog.begin`), if any.
-      if (fields === undefined) return RequestLog.annotate("fileId", request.fileId)
-      fields.fileId = request.fileId
-      return Immediate.void
-    })
-
-    const access = yield* files.findAccess(request.apiKey, request.fileId)
-    // The line names the key's user even when the file is then refused.
-    if (Option.isSome(access.owner)) {
-      if (fields !== undefined) fields.userId = access.owner.value
-      else yield* RequestLog.annotate("userId", access.owner.value)
+    // Once the body named a file, every refusal names it, and the key's user once found (`FileDataError.about`).
+    let fileId: FileId | undefined
+    const admitted = yield* Immediate.either(
+      admit(limiter, input, parse, (request) => {
+        fileId = request.fileId
+        return Immediate.void
+      })
+    )
+    if (Either.isLeft(admitted)) {
+      return yield* Effect.fail(fileId === undefined ? admitted.left : about(admitted.left, { fileId }))
     }
-    const opened = open(access)
+    const request = admitted.right
+    const access = yield* Immediate.either(files.findAccess(request.apiKey, request.fileId))
+    if (Either.isLeft(access)) return yield* Effect.fail(about(access.left, { fileId: request.fileId }))
+    const opened = open(access.right, request.fileId)
     if (isRefused(opened)) return yield* opened
     return answer(files, request, opened)
   })
@@ -170,16 +165,18 @@ export const handle: <R extends Credentials, A>(
 export type Refused = AccessDenied | FileNotFound
 
 /**
- * Rules 4 to 6 on what one `findAccess` told: the file when the key is active and its user owns the file, else
- * the refusal. A missing file is told only to a valid key, and another user's file looks like a wrong key.
+ * Rules 4 to 6 on what one `findAccess` told of `fileId`: the file when the key is active and its user owns the
+ * file, else the refusal, naming the file and the key's user if any. A missing file is told only to a valid key,
+ * and another user's file looks like a wrong key.
  *
  * @since 0.2.0
  * @category use cases
  */
-export const open = ({ file, owner }: FileRepository.Access): FileRepository.FoundFile | Refused => {
-  if (Option.isNone(owner)) return new AccessDenied()
-  if (Option.isNone(file)) return new FileNotFound()
-  return file.value.ownerId === owner.value ? file.value : new AccessDenied()
+export const open = ({ file, owner }: FileRepository.Access, fileId: FileId): FileRepository.FoundFile | Refused => {
+  if (Option.isNone(owner)) return new AccessDenied({ fileId })
+  const userId = owner.value
+  if (Option.isNone(file)) return new FileNotFound({ fileId, userId })
+  return file.value.ownerId === userId ? file.value : new AccessDenied({ fileId, userId })
 }
 
 /**
@@ -203,7 +200,7 @@ export const reopen = (
   request: Credentials
 ): Effect.Effect<FileRepository.FoundFile, Refused | StorageUnavailable> =>
   Effect.flatMap(files.findAccess(request.apiKey, request.fileId), (access) => {
-    const opened = open(access)
+    const opened = open(access, request.fileId)
     return isRefused(opened) ? Effect.fail(opened) : Effect.succeed(opened)
   })
 

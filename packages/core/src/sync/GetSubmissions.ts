@@ -25,7 +25,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { FileId, InstantFromIso } from "../shared/FileData.js"
-import { type GetSubmissionsError, type InvalidRequest, Issue, pointer } from "../shared/FileDataError.js"
+import { about, type GetSubmissionsError, type InvalidRequest, Issue, pointer } from "../shared/FileDataError.js"
 import type * as FileRepository from "../shared/FileRepository.js"
 import * as FileRequest from "../shared/FileRequest.js"
 import * as Immediate from "../shared/Immediate.js"
@@ -311,8 +311,10 @@ const waited = (
             )
           })
       )
+    // A refusal after the first check names what that check found (`FileDataError.about`).
+    const asked = { fileId: found.id, userId: found.ownerId }
     return Effect.ensuring(
-      look(found),
+      Effect.mapError(look(found), (failure) => about(failure, asked)),
       Effect.sync(() => release?.())
     )
   })

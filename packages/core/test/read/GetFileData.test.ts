@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as FileDataReply from "../../src/read/FileDataReply.js"
 import * as GetFileData from "../../src/read/GetFileData.js"
@@ -456,9 +458,11 @@ describe("getFileData: order of checks", () => {
       const repository = TestFileRepository.make(spec, journal)
       const guess = input({ fileId: "contact", apiKey: "guess" }, journal)
       expect(yield* Effect.flip(run(guess, repository, limiter))).toBeInstanceOf(AccessDenied)
+      // Counted once the body was read: the refusal names the file, for the request's log line.
       expect(yield* Effect.flip(run(guess, repository, limiter))).toMatchObject({
         _tag: "RateLimited",
-        scope: "apiKey"
+        scope: "apiKey",
+        fileId: "contact"
       })
     })
   )
@@ -475,6 +479,7 @@ describe("getFileData: order of checks", () => {
       expect((yield* ask("alice-key-2", "a"))._tag).toBe("Right")
       expect((yield* ask("alice-key-2", "a"))._tag).toBe("Right")
       expect(yield* ask("bob-key", "a")).toMatchObject({ left: { _tag: "RateLimited", scope: "clientAddress" } })
+      expect(yield* ask("bob-key", "a")).not.toHaveProperty("left.fileId")
       expect(limiter.count("apiKey alice-key-1")).toBe(3)
       expect(limiter.count("apiKey bob-key")).toBe(0)
     })
@@ -493,7 +498,7 @@ describe("getFileData: a limiter that counts a request in one step", () => {
   const unreadable = new InvalidRequest({ reason: "MalformedJson", issues: [new Issue({ pointer: "", detail: "x" })] })
   const limit = FastCheck.constantFrom(0, 1, 2, Number.POSITIVE_INFINITY)
 
-  // Each request's verdict and log fields, and every subject's count, on one limiter.
+  // Each request's verdict and what it says of the request (`FileDataError.Subject`), and every subject's count, on one limiter.
   const serve = (
     inOneStep: boolean,
     limits: { readonly apiKey: number; readonly clientAddress: number },
@@ -503,17 +508,23 @@ describe("getFileData: a limiter that counts a request in one step", () => {
     const repository = TestFileRepository.make(spec)
     const answers = requests.map(({ address, body }) => {
       const chosen = pick(bodies, body)
-      const fields: Record<string, string | number> = {}
       const request = {
         clientAddress: address,
-        body: chosen === "unreadable" ? Effect.fail(unreadable) : Effect.succeed(chosen),
-        fields
+        body: chosen === "unreadable" ? Effect.fail(unreadable) : Effect.succeed(chosen)
       }
       const exit = Effect.runSyncExit(
         GetFileData.run(request).pipe(Effect.provide(Layer.merge(repository.layer, limiter.layer)))
       )
       const verdict = exit._tag === "Success" ? "ok" : JSON.stringify(exit.cause)
-      return { verdict, fields }
+      const failure = exit._tag === "Failure" ? Cause.failureOption(exit.cause) : Option.none()
+      const subject = Option.match(failure, {
+        onNone: () => undefined,
+        onSome: (refused) => ({
+          fileId: (refused as { fileId?: string }).fileId,
+          userId: (refused as { userId?: string }).userId
+        })
+      })
+      return { verdict, subject }
     })
     const subjects = ["a", "b"].map((address) => `clientAddress ${address}`)
     const keys = ["alice-key-1", "guess", "bob-key"].map((key) => `apiKey ${key}`)

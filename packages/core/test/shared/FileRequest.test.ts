@@ -17,6 +17,8 @@ const found: FileRepository.FoundFile = {
   readPoint: FileRepository.ReadPoint("0")
 }
 
+const fileId = found.id
+
 const access = (owner: string | undefined, file: FileRepository.FoundFile | undefined): FileRepository.Access => ({
   owner: Option.fromNullable(owner as UserId | undefined),
   file: Option.fromNullable(file)
@@ -24,12 +26,15 @@ const access = (owner: string | undefined, file: FileRepository.FoundFile | unde
 
 describe("FileRequest.open", () => {
   it("opens the file to its owner's key only, and tells a missing file only to a valid key", () => {
-    expect(FileRequest.open(access("user-1", found))).toBe(found)
-    expect(FileRequest.open(FileRepository.noAccess)).toBeInstanceOf(AccessDenied)
-    expect(FileRequest.open(access("user-2", found))).toBeInstanceOf(AccessDenied)
-    expect(FileRequest.open(access("user-1", undefined))).toBeInstanceOf(FileNotFound)
-    expect(FileRequest.isRefused(FileRequest.open(access("user-1", found)))).toBe(false)
-    expect(FileRequest.isRefused(FileRequest.open(access("user-2", found)))).toBe(true)
+    expect(FileRequest.open(access("user-1", found), fileId)).toBe(found)
+    expect(FileRequest.open(FileRepository.noAccess, fileId)).toBeInstanceOf(AccessDenied)
+    expect(FileRequest.open(access("user-2", found), fileId)).toBeInstanceOf(AccessDenied)
+    expect(FileRequest.open(access("user-1", undefined), fileId)).toBeInstanceOf(FileNotFound)
+    expect(FileRequest.open(access("user-2", found), fileId)).toMatchObject({ fileId, userId: "user-2" })
+    const unknownKey = FileRequest.open(FileRepository.noAccess, fileId) as AccessDenied
+    expect([unknownKey.fileId, unknownKey.userId]).toEqual([fileId, undefined])
+    expect(FileRequest.isRefused(FileRequest.open(access("user-1", found), fileId))).toBe(false)
+    expect(FileRequest.isRefused(FileRequest.open(access("user-2", found), fileId))).toBe(true)
   })
 
   it.effect("is what reopen applies to a fresh findAccess", () =>

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as FiberRef from "effect/FiberRef"
-import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
 import * as GetFileData from "../../src/read/GetFileData.js"
+import type { StoredFile } from "../../src/shared/FileData.js"
+import type { GetFileDataError } from "../../src/shared/FileDataError.js"
 import type * as FileRepository from "../../src/shared/FileRepository.js"
 import type * as FileRequest from "../../src/shared/FileRequest.js"
 import type * as RateLimiter from "../../src/shared/RateLimiter.js"
@@ -30,7 +31,7 @@ const provided = <A, E>(effect: Effect.Effect<A, E, Ports>) => {
   return Effect.provide(effect, Layer.mergeAll(repository.layer, TestRateLimiter.make().layer, repository.signals))
 }
 
-type Operation = (input: FileRequest.Input) => Effect.Effect<unknown, unknown, Ports>
+type Operation = (input: FileRequest.Input) => Effect.Effect<{ readonly file: StoredFile }, GetFileDataError, Ports>
 
 const operations: ReadonlyArray<readonly [string, Operation]> = [
   ["GetFileData", GetFileData.run],
@@ -38,80 +39,66 @@ const operations: ReadonlyArray<readonly [string, Operation]> = [
 ]
 
 /**
- * The fields of the request's line, as a transport writes it after the operation in the same fiber, having handed
- * the operation the fiber's record (`RequestLog.use`). The annotations of the line besides, which the operation
- * leaves alone.
+ * What the operation's outcome says of the request, as a transport reads it for the request's line: the file
+ * answered and its owner, or the subject of the refusal (`FileDataError.Subject`). Never more.
  */
-const lineAfter = (operation: Operation, body: unknown) =>
-  Effect.gen(function* () {
-    const lines: Array<{ message: unknown; annotations: Record<string, unknown> }> = []
-    const logger = Logger.make(({ message, annotations }) =>
-      lines.push({ message, annotations: Object.fromEntries(annotations) })
-    )
-    const fields: RequestLog.Fields = {}
-    yield* RequestLog.use(fields)
-    yield* Effect.exit(provided(operation({ ...input(body, []), fields })))
-    yield* RequestLog.write("request", { status: 200 }).pipe(
-      Effect.provide(Logger.replace(Logger.defaultLogger, logger))
-    )
-    return lines[0]
-  }).pipe(Effect.locally(FiberRef.currentLogAnnotations, HashMap.empty()))
-
-const annotationsAfter = (operation: Operation, body: unknown) =>
-  Effect.map(lineAfter(operation, body), (line) => {
-    if (line === undefined) throw new Error("no line was logged")
-    expect(line.annotations).toEqual({})
-    const [message, fields] = line.message as [string, Record<string, unknown>]
-    expect(message).toBe("request")
-    expect(fields.status).toBe(200)
-    const { status: _, ...learned } = fields
-    return learned
+const subjectAfter = (operation: Operation, body: unknown) =>
+  Effect.map(Effect.either(provided(operation(input(body, [])))), (outcome) => {
+    if (Either.isRight(outcome)) return { fileId: outcome.right.file.id, userId: outcome.right.file.ownerId }
+    const { fileId, userId } = outcome.left as { fileId?: string; userId?: string }
+    return { ...(fileId === undefined ? {} : { fileId }), ...(userId === undefined ? {} : { userId }) }
   })
 
-describe("what the request's log line learns", () => {
+describe("what the request's outcome says of it, for its log line", () => {
   for (const [name, operation] of operations) {
     it.effect(`${name}: the file once the body is read, the key's user once the key is known; never the key`, () =>
       Effect.gen(function* () {
-        expect(yield* annotationsAfter(operation, { fileId: "contact", apiKey: "alice-key" })).toEqual({
+        expect(yield* subjectAfter(operation, { fileId: "contact", apiKey: "alice-key" })).toEqual({
           fileId: "contact",
           userId: "alice"
         })
         // The user is the one whose key it is, also when the file is another's.
-        expect(yield* annotationsAfter(operation, { fileId: "contact", apiKey: "carol-key" })).toEqual({
+        expect(yield* subjectAfter(operation, { fileId: "contact", apiKey: "carol-key" })).toEqual({
           fileId: "contact",
           userId: "carol"
         })
-        expect(yield* annotationsAfter(operation, { fileId: "contact", apiKey: "no-such-key" })).toEqual({
+        expect(yield* subjectAfter(operation, { fileId: "missing", apiKey: "carol-key" })).toEqual({
+          fileId: "missing",
+          userId: "carol"
+        })
+        expect(yield* subjectAfter(operation, { fileId: "contact", apiKey: "no-such-key" })).toEqual({
           fileId: "contact"
         })
-        expect(yield* annotationsAfter(operation, { fileId: "contact" })).toEqual({})
+        expect(yield* subjectAfter(operation, { fileId: "contact" })).toEqual({})
       })
     )
   }
 
-  it.effect("the fiber's record for a request handed none, and each request's own record for its line", () =>
+  it.effect("the operations write nothing into the fiber's record", () =>
     Effect.gen(function* () {
-      const [, operation] = operations[0] as (typeof operations)[number]
-      const run = (fields?: RequestLog.Fields) =>
-        provided(operation({ ...input({ fileId: "contact", apiKey: "alice-key" }, []), fields }))
-      expect(yield* Effect.zipRight(Effect.exit(run()), FiberRef.get(RequestLog.currentFields))).toBeUndefined()
-      // No record in the input: the fiber's, once a transport began one.
-      const begun = Effect.zipRight(RequestLog.begin, Effect.zipRight(run(), FiberRef.get(RequestLog.currentFields)))
-      expect(yield* begun).toEqual({ fileId: "contact", userId: "alice" })
-      // Two requests' fibers at once: each line has its own request's fields.
-      const bob = Effect.gen(function* () {
-        const fields: RequestLog.Fields = {}
-        yield* Effect.exit(provided(operation({ ...input({ fileId: "other", apiKey: "carol-key" }, []), fields })))
-        return fields
-      })
-      const alice = Effect.gen(function* () {
-        const fields: RequestLog.Fields = {}
-        yield* Effect.exit(run(fields))
-        return fields
-      })
-      const [first, second] = yield* Effect.all([alice, bob], { concurrency: 2 })
-      expect(first).toEqual({ fileId: "contact", userId: "alice" })
-      expect(second).toEqual({ fileId: "other", userId: "carol" })
+      for (const [, operation] of operations) {
+        const recorded = Effect.zipRight(
+          RequestLog.begin,
+          Effect.zipRight(
+            Effect.exit(provided(operation(input({ fileId: "contact", apiKey: "alice-key" }, [])))),
+            FiberRef.get(RequestLog.currentFields)
+          )
+        )
+        expect(yield* recorded).toEqual({})
+      }
+    })
+  )
+
+  it.effect("annotate adds to the record a transport began, and to none when it began none", () =>
+    Effect.gen(function* () {
+      expect(yield* Effect.zipRight(RequestLog.annotate("code", "x"), FiberRef.get(RequestLog.currentFields))).toBe(
+        undefined
+      )
+      const begun = Effect.zipRight(
+        RequestLog.begin,
+        Effect.zipRight(RequestLog.annotate("code", "x"), FiberRef.get(RequestLog.currentFields))
+      )
+      expect(yield* begun).toEqual({ code: "x" })
     })
   )
 })

@@ -31,6 +31,11 @@ export interface HttpLimits {
   readonly drainTimeoutMillis: number
   /** How long a reply may go on while the client accepts nothing of it, before it is abandoned (`HTTP_SEND_TIMEOUT_MS`). */
   readonly sendTimeoutMillis: number
+  /**
+   * Whether a reply asks V8 for a young collection after every few MiB of pages it sent
+   * (`HTTP_COLLECT_SENT_PAGES`, on by default); absent, off.
+   */
+  readonly collectSentPages?: boolean | undefined
 }
 
 /** @internal */
@@ -52,6 +57,7 @@ export const http: Config.Config<HttpLimits> = Config.all({
   firstRequestTimeoutMillis: wholeNumber("HTTP_FIRST_REQUEST_TIMEOUT_MS", 5_000, 1, 600_000),
   drainTimeoutMillis: wholeNumber("HTTP_DRAIN_TIMEOUT_MS", 10_000, 0, 600_000),
   sendTimeoutMillis: wholeNumber("HTTP_SEND_TIMEOUT_MS", defaultSendTimeoutMillis, 1, 600_000),
+  collectSentPages: flag("HTTP_COLLECT_SENT_PAGES").pipe(Config.withDefault(true)),
   trustProxy
 }).pipe(
   Config.map(({ maxConnectionsPerAddress, trustProxy, ...limits }) => ({

@@ -4,7 +4,7 @@ import * as Metrics from "@effect/opentelemetry/Metrics"
 import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
 import * as Resource from "@effect/opentelemetry/Resource"
 import * as OtelTracer from "@effect/opentelemetry/Tracer"
-import { PrometheusExporter } from "@opentelemetry/exporter-prometheus"
+import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporter-prometheus"
 import { OTLPTraceExporter as JsonTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
 import { OTLPTraceExporter as ProtobufTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto"
 import type { CollectionResult, MetricProducer } from "@opentelemetry/sdk-metrics"
@@ -20,6 +20,10 @@ import { CannotListen } from "../StartupFailure.js"
 import * as ProcessMetrics from "./processMetrics.js"
 
 const METRICS_PATH = "/metrics"
+
+// The text format's media type with its version, which Prometheus and `promtool` expect; the exporter's own
+// handler sends a bare `text/plain`.
+const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 const listen = (server: Server, address: { readonly host: string; readonly port: number }) =>
   Effect.acquireRelease(
@@ -72,11 +76,23 @@ const prometheus = (address: { readonly host: string; readonly port: number }) =
         }
       }
       yield* Metrics.registerProducer(producer, () => exporter)
+      // The exporter's serializer as its options above configure it, behind a reply of ours.
+      const serializer = new PrometheusSerializer(undefined, false, undefined, false, true)
       const server = createServer((request, response) => {
-        if ((request.url ?? "").split("?", 1)[0] === METRICS_PATH)
-          return exporter.getMetricsRequestHandler(request, response)
-        response.statusCode = 404
-        response.end()
+        if ((request.url ?? "").split("?", 1)[0] !== METRICS_PATH) {
+          response.statusCode = 404
+          return response.end()
+        }
+        exporter.collect().then(
+          ({ resourceMetrics }) => {
+            response.writeHead(200, { "content-type": METRICS_CONTENT_TYPE })
+            response.end(serializer.serialize(resourceMetrics))
+          },
+          (cause: unknown) => {
+            response.writeHead(500, { "content-type": METRICS_CONTENT_TYPE })
+            response.end(`# failed to collect metrics: ${cause}\n`)
+          }
+        )
       })
       yield* listen(server, address)
       const { port } = server.address() as AddressInfo

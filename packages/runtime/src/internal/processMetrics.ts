@@ -5,7 +5,8 @@ import * as Metric from "effect/Metric"
 import type * as MetricLabel from "effect/MetricLabel"
 import type * as Scope from "effect/Scope"
 
-// The names and meanings of prom-client's default metrics, which dashboards for Node.js services expect.
+// The names and meanings of prom-client's default metrics, which dashboards for Node.js services expect, but for
+// the active resources: prom-client's `_total` on a gauge is a counter's suffix (docs/operations.md#metrics).
 const gauge = (name: string, description: string) => Metric.gauge(name, { description })
 const counter = (name: string, description: string) => Metric.counter(name, { description, incremental: true })
 
@@ -22,7 +23,7 @@ const externalMemory = gauge(
   "Memory of C++ objects bound to JavaScript objects, in bytes"
 )
 const activeResources = gauge(
-  "nodejs_active_resources_total",
+  "nodejs_active_resources",
   "Handles and requests keeping the event loop alive (sockets, timers, file operations)"
 )
 const lag = (statistic: string) =>

@@ -43,7 +43,7 @@ export const make = (
   { existing, transaction }: Store
 ): Pick<
   OperatorStore.OperatorStore,
-  "createKey" | "revokeKey" | "listKeys" | "findKey" | "createUser" | "listUsers" | "userExists"
+  "createKey" | "revokeKey" | "listKeys" | "findKey" | "createUser" | "listUsers" | "userExists" | "removeUser"
 > => {
   const { instant, epochMillis, int8, writeLock } = dialect
   // Reads outside a transaction: every SQL failure is the port's, a row that does not decode a defect.
@@ -99,20 +99,43 @@ export const make = (
       ORDER BY u.id`
   })
 
+  // What a user's removal takes, counted in one statement before it is deleted.
+  const owned = SqlSchema.single({
+    Request: Schema.String,
+    Result: Schema.Struct({ api_keys: Rows.Int, files: Rows.Int, submissions: Rows.Int, webhooks: Rows.Int }),
+    execute: (userId) => sql`SELECT
+      (SELECT COUNT(*) FROM api_keys WHERE user_id = ${userId}) AS api_keys,
+      (SELECT COUNT(*) FROM files WHERE user_id = ${userId}) AS files,
+      (SELECT COUNT(*) FROM submissions WHERE file_id IN (SELECT id FROM files WHERE user_id = ${userId})) AS submissions,
+      (SELECT COUNT(*) FROM webhooks WHERE file_id IN (SELECT id FROM files WHERE user_id = ${userId})) AS webhooks`
+  })
+
+  // `body` in one transaction under the write lock, once the user is known to exist.
+  const ofUser = <A>(
+    userId: FileData.UserId,
+    body: Effect.Effect<A, SqlError | Rows.RowFailure>
+  ): Effect.Effect<A, OperatorStore.UserNotFound | FileDataError.StorageUnavailable> =>
+    Rows.orDieOnRow(
+      transaction(
+        Effect.gen(function* () {
+          yield* writeLock
+          const found = yield* existing("users", "id", [userId])
+          if (!found.has(userId)) return yield* new OperatorStore.UserNotFound({ userId })
+          return yield* body
+        })
+      )
+    )
+
   return {
     createKey: (userId, apiKey) =>
-      Rows.orDieOnRow(
-        transaction(
-          Effect.gen(function* () {
-            yield* writeLock
-            const found = yield* existing("users", "id", [userId])
-            if (!found.has(userId)) return yield* new OperatorStore.UserNotFound({ userId })
-            return yield* insertKey({
-              userId,
-              keyHash: hashKey(apiKey),
-              prefix: Option.getOrNull(ApiKeyPrefix.fromText(Redacted.value(apiKey))),
-              now: yield* Clock.currentTimeMillis
-            })
+      ofUser(
+        userId,
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          insertKey({
+            userId,
+            keyHash: hashKey(apiKey),
+            prefix: Option.getOrNull(ApiKeyPrefix.fromText(Redacted.value(apiKey))),
+            now
           })
         )
       ),
@@ -140,6 +163,26 @@ export const make = (
       ),
 
     listUsers: read(users(undefined)),
+
+    // Rows go before the rows they refer to, as the foreign keys ask.
+    removeUser: (userId) =>
+      ofUser(
+        userId,
+        Effect.gen(function* () {
+          const { api_keys: apiKeys, ...rest } = yield* owned(userId)
+          const files = sql`SELECT id FROM files WHERE user_id = ${userId}`
+          const webhooks = sql`SELECT id FROM webhooks WHERE file_id IN (${files})`
+          yield* sql`DELETE FROM webhook_attempts WHERE webhook_id IN (${webhooks})`
+          yield* sql`DELETE FROM webhook_events WHERE webhook_id IN (${webhooks})`
+          yield* sql`DELETE FROM webhooks WHERE file_id IN (${files})`
+          yield* sql`DELETE FROM content_names WHERE file_id IN (${files})`
+          yield* sql`DELETE FROM submissions WHERE file_id IN (${files})`
+          yield* sql`DELETE FROM files WHERE user_id = ${userId}`
+          yield* sql`DELETE FROM api_keys WHERE user_id = ${userId}`
+          yield* sql`DELETE FROM users WHERE id = ${userId}`
+          return { apiKeys, ...rest }
+        })
+      ),
 
     userExists: (userId: FileData.UserId) =>
       Effect.map(read(existing("users", "id", [userId])), (found) => found.has(userId))

@@ -1,6 +1,7 @@
 /**
  * The operations on one file the server serves, one row each: the path, the core's use case, and the writer
- * of its reply body. Both transports serve every row the same way (the hot route, `FileDataRoute`, and the
+ * of its reply body; and how one request to them begins ({@link starter}: its reply's frame and the use case's
+ * input, built once). Both transports serve every row the same way (the hot route, `FileDataRoute`, and the
  * HttpApi handlers, `Handlers.files`): the body read by `RequestBody`, one limiter for both (so every
  * operation counts against the same per-key and per-address quotas), the reply written by `Reply.send`. An
  * operation added to `FileDataApi.FilesGroup` gets its row here and its handler in `Handlers.files`.
@@ -8,7 +9,7 @@
  * @since 0.1.0
  */
 
-import type { ServerResponse } from "node:http"
+import type { IncomingHttpHeaders, ServerResponse } from "node:http"
 import { FileDataApi } from "@filedata/client"
 import {
   ExportEncoder,
@@ -20,7 +21,12 @@ import {
   GetSubmissions,
   SubmissionsEncoder
 } from "@filedata/core"
+import { ServiceConfig } from "@filedata/runtime"
 import type * as Effect from "effect/Effect"
+import * as ClientAddress from "../ClientAddress.js"
+import * as ContentCoding from "../ContentCoding.js"
+import * as Middleware from "../Middleware.js"
+import * as RateLimitHeaders from "../RateLimitHeaders.js"
 import * as Reply from "./Reply.js"
 
 /**
@@ -41,16 +47,19 @@ export type Ports = GetSubmissions.Ports
 export interface Operation {
   /** The request path, as in `FileDataApi`. */
   readonly path: string
-  /** Runs the use case for one request on `ports` and writes its reply, success or problem, on `response`. */
+  /**
+   * Runs the use case for one request on `ports` and writes its reply, success or problem, on `response`; says
+   * what the reply said of the request, for its log line.
+   */
   readonly answer: (
     ports: Ports,
     input: FileRequest.Input,
     response: ServerResponse,
     frame: Reply.Frame
-  ) => Effect.Effect<void>
+  ) => Effect.Effect<Reply.Outcome>
 }
 
-const make = <A>(
+const make = <A extends Reply.Answer>(
   path: string,
   runWith: (
     ports: Ports,
@@ -131,3 +140,78 @@ export const all: ReadonlyArray<Operation> = [getFileData, getSubmissions, expor
  * @category operations
  */
 export const byPath: ReadonlyMap<string, Operation> = new Map(all.map((operation) => [operation.path, operation]))
+
+/**
+ * What both transports are configured with.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Options {
+  readonly trustProxy: boolean
+  /**
+   * Without it, the default of `HTTP_SEND_TIMEOUT_MS`, and no collection after pages sent
+   * (`HTTP_COLLECT_SENT_PAGES`, which the hot route turns on at start).
+   */
+  readonly http?: { readonly sendTimeoutMillis: number; readonly collectSentPages?: boolean | undefined } | undefined
+}
+
+/**
+ * What a transport knows of a request before its body is read.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Arrival {
+  readonly headers: IncomingHttpHeaders
+  /** The socket's peer address, when the socket still has one. */
+  readonly remoteAddress: string | undefined
+  /** The id the platform's middleware assigned already, if any; else it is read from `X-Request-Id`. */
+  readonly requestId?: string | undefined
+}
+
+/**
+ * One request under way: its reply's frame, and the operation's answer once the body is at hand.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Exchange {
+  readonly frame: Reply.Frame
+  /** Runs the operation and writes its reply; says what the reply said of the request, for its log line. */
+  readonly answer: (body: FileRequest.Input["body"]) => Effect.Effect<Reply.Outcome>
+}
+
+/**
+ * The function that begins an exchange for each request, on ports held once: one limiter behind every
+ * operation's meter, so they all count against the same quotas.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const starter = (
+  options: Options,
+  ports: Ports
+): ((operation: Operation, arrival: Arrival, response: ServerResponse) => Exchange) => {
+  const meter = RateLimitHeaders.meters(ports.limiter)
+  const sendTimeoutMillis = options.http?.sendTimeoutMillis ?? ServiceConfig.defaultSendTimeoutMillis
+  return (operation, { headers, remoteAddress, requestId }, response) => {
+    const frame: Reply.Frame = {
+      requestId: requestId ?? Middleware.requestId(headers["x-request-id"]),
+      meter: meter(),
+      coding: ContentCoding.negotiate(headers["accept-encoding"]),
+      sendTimeoutMillis
+    }
+    const clientAddress = ClientAddress.of(headers, remoteAddress, options.trustProxy)
+    return {
+      frame,
+      answer: (body) =>
+        operation.answer(
+          { files: ports.files, limiter: frame.meter.limiter, signals: ports.signals, waiting: ports.waiting },
+          { clientAddress, body },
+          response,
+          frame
+        )
+    }
+  }
+}

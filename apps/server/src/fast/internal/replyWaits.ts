@@ -10,7 +10,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import * as Runtime from "effect/Runtime"
-import * as Instrumentation from "../Instrumentation.js"
+import * as Instrumentation from "../../Instrumentation.js"
 import type { Frame } from "../Reply.js"
 
 /**

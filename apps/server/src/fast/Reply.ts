@@ -13,16 +13,16 @@
 
 import type { ServerResponse } from "node:http"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { type FileDataError, Immediate } from "@filedata/core"
+import { type FileData, type FileDataError, Immediate, type ProblemCode } from "@filedata/core"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import type * as ContentCoding from "./ContentCoding.js"
-import * as Instrumentation from "./Instrumentation.js"
+import type * as ContentCoding from "../ContentCoding.js"
+import * as Instrumentation from "../Instrumentation.js"
+import * as Problem from "../Problem.js"
+import type * as RateLimitHeaders from "../RateLimitHeaders.js"
 import * as bodyWriters from "./internal/bodyWriters.js"
 import * as replyWaits from "./internal/replyWaits.js"
-import * as Problem from "./Problem.js"
-import type * as RateLimitHeaders from "./RateLimitHeaders.js"
 
 /**
  * The header fields every reply of the service carries, with its body's `contentType` when given: the one
@@ -175,10 +175,10 @@ export const logUnexpected = (cause: Cause.Cause<unknown>): Effect.Effect<void> 
 export const unexpected = (response: ServerResponse, frame: Frame, cause: Cause.Cause<unknown>): Effect.Effect<void> =>
   Effect.zipRight(
     logUnexpected(cause).pipe(Effect.annotateLogs("requestId", frame.requestId)),
-    Effect.zipRight(
-      Effect.sync(() => writeProblem(response, frame, Problem.internalError)),
-      Instrumentation.problem(Problem.internalError.code)
-    )
+    Effect.sync(() => {
+      writeProblem(response, frame, Problem.internalError)
+      Instrumentation.countProblem(Problem.internalError.code)
+    })
   )
 
 /**
@@ -193,23 +193,68 @@ export type BodyWriter<A> = (
   write: (piece: Piece, last: boolean) => Effect.Effect<void, ClientGone>
 ) => Effect.Effect<void, ClientGone | FileDataError.StorageUnavailable>
 
+/**
+ * What a reply says of its request, for the request's log line (`Middleware.requestLine`): the file and the
+ * key's user once known (the answer's file, or the refusal's `FileDataError.Subject`), and the problem's code
+ * when the reply is one. Only the fields known are present, in that order.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Outcome = {
+  readonly fileId?: string
+  readonly userId?: string
+  readonly code?: ProblemCode.ProblemCode
+}
+
+/**
+ * What every operation answers with: the file it read.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Answer {
+  readonly file: FileData.StoredFile
+}
+
+const answered = (answer: Answer): Outcome => ({ fileId: answer.file.id, userId: answer.file.ownerId })
+
+const nothingKnown: Outcome = {}
+const noSubject: FileDataError.Subject = {}
+
+// The outcome of a problem reply: the refusal's subject, else what the answer said (a failure while writing it).
+const refused = (failure: FileDataError.GetFileDataError, known: Outcome, code: ProblemCode.ProblemCode): Outcome => {
+  const subject: FileDataError.Subject = failure._tag === "InvalidRequest" ? noSubject : failure
+  const fileId = subject.fileId ?? known.fileId
+  const userId = subject.userId ?? known.userId
+  if (fileId === undefined) return { code }
+  return userId === undefined ? { fileId, code } : { fileId, userId, code }
+}
+
 // The problem of a failure, or the 500 of anything unexpected; an interruption alone writes nothing.
 const settled = (
   response: ServerResponse,
   frame: Frame,
-  written: Effect.Effect<void, ClientGone | FileDataError.GetFileDataError>
-): Effect.Effect<void> =>
+  written: Effect.Effect<void, ClientGone | FileDataError.GetFileDataError>,
+  known: Outcome
+): Effect.Effect<Outcome> =>
   written.pipe(
+    Effect.as(known),
     Effect.catchAll((failure) =>
       failure._tag === "ClientGone"
-        ? Effect.void
-        : Effect.suspend(() => {
+        ? Effect.succeed(known)
+        : Effect.sync(() => {
             const problem = Problem.fromFailure(failure)
             writeProblem(response, frame, problem)
-            return Instrumentation.problem(problem.code)
+            Instrumentation.countProblem(problem.code)
+            return refused(failure, known, problem.code)
           })
     ),
-    Effect.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.void : unexpected(response, frame, cause)))
+    Effect.catchAllCause((cause) =>
+      Cause.isInterruptedOnly(cause)
+        ? Effect.succeed(known)
+        : Effect.as(unexpected(response, frame, cause), { ...known, code: Problem.internalError.code })
+    )
   )
 
 /**
@@ -217,34 +262,37 @@ const settled = (
  * `kindOf` says, JSON without it; in the frame's
  * coding, one `end` with `Content-Length` when it is one piece, else streamed with back-pressure, stopped when
  * the client goes away or accepts nothing for the send timeout); or the problem of its failure, uncompressed.
- * An interruption alone writes nothing.
+ * An interruption alone writes nothing. Both paths that serve the operations write through here, and log what
+ * it returns (`Outcome`).
  *
  * @since 0.1.0
  * @category writing
  */
-export const send = <A>(
+export const send = <A extends Answer>(
   response: ServerResponse,
   frame: Frame,
   outcome: Effect.Effect<A, FileDataError.GetFileDataError>,
   writeTo: BodyWriter<A>,
   kindOf?: ((answer: A) => BodyKind) | undefined
-): Effect.Effect<void> => {
-  const kind = (answer: A): BodyKind => (kindOf === undefined ? json : kindOf(answer))
+): Effect.Effect<Outcome> => {
+  const write = (answer: A) => writeTo(answer, writer(response, frame, kindOf === undefined ? json : kindOf(answer)))
   // An answer already evaluated is written now; a reply written at once is an `Exit` (`Immediate`).
   if (Immediate.isDone(outcome) && Exit.isSuccess(outcome)) {
+    const answer = outcome.value as A
     let written: Effect.Effect<void, ClientGone | FileDataError.StorageUnavailable>
     try {
-      written = writeTo(outcome.value as A, writer(response, frame, kind(outcome.value as A)))
+      written = write(answer)
     } catch (defect) {
       written = Exit.die(defect)
     }
-    return Immediate.isDone(written) && Exit.isSuccess(written) ? Immediate.void : settled(response, frame, written)
+    return Immediate.isDone(written) && Exit.isSuccess(written)
+      ? Immediate.succeed(answered(answer))
+      : settled(response, frame, written, answered(answer))
   }
-  return settled(
-    response,
-    frame,
-    Effect.flatMap(outcome, (answer) => writeTo(answer, writer(response, frame, kind(answer))))
-  )
+  return Effect.matchCauseEffect(outcome, {
+    onFailure: (cause) => settled(response, frame, Effect.failCause(cause), nothingKnown),
+    onSuccess: (answer) => settled(response, frame, write(answer), answered(answer))
+  })
 }
 
 /**

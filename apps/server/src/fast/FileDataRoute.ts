@@ -1,14 +1,15 @@
 /**
  * The hot route: the operations on a file (`Operations`) answered on `node:http` directly, ahead of the
- * platform's router, with the same rules and modules as the HttpApi handlers (`Exchange`, `RequestBody`,
- * `Reply`) and the use case run synchronously whenever nothing in it waits. Why:
- * docs/performance.md#hot-route-beside-the-platform-router.
+ * platform's router, with the same rules and modules as the HttpApi handlers (`Operations`, `RequestBody`,
+ * `Reply`), the use case run synchronously whenever nothing in it waits, and the request's line made from what its
+ * reply returned (`Reply.Outcome`, `Middleware.requestLine`). Why: docs/performance.md#hot-route-beside-the-platform-router;
+ * the folder's map: `README.md` beside this module.
  *
  * @since 0.1.0
  */
 
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { FileRepository, Immediate, RateLimiter, RequestLog, SubmissionSignals, WaitingRequests } from "@filedata/core"
+import { FileRepository, Immediate, RateLimiter, SubmissionSignals, WaitingRequests } from "@filedata/core"
 import { Logging, Telemetry } from "@filedata/runtime"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -18,15 +19,15 @@ import * as FiberRef from "effect/FiberRef"
 import * as LogLevel from "effect/LogLevel"
 import * as Runtime from "effect/Runtime"
 import * as RuntimeFlags from "effect/RuntimeFlags"
-import * as ClientAddress from "./ClientAddress.js"
-import * as Exchange from "./Exchange.js"
-import * as Instrumentation from "./Instrumentation.js"
-import * as Middleware from "./Middleware.js"
+import * as ClientAddress from "../ClientAddress.js"
+import * as Instrumentation from "../Instrumentation.js"
+import * as Middleware from "../Middleware.js"
+import * as Problem from "../Problem.js"
+import * as ProtocolErrors from "../ProtocolErrors.js"
+import * as RequestBody from "../RequestBody.js"
+import * as PageCollection from "./internal/pageCollection.js"
 import * as Operations from "./Operations.js"
-import * as Problem from "./Problem.js"
-import * as ProtocolErrors from "./ProtocolErrors.js"
 import * as Reply from "./Reply.js"
-import * as RequestBody from "./RequestBody.js"
 
 // What `byPath` holds for a request target's path; the target is nearly always exactly the path.
 const atTarget = <A>(byPath: ReadonlyMap<string, A>, url: string): A | undefined =>
@@ -96,10 +97,11 @@ export type Requirements =
  * @category constructors
  */
 export const make = (
-  options: Exchange.Options
+  options: Operations.Options
 ): Effect.Effect<(request: IncomingMessage, response: ServerResponse) => void, never, Requirements> =>
   Effect.gen(function* () {
     const runtime = yield* Effect.runtime<Requirements>()
+    if (options.http?.collectSentPages === true) PageCollection.enable()
     // Run synchronously: with in-process adapters (SQLite, the memory limiter) a request needs no wait once
     // its body is in, so it is answered in the same tick, with no scheduling. An adapter that does wait
     // (PostgreSQL, Redis, a slow reader's `drain`) turns the run asynchronous and it finishes on its own.
@@ -113,17 +115,19 @@ export const make = (
       )
     )
     // The ports are taken once: providing a metered limiter to every request would copy the context each time.
-    const start = Exchange.starter(options, {
+    const start = Operations.starter(options, {
       files: Context.get(runtime.context, FileRepository.FileRepository),
       limiter: Context.get(runtime.context, RateLimiter.RateLimiter),
       signals: Context.get(runtime.context, SubmissionSignals.SubmissionSignals),
       waiting: Context.get(runtime.context, WaitingRequests.WaitingRequests)
     })
     const logsRequests = LogLevel.lessThanEqual(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Info)
+    // The request line of a request answered at once is written by hand into the service's own batch, when that
+    // logger is the only one (docs/performance.md#immediate-path).
+    const ownLines = logsRequests ? Logging.ownWriter(yield* FiberRef.get(FiberRef.currentLoggers)) : undefined
     // Without a fiber only when nothing would see the difference: no spans to open, and the request line (if
-    // written) going to the service's own logger, by hand in its batch (docs/performance.md#immediate-path).
+    // written) going to the service's own logger.
     const { traces } = yield* Telemetry.Settings
-    const ownLines = Logging.ownWriter(yield* FiberRef.get(FiberRef.currentLoggers))
     const immediate = !traces && (!logsRequests || ownLines !== undefined)
 
     return (request, response) => {
@@ -133,59 +137,37 @@ export const make = (
         ProtocolErrors.writeOn(response, Middleware.requestId(request.headers["x-request-id"]), Problem.notFound)
         return
       }
-      const run = runs.get(operation) ?? runNow
+      const started = Date.now()
       const { frame, answer } = start(
         operation,
         { headers: request.headers, remoteAddress: request.socket.remoteAddress },
         response
       )
-      if (!logsRequests) {
-        RequestBody.read(request, (body) => {
-          if (!immediate)
-            return run(
-              Effect.suspend(() => answer(body)),
-              response,
-              frame
-            )
-          // Answered already when every step was immediate; otherwise the rest runs on the runtime. The
-          // fields go nowhere, but given in the input they take no step of the fiber's.
-          const answered = answer(body, {})
-          if (!Immediate.isDone(answered) || Exit.isFailure(answered)) run(answered, response, frame)
-        })
-        return
-      }
-      const started = Date.now()
-      const path = request.url ?? operation.path
-      const clientAddress = () =>
-        ClientAddress.logged(request.headers, request.socket.remoteAddress, options.trustProxy)
+      // The request's line, from what its reply said of it; the status is read once the reply is written.
+      const line = (outcome: Reply.Outcome, now: number) =>
+        Middleware.requestLine(
+          outcome,
+          "POST",
+          request.url ?? operation.path,
+          response.statusCode,
+          now - started,
+          frame.requestId,
+          ClientAddress.logged(request.headers, request.socket.remoteAddress, options.trustProxy)
+        )
+      const logged = (outcome: Reply.Outcome) => Middleware.logRequest((now) => line(outcome, now))
       RequestBody.read(request, (body) => {
-        const fields: RequestLog.Fields = {}
-        const answered = immediate ? answer(body, fields) : Effect.suspend(() => answer(body, fields))
-        if (ownLines !== undefined && Immediate.isDone(answered) && Exit.isSuccess(answered)) {
-          // The fields and their order as `Middleware.logRequest` gives them.
-          const now = Date.now()
-          Object.assign(fields, {
-            method: "POST",
-            path: Middleware.pathOf(path),
-            status: response.statusCode,
-            durationMs: now - started,
-            requestId: frame.requestId,
-            clientAddress: clientAddress()
-          })
-          ownLines(Logging.infoLine("request", fields, now))
+        // Run at once: with in-process adapters every step is already evaluated, and the request is answered here.
+        const answered = immediate ? answer(body) : Effect.suspend(() => answer(body))
+        if (Immediate.isDone(answered) && Exit.isSuccess(answered)) {
+          if (ownLines !== undefined) {
+            const now = Date.now()
+            ownLines(Logging.infoLine("request", line(answered.value as Reply.Outcome, now), now))
+          }
           return
         }
-        run(
-          Effect.zipRight(
-            Effect.zipRight(RequestLog.use(fields), answered),
-            // The status is read once the reply is written, not when the request came in.
-            Effect.suspend(() =>
-              Middleware.logRequest("POST", path, response.statusCode, started, frame.requestId, clientAddress())
-            )
-          ),
-          response,
-          frame
-        )
+        // Otherwise the rest runs on the runtime, and its line is logged there.
+        const run = runs.get(operation) ?? runNow
+        run(logsRequests ? Effect.flatMap(answered, logged) : answered, response, frame)
       })
     }
   })
