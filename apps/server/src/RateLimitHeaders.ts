@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 
-import type { FileDataError, RateLimiter } from "@filedata/core"
+import { type FileDataError, Immediate, type RateLimiter } from "@filedata/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
@@ -85,8 +85,8 @@ class MeteredLimiter implements RateLimiter.RateLimiter {
   consume(subject: RateLimiter.RateLimitSubject): Effect.Effect<RateLimiter.RateLimitState, Failure> {
     const consumed = this.inner.consume(subject)
     // An answer already evaluated stays so (`Immediate`); a success is handed on as it came.
-    if (Exit.isExit(consumed)) {
-      const exit = consumed as Exit.Exit<RateLimiter.RateLimitState, Failure>
+    if (Immediate.isDone(consumed)) {
+      const exit = consumed
       if (Exit.isSuccess(exit)) {
         this.standings.push(exit.value)
         return exit

@@ -6,10 +6,9 @@
  */
 
 import type { IncomingMessage } from "node:http"
-import { FileDataError } from "@filedata/core"
+import { FileDataError, Immediate } from "@filedata/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Exit from "effect/Exit"
 import * as DuplicateMembers from "./DuplicateMembers.js"
 
 /**
@@ -22,7 +21,7 @@ const refuse = (reason: FileDataError.InvalidRequest["reason"], detail: string) 
   FileDataError.invalidRequest(reason, [new FileDataError.Issue({ pointer: "", detail })])
 
 const tooLarge = refuse("PayloadTooLarge", `must be at most ${MAX_BYTES} bytes`)
-const refusedTooLarge = () => Exit.fail(tooLarge)
+const refusedTooLarge = () => Immediate.fail(tooLarge)
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false })
 
@@ -101,7 +100,7 @@ export const read = (
 ): (() => void) => {
   const refused = checkContentType(message.headers["content-type"])
   if (refused !== undefined) {
-    done(() => Exit.fail(refused))
+    done(() => Immediate.fail(refused))
     return () => {}
   }
   if (Number(message.headers["content-length"]) > MAX_BYTES) {
@@ -136,14 +135,14 @@ export const read = (
         bytes = undefined
       }
       return Either.match(parsed as Either.Either<unknown, FileDataError.InvalidRequest>, {
-        onLeft: Exit.fail,
-        onRight: Exit.succeed
+        onLeft: Immediate.fail,
+        onRight: Immediate.succeed
       })
     })
   }
   const onError = () => {
     stop()
-    done(() => Exit.fail(refuse("MalformedJson", "could not be read completely")))
+    done(() => Immediate.fail(refuse("MalformedJson", "could not be read completely")))
   }
   message.on("data", onData)
   message.on("end", onEnd)

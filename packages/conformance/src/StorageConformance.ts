@@ -6,9 +6,10 @@
  * @since 0.1.0
  */
 import { describe } from "@effect/vitest"
-import type { FileDataError, FileRepository, OperatorStore, SubmissionSignals } from "@filedata/core"
+import { type FileDataError, FileRepository, type OperatorStore, type SubmissionSignals } from "@filedata/core"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import type * as Layer from "effect/Layer"
+import * as Layer from "effect/Layer"
 import { accounts } from "./internal/storage/accounts.js"
 import { appends } from "./internal/storage/appends.js"
 import { contentNames } from "./internal/storage/contentNames.js"
@@ -81,6 +82,24 @@ export const suite = (name: string, makeStorage: MakeStorage, only: ReadonlyArra
     for (const section of sections) if (only.includes(section)) registered[section](withStorage)
   })
 }
+
+/**
+ * The adapter `makeStorage` builds with its optional capabilities taken away (`encodedPages`): run the suite on
+ * it to show that an adapter written without them passes every case, on the defaults the core writes from
+ * `readSubmissions`.
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const withoutCapabilities =
+  (makeStorage: MakeStorage): MakeStorage =>
+  (options) =>
+    Layer.scopedContext(
+      Effect.map(Layer.build(makeStorage(options)), (context) => {
+        const { encodedPages: _, ...domainOnly } = Context.get(context, FileRepository.FileRepository)
+        return Context.add(context, FileRepository.FileRepository, domainOnly)
+      })
+    )
 
 /**
  * Builds an adapter that also provides `SubmissionSignals`; as {@link MakeStorage}, an empty store each call.

@@ -116,6 +116,10 @@ export * as OperatorStore from "./operator/OperatorStore.js"
 // What every feature shares: the domain, its failures, the rules every request obeys, the ports
 
 /**
+ * @since 0.2.0
+ */
+export * as EncodedPages from "./shared/EncodedPages.js"
+/**
  * @since 0.1.0
  */
 export * as FileData from "./shared/FileData.js"

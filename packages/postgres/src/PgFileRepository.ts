@@ -7,8 +7,8 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
 import type { FileDataError } from "@filedata/core"
-import { ExportEncoder, FileData, FileRepository, SubmissionEntry, type SubmissionSignals } from "@filedata/core"
-import { KeyHash, StorageFailure, SubmissionPosition } from "@filedata/sql"
+import { type EncodedPages, FileData, FileRepository, SubmissionEntry, type SubmissionSignals } from "@filedata/core"
+import { JoinedText, KeyHash, StorageFailure, SubmissionPosition } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Pg from "pg"
@@ -152,7 +152,7 @@ export const makeWith = (options: {
     // First pages `findAccess` read, keyed by file and read point, each taken once by the whole-file read of
     // that file at that read point. Rows at or below a read point never change, so the page is the one a
     // fresh read would return (docs/performance.md#postgresql-and-redis).
-    const prefetched = new Map<string, { readonly page: FileRepository.JoinedPage; readonly chars: number }>()
+    const prefetched = new Map<string, { readonly page: EncodedPages.JoinedPage; readonly chars: number }>()
     let heldChars = 0
     const take = (key: string) => {
       const held = prefetched.get(key)
@@ -161,7 +161,7 @@ export const makeWith = (options: {
       heldChars -= held.chars
       return held.page
     }
-    const keep = (fileId: string, readPoint: string, page: FileRepository.JoinedPage, chars: number) => {
+    const keep = (fileId: string, readPoint: string, page: EncodedPages.JoinedPage, chars: number) => {
       if (chars > prefetchedChars) return
       while (prefetched.size >= prefetchedCapacity || heldChars + chars > prefetchedChars) {
         take(prefetched.keys().next().value as string)
@@ -252,46 +252,50 @@ export const makeWith = (options: {
       },
       // The first page `findAccess` read, for the reply of a whole file that asks no end position; otherwise
       // `readSubmissions`' page joined.
-      readJoinedSubmissions: (fileId, range) => {
-        if (
-          range.after === undefined &&
-          range.since === undefined &&
-          range.until === undefined &&
-          range.limit === undefined &&
-          range.upTo !== undefined &&
-          range.endPosition === false
-        ) {
-          const page = take(`${range.upTo}:${fileId}`)
-          if (page !== undefined) return Effect.succeed(page)
+      encodedPages: {
+        readJoined: (fileId, range) => {
+          if (
+            range.after === undefined &&
+            range.since === undefined &&
+            range.until === undefined &&
+            range.limit === undefined &&
+            range.upTo !== undefined &&
+            range.endPosition === false
+          ) {
+            const page = take(`${range.upTo}:${fileId}`)
+            if (page !== undefined) return Effect.succeed(page)
+          }
+          return Effect.map(repository.readSubmissions(fileId, range), JoinedText.page)
+        },
+        // Each row's line made by PostgreSQL from what import stored (docs/performance.md#export-rows-rendered-at-import),
+        // joined here as `readJoined` joins entries.
+        readExportRows: (fileId, range, rows) => {
+          const after = range.after === undefined ? undefined : SubmissionPosition.parse(range.after)
+          const lower = SubmissionPosition.lowerBound(after, range.since)
+          if (range.after !== undefined && after === undefined) {
+            return Effect.succeed({ joined: "", count: 0, next: range.after, hasMore: false })
+          }
+          const limit = range.limit ?? pageSize
+          // The line ends are written by the join, not concatenated to each row here.
+          const [line, end] =
+            rows.format === "csv"
+              ? [sql`csv || repeat(',', ${rows.names.length}::int4 - csv_width)`, "\r\n"]
+              : [sql`entry`, "\n"]
+          return Effect.map(read(rowsOf<ExportRow>(sql`${line} AS line`, fileId, lower, range, limit)), (found) => {
+            const count = Math.min(found.length, limit)
+            const lines: Array<string> = new Array(count)
+            for (let i = 0; i < count; i++) lines[i] = (found[i] as ExportRow).line
+            const last = found[count - 1]
+            const next =
+              last === undefined
+                ? (range.after ?? SubmissionPosition.format(lower))
+                : SubmissionPosition.format({ createdDate: Number(last.created_date), seq: last.seq })
+            const joined = JoinedText.join(lines, end, end)
+            return found.length > limit
+              ? { joined, count, next, hasMore: true }
+              : { joined, count, next, hasMore: false }
+          })
         }
-        return Effect.map(repository.readSubmissions(fileId, range), FileRepository.join)
-      },
-      // Each row's line made by PostgreSQL from what import stored (docs/performance.md#export-rows-rendered-at-import),
-      // joined here as `readJoinedSubmissions` joins entries.
-      readExportPage: (fileId, range, rows) => {
-        const after = range.after === undefined ? undefined : SubmissionPosition.parse(range.after)
-        const lower = SubmissionPosition.lowerBound(after, range.since)
-        if (range.after !== undefined && after === undefined) {
-          return Effect.succeed({ joined: "", count: 0, next: range.after, hasMore: false })
-        }
-        const limit = range.limit ?? pageSize
-        // The line ends are written by the join, not concatenated to each row here.
-        const [line, end] =
-          rows.format === "csv"
-            ? [sql`csv || repeat(',', ${rows.names.length}::int4 - csv_width)`, "\r\n"]
-            : [sql`entry`, "\n"]
-        return Effect.map(read(rowsOf<ExportRow>(sql`${line} AS line`, fileId, lower, range, limit)), (found) => {
-          const count = Math.min(found.length, limit)
-          const lines: Array<string> = new Array(count)
-          for (let i = 0; i < count; i++) lines[i] = (found[i] as ExportRow).line
-          const last = found[count - 1]
-          const next =
-            last === undefined
-              ? (range.after ?? SubmissionPosition.format(lower))
-              : SubmissionPosition.format({ createdDate: Number(last.created_date), seq: last.seq })
-          const joined = ExportEncoder.joinLines(lines, end)
-          return found.length > limit ? { joined, count, next, hasMore: true } : { joined, count, next, hasMore: false }
-        })
       },
       // By the primary key (PgMigrations), up to the read point.
       readContentNames: (fileId, upTo) =>

@@ -2,7 +2,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
 import { describe, expect, it } from "@effect/vitest"
-import { FileData, FileRepository, OperatorStore } from "@filedata/core"
+import { EncodedPages, FileData, FileRepository, OperatorStore } from "@filedata/core"
 import { PgStorage } from "@filedata/postgres"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -266,7 +266,7 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
           }
         ]
       }).pipe(Effect.provide(context))
-      const readJoined = FileRepository.readJoined(files)
+      const readJoined = EncodedPages.of(files).readJoined
       // The whole-file read GetFileData makes, after the access it follows.
       const reply = (key: string, id: string) =>
         Effect.gen(function* () {
@@ -275,20 +275,14 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
           return yield* readJoined(file.id, { upTo: file.readPoint, endPosition: false })
         })
       const expected = (id: string) =>
-        Effect.map(files.readSubmissions(fileId(id), {}), (page) =>
-          FileRepository.joinedText(FileRepository.join(page))
-        )
+        Effect.map(files.readSubmissions(fileId(id), {}), (page) => EncodedPages.joinedText(EncodedPages.join(page)))
       // Another user's key reads the file's access between the owner's access and read, and must leave no page
       // in place of the owner's.
       const access = yield* files.findAccess(apiKey("k1"), fileId("small"))
       yield* files.findAccess(apiKey("k2"), fileId("small"))
       const file = Option.getOrThrow(access.file)
       const small = yield* readJoined(file.id, { upTo: file.readPoint, endPosition: false })
-      expect([FileRepository.joinedText(small), small.count, small.hasMore]).toEqual([
-        yield* expected("small"),
-        3,
-        false
-      ])
+      expect([EncodedPages.joinedText(small), small.count, small.hasMore]).toEqual([yield* expected("small"), 3, false])
       // A file past one page reads its pages as before.
       const big = yield* reply("k1", "big")
       expect([big.count, big.hasMore]).toEqual([3, true])

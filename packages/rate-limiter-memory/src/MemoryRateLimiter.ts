@@ -8,9 +8,8 @@
  */
 
 import { createHash } from "node:crypto"
-import { FileDataError, RateLimiter } from "@filedata/core"
+import { FileDataError, Immediate, RateLimiter } from "@filedata/core"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 
@@ -42,21 +41,24 @@ const makeCounter = (scope: FileDataError.RateLimitScope, { limit, windowMillis 
     resetMillis: window.start + windowMillis - now
   })
 
-  const consume = (key: string, now: number): Effect.Effect<RateLimiter.RateLimitState, FileDataError.RateLimited> => {
+  const consume = (
+    key: string,
+    now: number
+  ): Immediate.Immediate<RateLimiter.RateLimitState, FileDataError.RateLimited> => {
     rotate(now)
     let window = current.get(key) ?? previous.get(key)
     if (window === undefined || now - window.start >= windowMillis) {
       window = { start: now, count: 1 }
       current.set(key, window)
-      return Exit.succeed(state(window, now))
+      return Immediate.succeed(state(window, now))
     }
     if (window.count >= limit) {
-      return Exit.fail(
+      return Immediate.fail(
         new FileDataError.RateLimited({ scope, limit, retryAfterMillis: window.start + windowMillis - now })
       )
     }
     window.count++
-    return Exit.succeed(state(window, now))
+    return Immediate.succeed(state(window, now))
   }
 
   // The window is put where a fresh one would go, so the generations still drop it after two rotations,
@@ -87,10 +89,13 @@ const keyOf = (subject: RateLimiter.RateLimitSubject): string => {
  * @category models
  */
 export interface MemoryRateLimiter extends RateLimiter.RateLimiter {
-  /** Memory never fails to answer, so only `RateLimited` is possible. */
+  /**
+   * Memory never fails to answer, so only `RateLimited` is possible; counted when called and answered at once, so
+   * a request needs no fiber for it (`Immediate`).
+   */
   readonly consume: (
     subject: RateLimiter.RateLimitSubject
-  ) => Effect.Effect<RateLimiter.RateLimitState, FileDataError.RateLimited>
+  ) => Immediate.Immediate<RateLimiter.RateLimitState, FileDataError.RateLimited>
   readonly size: Effect.Effect<number>
   readonly counting: Effect.Effect<RateLimiter.Counting>
   /**
@@ -115,7 +120,6 @@ export const make = (policy: RateLimiter.RateLimitPolicy): Effect.Effect<MemoryR
     }
     return {
       policy,
-      // Counted when called, its answer already evaluated, so a request needs no fiber for it (`Immediate`).
       consume: (subject) => counters[subject.scope].consume(keyOf(subject), clock.unsafeCurrentTimeMillis()),
       counting: Effect.succeed("memory"),
       exhaust: (subject, retryAfterMillis) =>

@@ -154,26 +154,26 @@ const observedRepository = (files: FileRepository.FileRepository, enabled: Enabl
       : effect
     return enabled.traces ? inSpan(counted, `FileRepository.${operation}`, attributes) : counted
   }
-  const { readJoinedSubmissions, readExportPage } = files
+  const { encodedPages } = files
   return {
     findAccess: (apiKey, fileId) =>
       observe(files.findAccess(apiKey, fileId), "findAccess", { "filedata.file_id": fileId }),
     readSubmissions: (fileId, range) =>
       observe(files.readSubmissions(fileId, range), "readSubmissions", { "filedata.file_id": fileId }),
-    // The optional ways of reading the same pages, kept when the port has them (without, a reply or an export
-    // joins and renders each page in JavaScript, docs/performance.md#export-rows-rendered-at-import), counted as
-    // the pages they are.
-    ...(readJoinedSubmissions === undefined
+    // The optional capability kept when the port has it (without, a reply or an export joins and renders each
+    // page in JavaScript, docs/performance.md#export-rows-rendered-at-import), its pages counted as the pages
+    // they are.
+    ...(encodedPages === undefined
       ? {}
       : {
-          readJoinedSubmissions: (fileId, range) =>
-            observe(readJoinedSubmissions(fileId, range), "readSubmissions", { "filedata.file_id": fileId })
-        }),
-    ...(readExportPage === undefined
-      ? {}
-      : {
-          readExportPage: (fileId, range, rows) =>
-            observe(readExportPage(fileId, range, rows), "readSubmissions", { "filedata.file_id": fileId })
+          encodedPages: {
+            readJoined: (fileId, range) =>
+              observe(encodedPages.readJoined(fileId, range), "readSubmissions", { "filedata.file_id": fileId }),
+            readExportRows: (fileId, range, rows) =>
+              observe(encodedPages.readExportRows(fileId, range, rows), "readSubmissions", {
+                "filedata.file_id": fileId
+              })
+          }
         }),
     readContentNames: (fileId, upTo) =>
       observe(files.readContentNames(fileId, upTo), "readContentNames", { "filedata.file_id": fileId }),

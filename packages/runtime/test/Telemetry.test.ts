@@ -249,8 +249,10 @@ describe("Telemetry.instrumentedPorts, optional reads", () => {
         Context.make(FileRepository.FileRepository, {
           findAccess: () => Effect.fail(unavailable),
           readSubmissions: () => Effect.fail(unavailable),
-          readJoinedSubmissions: () => Effect.fail(unavailable),
-          readExportPage: () => Effect.fail(unavailable),
+          encodedPages: {
+            readJoined: () => Effect.fail(unavailable),
+            readExportRows: () => Effect.fail(unavailable)
+          },
           readContentNames: () => Effect.fail(unavailable),
           findFile: () => Effect.fail(unavailable),
           ping: Effect.fail(unavailable)
@@ -263,13 +265,13 @@ describe("Telemetry.instrumentedPorts, optional reads", () => {
         Effect.provide(Telemetry.instrumentedPorts.pipe(Layer.provide(withPages), Layer.provide(enabled)))
       )
       const before = counters("filedata_storage_failures_total")
-      yield* Effect.exit(files.readJoinedSubmissions?.(fileId, {}) ?? Effect.void)
-      yield* Effect.exit(files.readExportPage?.(fileId, {}, { format: "ndjson" }) ?? Effect.void)
+      yield* Effect.exit(files.encodedPages?.readJoined(fileId, {}) ?? Effect.void)
+      yield* Effect.exit(files.encodedPages?.readExportRows(fileId, {}, { format: "ndjson" }) ?? Effect.void)
       expect(delta(before, counters("filedata_storage_failures_total"))["operation=readSubmissions"]).toBe(2)
       const plain = yield* FileRepository.FileRepository.pipe(
         Effect.provide(Telemetry.instrumentedPorts.pipe(Layer.provide(failingPorts), Layer.provide(enabled)))
       )
-      expect([plain.readJoinedSubmissions, plain.readExportPage]).toEqual([undefined, undefined])
+      expect(plain.encodedPages).toBeUndefined()
     }).pipe(Effect.scoped)
   )
 })

@@ -3,6 +3,10 @@
  */
 export * as ContentNames from "./ContentNames.js"
 /**
+ * @since 0.2.0
+ */
+export * as JoinedText from "./JoinedText.js"
+/**
  * @since 0.1.0
  */
 export * as KeyHash from "./KeyHash.js"

@@ -10,13 +10,14 @@
  * @since 0.1.0
  */
 import {
-  ExportEncoder,
+  type EncodedPages,
   type FileData,
   type FileDataError,
   FileRepository,
+  type Immediate,
   type SubmissionSignals
 } from "@filedata/core"
-import { KeyHash } from "@filedata/sql"
+import { JoinedText, KeyHash } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
@@ -40,13 +41,37 @@ export const defaultPageSize = 1000
  * @category models
  */
 export interface SqliteFileRepository extends FileRepository.FileRepository {
-  /** Joins each page inside SQLite from the rows import stored (docs/performance.md#export-rows-rendered-at-import). */
-  readonly readExportPage: NonNullable<FileRepository.FileRepository["readExportPage"]>
-  /** Joins each page inside SQLite (docs/performance.md#pages-joined-in-storage). */
-  readonly readJoinedSubmissions: (
+  /** Answered at once, from a read in the caller's stack (`Immediate`), as every read here. */
+  readonly findAccess: (
+    apiKey: FileData.ApiKey,
+    fileId: FileData.FileId
+  ) => Immediate.Immediate<FileRepository.Access, FileDataError.StorageUnavailable>
+  readonly readSubmissions: (
     fileId: FileData.FileId,
     range: FileRepository.SubmissionRange
-  ) => Effect.Effect<FileRepository.JoinedPage, FileDataError.StorageUnavailable>
+  ) => Immediate.Immediate<FileRepository.SubmissionPage, FileDataError.StorageUnavailable>
+  readonly readContentNames: (
+    fileId: FileData.FileId,
+    upTo: FileRepository.ReadPoint
+  ) => Immediate.Immediate<ReadonlyArray<string>, FileDataError.StorageUnavailable>
+  readonly findFile: (
+    fileId: FileData.FileId
+  ) => Immediate.Immediate<Option.Option<FileRepository.FoundFile>, FileDataError.StorageUnavailable>
+  /**
+   * Pages joined inside SQLite (docs/performance.md#pages-joined-in-storage), export rows from the rows import
+   * stored (docs/performance.md#export-rows-rendered-at-import).
+   */
+  readonly encodedPages: {
+    readonly readJoined: (
+      fileId: FileData.FileId,
+      range: FileRepository.SubmissionRange
+    ) => Immediate.Immediate<EncodedPages.JoinedPage, FileDataError.StorageUnavailable>
+    readonly readExportRows: (
+      fileId: FileData.FileId,
+      range: FileRepository.SubmissionRange,
+      rows: EncodedPages.ExportRows
+    ) => Immediate.Immediate<EncodedPages.JoinedPage, FileDataError.StorageUnavailable>
+  }
   /**
    * Ends the snapshot the reads of the current turn of the event loop share (see `make`), so the next
    * read sees every commit made so far, and a write on another connection of this process never waits
@@ -108,52 +133,54 @@ export const make = (options: {
           const entries = entriesOf(statements, bounds, limit, isWhole(range))
           return { entries, ...ending(statements, span, range, entries.length, limit) }
         }),
-      readJoinedSubmissions: (fileId, range) =>
-        read((statements) => {
-          const span = spanOf(fileId, range)
-          if (span === undefined) return { joined: "", count: 0, next: range.after, hasMore: false }
-          const bounds = span[1]
-          const { joined: joinedStatement, joinedOf } = statements
-          // A range's first page as rows joined here: it is most often a whole reply of a few submissions, which
-          // measured faster that way (docs/performance.md#pages-joined-in-storage).
-          if (joinedStatement === undefined || joinedOf === undefined || range.after === undefined) {
-            const limit = range.limit ?? pageSize
-            const entries = entriesOf(statements, bounds, limit, isWhole(range))
-            return FileRepository.join({ entries, ...ending(statements, span, range, entries.length, limit) })
-          }
-          const limit = range.limit ?? joinedPageSize(pageSize)
-          const [stored, count, lastDate] = (
-            range.limit === undefined ? joinedStatement.get(...bounds) : joinedOf.get(...bounds, limit)
-          ) as JoinedRow
-          const end =
-            (count === limit && lastDate !== null && endingAt(statements, bounds, lastDate)) ||
-            ending(statements, span, range, count, limit)
-          return { joined: stored ?? "", count, ...end }
-        }),
-      // Joined inside SQLite from the rows import stored, a first page of `pageSize` and the reply's longer pages
-      // after it; read as entries and rendered here where the library's join cannot be used.
-      readExportPage: (fileId, range, rows) =>
-        read((statements) => {
-          const span = spanOf(fileId, range)
-          if (span === undefined) return { joined: "", count: 0, next: range.after, hasMore: false }
-          const bounds = span[1]
-          const limit = range.limit ?? (range.after === undefined ? pageSize : joinedPageSize(pageSize))
-          const csv = rows.format === "csv"
-          if (statements.exportCsv === undefined || statements.exportLines === undefined) {
-            const entries = entriesOf(statements, bounds, limit, false)
-            const end = ending(statements, span, range, entries.length, limit)
-            return ExportEncoder.renderPage(rows, { entries, ...end })
-          }
-          const [stored, count, lastDate] = (
-            csv
-              ? statements.exportCsv.get(",".repeat(rows.names.length), ...bounds, limit)
-              : statements.exportLines.get(...bounds, limit)
-          ) as JoinedRow
-          const end =
-            (count === limit && lastDate !== null && endingAt(statements, bounds, lastDate)) ||
-            ending(statements, span, range, count, limit)
-          return { joined: stored ?? "", count, ...end }
-        }),
+      encodedPages: {
+        readJoined: (fileId, range) =>
+          read((statements) => {
+            const span = spanOf(fileId, range)
+            if (span === undefined) return { joined: "", count: 0, next: range.after, hasMore: false }
+            const bounds = span[1]
+            const { joined: joinedStatement, joinedOf } = statements
+            // A range's first page as rows joined here: it is most often a whole reply of a few submissions, which
+            // measured faster that way (docs/performance.md#pages-joined-in-storage).
+            if (joinedStatement === undefined || joinedOf === undefined || range.after === undefined) {
+              const limit = range.limit ?? pageSize
+              const entries = entriesOf(statements, bounds, limit, isWhole(range))
+              return JoinedText.page({ entries, ...ending(statements, span, range, entries.length, limit) })
+            }
+            const limit = range.limit ?? joinedPageSize(pageSize)
+            const [stored, count, lastDate] = (
+              range.limit === undefined ? joinedStatement.get(...bounds) : joinedOf.get(...bounds, limit)
+            ) as JoinedRow
+            const end =
+              (count === limit && lastDate !== null && endingAt(statements, bounds, lastDate)) ||
+              ending(statements, span, range, count, limit)
+            return { joined: stored ?? "", count, ...end }
+          }),
+        // Joined inside SQLite from the rows import stored, a first page of `pageSize` and the reply's longer pages
+        // after it; read as entries and rendered here where the library's join cannot be used.
+        readExportRows: (fileId, range, rows) =>
+          read((statements) => {
+            const span = spanOf(fileId, range)
+            if (span === undefined) return { joined: "", count: 0, next: range.after, hasMore: false }
+            const bounds = span[1]
+            const limit = range.limit ?? (range.after === undefined ? pageSize : joinedPageSize(pageSize))
+            const csv = rows.format === "csv"
+            if (statements.exportCsv === undefined || statements.exportLines === undefined) {
+              const entries = entriesOf(statements, bounds, limit, false)
+              const end = ending(statements, span, range, entries.length, limit)
+              return JoinedText.exportPage(rows, { entries, ...end })
+            }
+            const [stored, count, lastDate] = (
+              csv
+                ? statements.exportCsv.get(",".repeat(rows.names.length), ...bounds, limit)
+                : statements.exportLines.get(...bounds, limit)
+            ) as JoinedRow
+            const end =
+              (count === limit && lastDate !== null && endingAt(statements, bounds, lastDate)) ||
+              ending(statements, span, range, count, limit)
+            return { joined: stored ?? "", count, ...end }
+          })
+      },
       readContentNames: (fileId, upTo) => read((statements) => statements.contentNames.all(fileId, Number(upTo))),
       findFile: (fileId) =>
         read((statements) => {

@@ -9,7 +9,7 @@
  */
 
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { FileRepository, RateLimiter, SubmissionSignals, WaitingRequests } from "@filedata/core"
+import { FileRepository, Immediate, RateLimiter, SubmissionSignals, WaitingRequests } from "@filedata/core"
 import { Logging, Telemetry } from "@filedata/runtime"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -69,7 +69,7 @@ export const runNowOrAsync = <R>(
   // effect that waits, as every request does on PostgreSQL and Redis.
   const fork = Runtime.runFork(runtime)
   return (effect, response, frame) => {
-    if (Exit.isExit(effect)) return settle(effect, response, frame)
+    if (Immediate.isDone(effect)) return settle(effect, response, frame)
     const fiber = fork(effect)
     const exit = fiber.unsafePoll()
     if (exit === null) fiber.addObserver((end) => settle(end, response, frame))
@@ -158,7 +158,7 @@ export const make = (
       RequestBody.read(request, (body) => {
         // Run at once: with in-process adapters every step is already evaluated, and the request is answered here.
         const answered = immediate ? answer(body) : Effect.suspend(() => answer(body))
-        if (Exit.isExit(answered) && Exit.isSuccess(answered)) {
+        if (Immediate.isDone(answered) && Exit.isSuccess(answered)) {
           if (ownLines !== undefined) {
             const now = Date.now()
             ownLines(Logging.infoLine("request", line(answered.value as Reply.Outcome, now), now))

@@ -13,7 +13,7 @@
 
 import type { ServerResponse } from "node:http"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import type { FileData, FileDataError, ProblemCode } from "@filedata/core"
+import { type FileData, type FileDataError, Immediate, type ProblemCode } from "@filedata/core"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -277,7 +277,7 @@ export const send = <A extends Answer>(
 ): Effect.Effect<Outcome> => {
   const write = (answer: A) => writeTo(answer, writer(response, frame, kindOf === undefined ? json : kindOf(answer)))
   // An answer already evaluated is written now; a reply written at once is an `Exit` (`Immediate`).
-  if (Exit.isExit(outcome) && Exit.isSuccess(outcome)) {
+  if (Immediate.isDone(outcome) && Exit.isSuccess(outcome)) {
     const answer = outcome.value as A
     let written: Effect.Effect<void, ClientGone | FileDataError.StorageUnavailable>
     try {
@@ -285,8 +285,8 @@ export const send = <A extends Answer>(
     } catch (defect) {
       written = Exit.die(defect)
     }
-    return Exit.isExit(written) && Exit.isSuccess(written)
-      ? Exit.succeed(answered(answer))
+    return Immediate.isDone(written) && Exit.isSuccess(written)
+      ? Immediate.succeed(answered(answer))
       : settled(response, frame, written, answered(answer))
   }
   return Effect.matchCauseEffect(outcome, {

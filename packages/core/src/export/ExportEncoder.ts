@@ -1,6 +1,6 @@
 /**
  * The body of an export (`ExportSubmissions`) in its format, written page by page as storage gives the pages
- * (`FileRepository.readExportPage`), each as text or as UTF-8 bytes, so an export of any size is never one string.
+ * (`EncodedPages.readExportRows`), each as text or as UTF-8 bytes, so an export of any size is never one string.
  *
  * - NDJSON: each submission's stored entry (`SubmissionEntry`), the text the File reply holds for it, then `\n`.
  * - CSV (RFC 4180, CRLF): the header `createdDate` and the file's content names, then one row per submission.
@@ -10,8 +10,8 @@
  * @since 0.2.0
  */
 import * as Effect from "effect/Effect"
+import type * as EncodedPages from "../shared/EncodedPages.js"
 import type { StorageUnavailable } from "../shared/FileDataError.js"
-import type * as FileRepository from "../shared/FileRepository.js"
 import * as Pieces from "../shared/internal/pieces.js"
 import * as SubmissionEntry from "../shared/SubmissionEntry.js"
 import type { ExportReply, Format } from "./ExportSubmissions.js"
@@ -178,63 +178,36 @@ export const ndjsonLine = (entry: SubmissionEntry.SubmissionEntry): string => `$
  * @since 0.2.0
  * @category encoding
  */
-export const lineOf = (rows: FileRepository.ExportRows): ((entry: SubmissionEntry.SubmissionEntry) => string) =>
+export const lineOf = (rows: EncodedPages.ExportRows): ((entry: SubmissionEntry.SubmissionEntry) => string) =>
   rows.format === "ndjson" ? ndjsonLine : csvRows(rows.names)
 
 /**
- * An export's lines, each followed by `end` (its line end, when the lines do not hold it), as a page holds them
- * (`FileRepository.JoinedPage`): as text, or as UTF-8 bytes once long enough for V8 to make the text a large
- * object.
- *
- * @since 0.2.0
- * @category encoding
- */
-export const joinLines = (lines: ReadonlyArray<string>, end = ""): string | Uint8Array =>
-  Pieces.joinTexts(lines, end, end)
-
-/**
- * A page's entries rendered as `rows` says and joined, as `FileRepository.readExportPage` gives a page: for an
+ * A page's entries rendered as `rows` says and joined, as `EncodedPages.readExportRows` gives a page: for an
  * adapter without it, and for rows stored without their CSV row.
  *
  * @since 0.2.0
  * @category encoding
  */
 export const renderEntries = (
-  rows: FileRepository.ExportRows,
+  rows: EncodedPages.ExportRows,
   entries: ReadonlyArray<SubmissionEntry.SubmissionEntry>
-): string | Uint8Array => joinLines(entries.map(lineOf(rows)))
-
-/**
- * A page of `readSubmissions` as `readExportPage` gives it.
- *
- * @since 0.2.0
- * @category encoding
- */
-export const renderPage = (
-  rows: FileRepository.ExportRows,
-  page: FileRepository.SubmissionPage
-): FileRepository.JoinedPage => {
-  const joined = renderEntries(rows, page.entries)
-  return page.hasMore
-    ? { joined, count: page.entries.length, next: page.next, hasMore: true }
-    : { joined, count: page.entries.length, next: page.next, hasMore: false }
-}
+): string => entries.map(lineOf(rows)).join("")
 
 // Where the writing stands between pages: the position to read after, and what each row is, known once the
 // header is written (undefined before the first page).
 interface Position {
   readonly after: string | undefined
-  readonly rows: FileRepository.ExportRows | undefined
+  readonly rows: EncodedPages.ExportRows | undefined
 }
 
 const start: Position = { after: undefined, rows: undefined }
 
-const ndjson: FileRepository.ExportRows = { format: "ndjson" }
+const ndjson: EncodedPages.ExportRows = { format: "ndjson" }
 
 // What each row is, and what comes before the first: the CSV header, read once from the stored names.
 const begin = (
   reply: ExportReply
-): Effect.Effect<readonly [rows: FileRepository.ExportRows, head: string], StorageUnavailable> =>
+): Effect.Effect<readonly [rows: EncodedPages.ExportRows, head: string], StorageUnavailable> =>
   reply.format === "ndjson"
     ? Effect.succeed([ndjson, ""] as const)
     : Effect.map(reply.contentNames, (names) => [{ format: "csv", names }, csvHeader(names)] as const)

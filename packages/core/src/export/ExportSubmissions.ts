@@ -15,6 +15,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as EncodedPages from "../shared/EncodedPages.js"
 import type { FileId, StoredFile } from "../shared/FileData.js"
 import {
   FileNotFound,
@@ -28,7 +29,6 @@ import type * as RateLimiter from "../shared/RateLimiter.js"
 import * as RequestDecoding from "../shared/RequestDecoding.js"
 import * as RequestSchema from "../shared/RequestSchema.js"
 import { GetSubmissionsRequest } from "../sync/GetSubmissions.js"
-import * as ExportEncoder from "./ExportEncoder.js"
 
 /**
  * The formats of an export.
@@ -120,8 +120,8 @@ export interface ExportReply {
    */
   readonly submissionPage: (
     after: string | undefined,
-    rows: FileRepository.ExportRows
-  ) => Effect.Effect<FileRepository.JoinedPage, StorageUnavailable>
+    rows: EncodedPages.ExportRows
+  ) => Effect.Effect<EncodedPages.JoinedPage, StorageUnavailable>
 }
 
 const decodeRequest = RequestDecoding.decoder(ExportRequest, details)
@@ -168,9 +168,7 @@ export const answer = (
   submissionPage: (after, rows) => {
     // Nothing is read past the window's end, so its position need not be looked up.
     const range = { after, since: query.since, until: query.until, upTo: file.readPoint, endPosition: false }
-    return files.readExportPage === undefined
-      ? Effect.map(files.readSubmissions(file.id, range), (page) => ExportEncoder.renderPage(rows, page))
-      : files.readExportPage(file.id, range, rows)
+    return EncodedPages.of(files).readExportRows(file.id, range, rows)
   }
 })
 

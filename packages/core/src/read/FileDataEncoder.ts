@@ -8,7 +8,7 @@ import type { StoredFile } from "../shared/FileData.js"
 import type { StorageUnavailable } from "../shared/FileDataError.js"
 import * as Immediate from "../shared/Immediate.js"
 import * as Pieces from "../shared/internal/pieces.js"
-import type { FileDataReply } from "./FileDataReply.js"
+import * as FileDataReply from "./FileDataReply.js"
 
 /**
  * Everything before the first submission; field order follows the specification.
@@ -41,7 +41,7 @@ const start: Position = { after: undefined, first: true, empty: true }
 
 /**
  * About how long, in UTF-16 code units, a page joined as text may grow before the core joins it as bytes
- * instead (`FileRepository.join`). A page comes joined (`FileRepository.JoinedPage`) and is written as it came.
+ * instead (`EncodedPages.join`). A page comes joined (`EncodedPages.JoinedPage`) and is written as it came.
  *
  * @since 0.1.0
  * @category constants
@@ -51,10 +51,10 @@ export const maxPieceLength: number = Pieces.maxPieceLength
 // Reads one page and returns the next pieces of the reply: the page as storage joined it, with the head before
 // the first and the tail after the last; no next position after the last page.
 const step = (
-  reply: FileDataReply,
+  reply: FileDataReply.FileDataReply,
   position: Position
 ): Effect.Effect<readonly [pieces: Array<string | Uint8Array>, next: Position | undefined], StorageUnavailable> =>
-  Immediate.map(reply.submissionPage(position.after), (page) => {
+  Immediate.map(FileDataReply.submissionPage(reply, position.after), (page) => {
     const before = (position.first ? head(reply.file) : "") + (position.empty || page.count === 0 ? "" : ",")
     return [
       Pieces.aroundJoined(before, page.joined, page.hasMore ? "" : tail, position.first && !page.hasMore),

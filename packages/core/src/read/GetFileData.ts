@@ -13,8 +13,9 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { GetFileDataError, InvalidRequest } from "../shared/FileDataError.js"
-import * as FileRepository from "../shared/FileRepository.js"
+import type * as FileRepository from "../shared/FileRepository.js"
 import * as FileRequest from "../shared/FileRequest.js"
+import type * as Immediate from "../shared/Immediate.js"
 import { commonShape } from "../shared/internal/commonShape.js"
 import type * as RateLimiter from "../shared/RateLimiter.js"
 import * as RequestDecoding from "../shared/RequestDecoding.js"
@@ -86,16 +87,11 @@ export const RequestJson = RequestSchema.wire(GetFileDataRequest, parseRequest)
  */
 export type Ports = FileRequest.Ports
 
-// Every page is read up to the file's read point; the reply ends with the file's last submission, so where
-// that is does not matter.
 const answer = (
   files: FileRepository.FileRepository,
   _request: GetFileDataRequest,
   file: FileRepository.FoundFile
-): FileDataReply => {
-  const read = FileRepository.readJoined(files)
-  return { file, submissionPage: (after) => read(file.id, { after, upTo: file.readPoint, endPosition: false }) }
-}
+): FileDataReply => ({ file, files })
 
 const operation = FileRequest.operation(parseRequest, answer)
 
@@ -106,7 +102,7 @@ const operation = FileRequest.operation(parseRequest, answer)
  * @since 0.1.0
  * @category use cases
  */
-export const runWith: (ports: Ports, input: GetFileDataInput) => Effect.Effect<FileDataReply, GetFileDataError> =
+export const runWith: (ports: Ports, input: GetFileDataInput) => Immediate.Immediate<FileDataReply, GetFileDataError> =
   operation.runWith
 
 /**

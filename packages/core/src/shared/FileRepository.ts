@@ -1,9 +1,9 @@
 /**
  * The port through which the core reads files, their owners and their submissions. An adapter implements
- * three members, `findAccess`, `readSubmissions` and `ping`, and passes `StorageConformance`; everything else
- * here is optional or built on those three. One optional capability, `readJoinedSubmissions` (a page joined by
- * the adapter), lets a reply skip joining its pages: without it {@link readJoined} joins `readSubmissions`'
- * pages, with the same bytes on the wire.
+ * the members below and passes `StorageConformance`; it answers in domain terms, a file with its read point and
+ * pages of submissions. One optional capability, `encodedPages` (pages joined by the adapter, `EncodedPages`),
+ * lets a reply skip joining its pages: without it `EncodedPages.of` joins `readSubmissions`' pages, with the same
+ * bytes on the wire. A member that can answer at once may return an `Immediate` (docs/embedding.md#answering-at-once).
  *
  * @since 0.1.0
  */
@@ -13,9 +13,9 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import type { EncodedPages } from "./EncodedPages.js"
 import type { ApiKey, FileId, StoredFile, StoredSubmission, UserId } from "./FileData.js"
 import type { StorageUnavailable } from "./FileDataError.js"
-import * as Pieces from "./internal/pieces.js"
 import * as SubmissionEntry from "./SubmissionEntry.js"
 
 /**
@@ -115,39 +115,6 @@ export type SubmissionPage =
     }
 
 /**
- * A page of submissions as a reply writes it: the entries of a {@link SubmissionPage}, in the same order, joined
- * by commas, and how many they are. The adapter joins them where the data is and hands them over as it has them,
- * as text or as UTF-8 bytes, so a big page need never be a string (docs/performance.md#pages-joined-in-storage).
- *
- * @since 0.1.0
- * @category models
- */
-export type JoinedPage =
-  | {
-      readonly joined: string | Uint8Array
-      readonly count: number
-      readonly next: string
-      readonly hasMore: true
-    }
-  | {
-      readonly joined: string | Uint8Array
-      readonly count: number
-      readonly next: string | undefined
-      readonly hasMore: false
-    }
-
-/**
- * What each submission of an export's page becomes (`readExportPage`): its NDJSON line (the entry and `\n`), or
- * its CSV row under the header of `names` (`ExportEncoder.csvRows`, CRLF-ended).
- *
- * @since 0.2.0
- * @category models
- */
-export type ExportRows =
-  | { readonly format: "ndjson" }
-  | { readonly format: "csv"; readonly names: ReadonlyArray<string> }
-
-/**
  * Read access to stored files.
  *
  * @since 0.1.0
@@ -172,30 +139,6 @@ export interface FileRepository {
     range: SubmissionRange
   ) => Effect.Effect<SubmissionPage, StorageUnavailable>
   /**
-   * Optional capability; a new adapter leaves it out. The page `readSubmissions` gives for the same range, its
-   * entries joined by the adapter (in the database, say) rather than handed over one by one; a range without a
-   * `limit` may get longer pages, since a joined page holds no strings. Callers go through {@link readJoined},
-   * whose default joins the pages of `readSubmissions`.
-   */
-  readonly readJoinedSubmissions?: (
-    fileId: FileId,
-    range: SubmissionRange
-  ) => Effect.Effect<JoinedPage, StorageUnavailable>
-  /**
-   * Optional capability; a new adapter leaves it out. The page `readSubmissions` gives for the same range, each
-   * submission as `rows` says, every row ended by its line end and none between (`joined`), made by the adapter
-   * from what import and append stored for it rather than by the core from each entry
-   * (docs/performance.md#export-rows-rendered-at-import). Callers go through `ExportSubmissions`, whose default
-   * renders the pages of `readSubmissions` with `ExportEncoder.renderPage`.
-   *
-   * @since 0.2.0
-   */
-  readonly readExportPage?: (
-    fileId: FileId,
-    range: SubmissionRange,
-    rows: ExportRows
-  ) => Effect.Effect<JoinedPage, StorageUnavailable>
-  /**
    * The content names of the file's submissions committed at or before `upTo`, each once, in the order the file
    * first received them (by insertion, then by position in the content): kept by every import and append in its
    * own transaction, so an export writes its CSV header without a pass over the submissions.
@@ -214,6 +157,13 @@ export interface FileRepository {
   readonly findFile: (fileId: FileId) => Effect.Effect<Option.Option<FoundFile>, StorageUnavailable>
   /** Succeeds when storage answers; used by health checks. */
   readonly ping: Effect.Effect<void, StorageUnavailable>
+  /**
+   * Optional capability; a new adapter leaves it out. Pages encoded where the data is, read through
+   * `EncodedPages.of`, whose default encodes the pages of `readSubmissions`.
+   *
+   * @since 0.2.0
+   */
+  readonly encodedPages?: EncodedPages | undefined
 }
 
 /**
@@ -245,40 +195,3 @@ export const submissions = (
         ] as const
     )
   )
-
-/**
- * A page's entries joined as {@link JoinedPage} holds them: as text, or as UTF-8 bytes when the text would be
- * long enough for V8 to make it a large object.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const join = (page: SubmissionPage): JoinedPage => {
-  const joined = Pieces.joinEntries(page.entries)
-  return page.hasMore
-    ? { joined, count: page.entries.length, next: page.next, hasMore: true }
-    : { joined, count: page.entries.length, next: page.next, hasMore: false }
-}
-
-const decoder = new TextDecoder()
-
-/**
- * A joined page's entries as text, whichever way the adapter handed them over.
- *
- * @since 0.1.0
- * @category destructors
- */
-export const joinedText = (page: JoinedPage): string =>
-  typeof page.joined === "string" ? page.joined : decoder.decode(page.joined)
-
-/**
- * The repository's `readJoinedSubmissions`, or, for an adapter without one, its `readSubmissions` joined by
- * {@link join}.
- *
- * @since 0.1.0
- * @category accessors
- */
-export const readJoined = (
-  repository: FileRepository
-): ((fileId: FileId, range: SubmissionRange) => Effect.Effect<JoinedPage, StorageUnavailable>) =>
-  repository.readJoinedSubmissions ?? ((fileId, range) => Effect.map(repository.readSubmissions(fileId, range), join))

@@ -9,7 +9,6 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type { ApiKey, FileId } from "./FileData.js"
 import {
@@ -88,7 +87,7 @@ export const admit: <R extends { readonly apiKey: ApiKey }>(
   input: Input,
   parse: (body: unknown) => Effect.Effect<R, InvalidRequest>,
   parsed: (request: R) => Effect.Effect<void>
-) => Effect.Effect<R, InvalidRequest | RateLimited | RateLimiterUnavailable> = Immediate.fn(function* <
+) => Immediate.Immediate<R, InvalidRequest | RateLimited | RateLimiterUnavailable> = Immediate.fn(function* <
   R extends { readonly apiKey: ApiKey }
 >(
   limiter: RateLimiter.RateLimiter,
@@ -130,7 +129,7 @@ export const handle: <R extends Credentials, A>(
   input: Input,
   parse: (body: unknown) => Effect.Effect<R, InvalidRequest>,
   answer: (files: FileRepository.FileRepository, request: R, file: FileRepository.FoundFile) => A
-) => Effect.Effect<A, GetFileDataError> =
+) => Immediate.Immediate<A, GetFileDataError> =
   // Stepped at once while the ports answer at once (`Immediate`); one generator function for every call.
   Immediate.fn(function* <R extends Credentials, A>(
     { files, limiter }: Ports,
@@ -143,7 +142,7 @@ export const handle: <R extends Credentials, A>(
     const admitted = yield* Immediate.either(
       admit(limiter, input, parse, (request) => {
         fileId = request.fileId
-        return Exit.void
+        return Immediate.void
       })
     )
     if (Either.isLeft(admitted)) {
@@ -212,7 +211,8 @@ export const reopen = (
  * @category models
  */
 export interface Operation<A> {
-  readonly runWith: (ports: Ports, input: Input) => Effect.Effect<A, GetFileDataError>
+  /** Answers at once when the ports do (`Immediate`). */
+  readonly runWith: (ports: Ports, input: Input) => Immediate.Immediate<A, GetFileDataError>
   readonly run: (
     input: Input
   ) => Effect.Effect<A, GetFileDataError, FileRepository.FileRepository | RateLimiter.RateLimiter>

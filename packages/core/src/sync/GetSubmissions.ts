@@ -22,7 +22,6 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { FileId, InstantFromIso } from "../shared/FileData.js"
@@ -286,19 +285,20 @@ const waited = (
           Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<SubmissionsReply, GetSubmissionsError> => {
             const reply = answer(files, request, file, first)
             const left = deadline - now
-            if (first.entries.length > 0 || left <= 0) return Exit.succeed(reply)
+            if (first.entries.length > 0 || left <= 0) return Immediate.succeed(reply)
             const waitFor = (ending: SubmissionSignals.WaitEnd) =>
               Effect.flatMap(
                 // One registration, no fiber or timer of its own: a waiting request costs little more than its socket.
                 signals.changed(file.id, file.readPoint, { timeoutMillis: left, end: ending }),
-                (changed) => (changed ? Effect.flatMap(FileRequest.reopen(files, request), look) : Exit.succeed(reply))
+                (changed) =>
+                  changed ? Effect.flatMap(FileRequest.reopen(files, request), look) : Immediate.succeed(reply)
               )
             if (end !== undefined) return waitFor(end)
             const ending = new SubmissionSignals.WaitEnd()
             end = ending
             return Immediate.flatMap(
               waiting === undefined
-                ? Exit.succeed(undefined)
+                ? Immediate.succeed(undefined)
                 : waiting.hold(request.apiKey, input.clientAddress, ending),
               (given) => {
                 const forget = input.gone?.(() => ending.end())
@@ -335,10 +335,10 @@ const operation = FileRequest.operation(parseRequest, (files, request: Submissio
 export const runWith = (
   ports: Ports,
   input: GetSubmissionsInput
-): Effect.Effect<SubmissionsReply, GetSubmissionsError> =>
+): Immediate.Immediate<SubmissionsReply, GetSubmissionsError> =>
   // A request that does not wait stays evaluated at once when its ports answered at once.
   Immediate.flatMap(operation.runWith(ports, input), ({ file, reply, request }) =>
-    request.wait === 0 ? Exit.succeed(reply) : waited(ports, input, request, file)
+    request.wait === 0 ? Immediate.succeed(reply) : waited(ports, input, request, file)
   )
 
 /**

@@ -7,10 +7,10 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Redacted from "effect/Redacted"
 import type { ApiKey } from "../shared/FileData.js"
 import { RateLimited } from "../shared/FileDataError.js"
+import * as Immediate from "../shared/Immediate.js"
 import type * as SubmissionSignals from "./SubmissionSignals.js"
 
 /**
@@ -51,13 +51,13 @@ export interface WaitingRequests {
    * Counts a request that is about to wait against its key and its address until the function it gives is
    * called; fails with `RateLimited` (scope `apiKey` or `clientAddress`) when either holds its limit already.
    * `end` ends when the process stops (at once, when it has stopped already): the wait ends with what it has.
-   * Evaluated at once (an `Exit`), so a request served in process takes no step of the runtime for it.
+   * Answered at once, so a request served in process takes no step of the runtime for it.
    */
   readonly hold: (
     apiKey: ApiKey,
     clientAddress: string,
     end: SubmissionSignals.WaitEnd
-  ) => Effect.Effect<() => void, RateLimited>
+  ) => Immediate.Immediate<() => void, RateLimited>
   /** Ends every wait, and every wait to come, at once. */
   readonly stop: Effect.Effect<void>
   /** How many requests wait now. */
@@ -96,10 +96,10 @@ export const make = (limits: Limits = defaultLimits): Effect.Effect<WaitingReque
       hold: (apiKey, clientAddress, end) => {
         const key = Redacted.value(apiKey)
         if ((byKey.get(key) ?? 0) >= limits.perKey) {
-          return Exit.fail(new RateLimited({ scope: "apiKey", limit: limits.perKey, retryAfterMillis }))
+          return Immediate.fail(new RateLimited({ scope: "apiKey", limit: limits.perKey, retryAfterMillis }))
         }
         if ((byAddress.get(clientAddress) ?? 0) >= limits.perAddress) {
-          return Exit.fail(new RateLimited({ scope: "clientAddress", limit: limits.perAddress, retryAfterMillis }))
+          return Immediate.fail(new RateLimited({ scope: "clientAddress", limit: limits.perAddress, retryAfterMillis }))
         }
         increment(byKey, key, 1)
         increment(byAddress, clientAddress, 1)
@@ -107,7 +107,7 @@ export const make = (limits: Limits = defaultLimits): Effect.Effect<WaitingReque
         if (stopped) end.end()
         else ends.add(end)
         let held = true
-        return Exit.succeed(() => {
+        return Immediate.succeed(() => {
           if (!held) return
           held = false
           increment(byKey, key, -1)

@@ -6,6 +6,7 @@ import * as FastCheck from "effect/FastCheck"
 import * as Stream from "effect/Stream"
 import * as FileDataEncoder from "../../src/read/FileDataEncoder.js"
 import * as FileDataReply from "../../src/read/FileDataReply.js"
+import * as EncodedPages from "../../src/shared/EncodedPages.js"
 import {
   type FileId,
   type StoredFile,
@@ -13,6 +14,7 @@ import {
   timestampFromEpochMillis,
   type UserId
 } from "../../src/shared/FileData.js"
+import type { StorageUnavailable } from "../../src/shared/FileDataError.js"
 import * as FileRepository from "../../src/shared/FileRepository.js"
 import * as SubmissionEntry from "../../src/shared/SubmissionEntry.js"
 
@@ -75,22 +77,49 @@ const replyOf = (
   file: StoredFile,
   pages: ReadonlyArray<Chunk.Chunk<StoredSubmission>>,
   kind: Joined = "mixed"
-): FileDataReply.FileDataReply => ({
-  file,
+): FileDataReply.FileDataReply => {
   // Page by page, empty pages kept, as a paging adapter may return them.
-  submissionPage: (after) =>
-    Effect.sync(() => {
-      const i = after === undefined ? 0 : Number(after)
+  const readSubmissions = (_fileId: FileId, range: FileRepository.SubmissionRange) =>
+    Effect.sync((): FileRepository.SubmissionPage => {
+      const i = range.after === undefined ? 0 : Number(range.after)
       const entries = Chunk.toReadonlyArray(pages[i] ?? Chunk.empty()).map(SubmissionEntry.fromStored)
-      const page = FileRepository.join(
-        i + 1 < pages.length
-          ? { entries, next: String(i + 1), hasMore: true }
-          : { entries, next: undefined, hasMore: false }
-      )
-      const bytes = kind === "bytes" || (kind === "mixed" && i > 0)
-      return bytes ? { ...page, joined: encoder.encode(FileRepository.joinedText(page)) } : page
+      return i + 1 < pages.length
+        ? { entries, next: String(i + 1), hasMore: true }
+        : { entries, next: undefined, hasMore: false }
     })
-})
+  const unused = Effect.die("not read by a reply")
+  const files: FileRepository.FileRepository = {
+    findAccess: () => unused,
+    readSubmissions,
+    readContentNames: () => unused,
+    findFile: () => unused,
+    ping: unused,
+    encodedPages: {
+      readJoined: (fileId, range) =>
+        Effect.map(readSubmissions(fileId, range), (domain) => {
+          const page = EncodedPages.join(domain)
+          const bytes = kind === "bytes" || (kind === "mixed" && range.after !== undefined)
+          return bytes ? { ...page, joined: encoder.encode(EncodedPages.joinedText(page)) } : page
+        }),
+      readExportRows: () => unused
+    }
+  }
+  return { file: { ...file, readPoint: FileRepository.ReadPoint("0") }, files }
+}
+
+/** The reply with each joined page it reads passed through `f`. */
+const withJoined = (
+  reply: FileDataReply.FileDataReply,
+  f: (
+    page: Effect.Effect<EncodedPages.JoinedPage, StorageUnavailable>
+  ) => Effect.Effect<EncodedPages.JoinedPage, StorageUnavailable>
+): FileDataReply.FileDataReply => {
+  const pages = EncodedPages.of(reply.files)
+  return {
+    ...reply,
+    files: { ...reply.files, encodedPages: { ...pages, readJoined: (id, range) => f(pages.readJoined(id, range)) } }
+  }
+}
 
 const decoder = new TextDecoder()
 
@@ -205,14 +234,12 @@ describe("FileDataEncoder", () => {
       const row = { createdDate: timestampFromEpochMillis(0), contentJson: "{}" } as StoredSubmission
       const base = replyOf(file, [Chunk.of(row), Chunk.of(row), Chunk.of(row), Chunk.of(row)])
       let reads = 0
-      const reply: FileDataReply.FileDataReply = {
-        ...base,
-        submissionPage: (after) =>
-          Effect.zipLeft(
-            base.submissionPage(after),
-            Effect.sync(() => reads++)
-          )
-      }
+      const reply = withJoined(base, (page) =>
+        Effect.zipLeft(
+          page,
+          Effect.sync(() => reads++)
+        )
+      )
       const first = yield* Stream.runCollect(Stream.take(FileDataEncoder.encode(reply), 1))
       expect(Chunk.size(first)).toBe(1)
       expect(reads).toBe(1)
@@ -246,10 +273,7 @@ describe("FileDataEncoder", () => {
         const rows = Array.from({ length: 7 }, (_, n) => row(n))
         const base = replyOf(file, paged(rows, [3, 0, 2]), "bytes")
         const joined: Array<string | Uint8Array> = []
-        const reply: FileDataReply.FileDataReply = {
-          ...base,
-          submissionPage: (after) => Effect.tap(base.submissionPage(after), (page) => joined.push(page.joined))
-        }
+        const reply = withJoined(base, (page) => Effect.tap(page, (read) => joined.push(read.joined)))
         const written = yield* writeAll(reply)
         expect(JSON.parse(written.map(([piece]) => text(piece)).join("")).submissions).toEqual(
           rows.map((row) => ({ createdDate: row.createdDate, content: JSON.parse(row.contentJson) }))

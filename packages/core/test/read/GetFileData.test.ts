@@ -5,11 +5,10 @@ import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import type * as FileDataReply from "../../src/read/FileDataReply.js"
+import * as FileDataReply from "../../src/read/FileDataReply.js"
 import * as GetFileData from "../../src/read/GetFileData.js"
 import { type StoredSubmission, timestampFromEpochMillis } from "../../src/shared/FileData.js"
 import { AccessDenied, FileNotFound, InvalidRequest, Issue, RateLimited } from "../../src/shared/FileDataError.js"
-import * as FileRepository from "../../src/shared/FileRepository.js"
 import * as SubmissionEntry from "../../src/shared/SubmissionEntry.js"
 import * as Journal from "../utils/Journal.js"
 import { ADDRESS, input } from "../utils/Requests.js"
@@ -22,22 +21,14 @@ const run = (
   limiter: TestRateLimiter.TestRateLimiter = TestRateLimiter.make()
 ) => GetFileData.run(request).pipe(Effect.provide(Layer.merge(repository.layer, limiter.layer)))
 
-// A joined page's entries, apart again: each is an object, so each ends where its braces balance.
-const entriesOf = (page: FileRepository.JoinedPage): ReadonlyArray<SubmissionEntry.SubmissionEntry> =>
-  page.count === 0
-    ? []
-    : (JSON.parse(`[${FileRepository.joinedText(page)}]`) as ReadonlyArray<unknown>).map((submission) =>
-        SubmissionEntry.unsafeStored(JSON.stringify(submission))
-      )
-
 const collectSubmissions = (reply: FileDataReply.FileDataReply) =>
   Effect.gen(function* () {
     const rows: Array<StoredSubmission> = []
     let after: string | undefined
     let hasMore = true
     while (hasMore) {
-      const page = yield* reply.submissionPage(after)
-      rows.push(...entriesOf(page).map(SubmissionEntry.parse))
+      const page = yield* FileDataReply.submissions(reply, after)
+      rows.push(...page.entries.map(SubmissionEntry.parse))
       after = page.next
       hasMore = page.hasMore
     }
@@ -615,13 +606,13 @@ describe("getFileData: one moment", () => {
       const reply = yield* ask
       // Between the first page and the second, a writer appends around and inside the reply's range.
       const appended = [dated(1, 100), dated(5, 101), dated(30, 102)]
-      const first = yield* reply.submissionPage(undefined)
+      const first = yield* FileDataReply.submissions(reply, undefined)
       repository.append("f", appended)
-      const rows = [...entriesOf(first).map(SubmissionEntry.parse)]
+      const rows = [...first.entries.map(SubmissionEntry.parse)]
       let page = first
       while (page.hasMore) {
-        page = yield* reply.submissionPage(page.next)
-        rows.push(...entriesOf(page).map(SubmissionEntry.parse))
+        page = yield* FileDataReply.submissions(reply, page.next)
+        rows.push(...page.entries.map(SubmissionEntry.parse))
       }
       const stored = (submissions: ReadonlyArray<ReturnType<typeof dated>>) =>
         [...submissions]

@@ -109,3 +109,26 @@ describe("Immediate.either", () => {
     }
   )
 })
+
+describe("Immediate constructors", () => {
+  it.prop(
+    "answer at once as Effect's own constructors answer when run; `later` is not done, with the same answer",
+    { value: FastCheck.integer() },
+    ({ value }) => {
+      const pairs: ReadonlyArray<readonly [Effect.Effect<unknown, unknown>, Effect.Effect<unknown, unknown>]> = [
+        [Immediate.succeed(value), Effect.succeed(value)],
+        [Immediate.fail(new Refused({ at: value })), Effect.fail(new Refused({ at: value }))],
+        [Immediate.die(new Refused({ at: value })), Effect.die(new Refused({ at: value }))],
+        [Immediate.void, Effect.void],
+        [Immediate.fromExit(Exit.succeed(value)), Effect.succeed(value)]
+      ]
+      for (const [immediate, effect] of pairs) {
+        expect(Immediate.isDone(immediate)).toBe(true)
+        expect(Equal.equals(immediate, Effect.runSyncExit(effect))).toBe(true)
+      }
+      const later = Immediate.later(Effect.sync(() => value))
+      expect(Immediate.isDone(later)).toBe(false)
+      expect(Effect.runSync(later)).toBe(value)
+    }
+  )
+})

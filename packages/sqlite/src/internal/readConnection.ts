@@ -1,8 +1,7 @@
-import type { FileDataError } from "@filedata/core"
+import { type FileDataError, Immediate } from "@filedata/core"
 import { StorageFailure } from "@filedata/sql"
 import type Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as FollowedFile from "./followedFile.js"
@@ -17,9 +16,9 @@ import * as ReadSnapshot from "./readSnapshot.js"
 export interface ReadConnection<S> {
   /**
    * Runs `read` now, on the statements of a connection checked against the path in the last millisecond: its
-   * answer is an `Exit` when it has one at once (`Immediate`).
+   * answer is there at once unless the database just came back or went away (`Immediate`).
    */
-  readonly read: <A>(read: (statements: S) => A) => Effect.Effect<A, FileDataError.StorageUnavailable>
+  readonly read: <A>(read: (statements: S) => A) => Immediate.Immediate<A, FileDataError.StorageUnavailable>
   /** The same after checking the path now, run when the effect is. */
   readonly readChecked: <A>(read: (statements: S) => A) => Effect.Effect<A, FileDataError.StorageUnavailable>
   /** Ends the current read snapshot now, so the next read sees every commit made so far. */
@@ -74,10 +73,10 @@ export const make = <S>(options: {
 
     const readOn =
       (connection: () => FollowedFile.Connection<S> | Error) =>
-      <A>(read: (statements: S) => A): Effect.Effect<A, FileDataError.StorageUnavailable> => {
+      <A>(read: (statements: S) => A): Immediate.Immediate<A, FileDataError.StorageUnavailable> => {
         const wasOpen = file.isOpen()
         const opened = connection()
-        if (opened instanceof Error) return refused(opened, wasOpen)
+        if (opened instanceof Error) return Immediate.later(refused(opened, wasOpen))
         let value: A
         try {
           snapshot.join(opened)
@@ -85,11 +84,13 @@ export const make = <S>(options: {
         } catch (cause) {
           const error = FollowedFile.toError(cause)
           file.readFailed(opened, error)
-          return refused(error, wasOpen)
+          return Immediate.later(refused(error, wasOpen))
         }
         return wasOpen
-          ? Exit.succeed(value)
-          : Effect.as(Effect.logInfo("The database is readable again").pipe(Effect.annotateLogs({ filename })), value)
+          ? Immediate.succeed(value)
+          : Immediate.later(
+              Effect.as(Effect.logInfo("The database is readable again").pipe(Effect.annotateLogs({ filename })), value)
+            )
       }
     const readChecked = readOn(file.checkNow)
 

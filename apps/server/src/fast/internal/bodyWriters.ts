@@ -6,8 +6,8 @@
  */
 import type { ServerResponse } from "node:http"
 import { pipeline, type Writable } from "node:stream"
+import { Immediate } from "@filedata/core"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Compression from "../../Compression.js"
 import type { BodyKind, Frame, Piece } from "../Reply.js"
 import * as PageCollection from "./pageCollection.js"
@@ -37,9 +37,9 @@ const byteLength = (piece: Piece): number => (typeof piece === "string" ? Buffer
 export const identityWriter = (response: ServerResponse, frame: Frame, kind: BodyKind, fieldsOf: FieldsOf) => {
   // Made once, when a reply first has to wait: a reply of one piece never does.
   let drained: Effect.Effect<void, ClientGone> | undefined
-  // Written when called, so a piece the socket takes at once is an `Exit` (`Immediate`).
+  // Written when called, so a piece the socket takes at once answers at once (`Immediate`).
   return (piece: Piece, last: boolean): Effect.Effect<void, ClientGone> => {
-    if (response.destroyed) return Exit.fail(new ClientGone())
+    if (response.destroyed) return Immediate.fail(new ClientGone())
     if (!response.headersSent) {
       const fields = fieldsOf(frame, kind)
       if (last) fields["content-length"] = byteLength(piece)
@@ -47,10 +47,10 @@ export const identityWriter = (response: ServerResponse, frame: Frame, kind: Bod
     }
     if (last) {
       response.end(piece)
-      return Exit.void
+      return Immediate.void
     }
     PageCollection.count(piece)
-    if (response.write(piece)) return Exit.void
+    if (response.write(piece)) return Immediate.void
     if (drained === undefined) {
       drained = drainOf(response)
       return Effect.zipRight(armSendTimeout(response, frame), drained)
@@ -94,7 +94,7 @@ export const compressedWriter = (
   let drained: Effect.Effect<void, ClientGone> | undefined
   // Written when called, as `identityWriter`.
   return (piece: Piece, last: boolean): Effect.Effect<void, ClientGone> => {
-    if (response.destroyed) return Exit.fail(new ClientGone())
+    if (response.destroyed) return Immediate.fail(new ClientGone())
     if (compressor === undefined) {
       if (last) {
         const body = typeof piece === "string" ? Buffer.from(piece) : piece
@@ -103,7 +103,7 @@ export const compressedWriter = (
         fields["content-length"] = body.length
         response.writeHead(200, fields)
         response.end(body)
-        return Exit.void
+        return Immediate.void
       }
       response.writeHead(200, compressedHeaders(fieldsOf, frame, kind, coding))
       const stream = Compression.stream(coding)
@@ -115,12 +115,12 @@ export const compressedWriter = (
       PageCollection.count(piece)
       return stream.write(piece) ? started : Effect.zipRight(started, drained)
     }
-    if (compressor.destroyed) return Exit.fail(new ClientGone())
+    if (compressor.destroyed) return Immediate.fail(new ClientGone())
     if (last) {
       compressor.end(piece)
       return finishOf(response)
     }
     PageCollection.count(piece)
-    return compressor.write(piece) ? Exit.void : (drained as Effect.Effect<void, ClientGone>)
+    return compressor.write(piece) ? Immediate.void : (drained as Effect.Effect<void, ClientGone>)
   }
 }

@@ -4,7 +4,7 @@
  * @internal
  */
 import { describe, expect, it } from "@effect/vitest"
-import { ExportEncoder, ExportSubmissions, FileRepository } from "@filedata/core"
+import { EncodedPages, ExportEncoder, ExportSubmissions, FileRepository } from "@filedata/core"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
@@ -35,9 +35,9 @@ export const exportPages = (withStorage: Fixtures.WithStorage): void => {
         const files = yield* FileRepository.FileRepository
         const found = Option.getOrThrow(yield* files.findFile(Fixtures.fileId(id)))
         const names = yield* files.readContentNames(Fixtures.fileId(id), found.readPoint)
-        const rows: FileRepository.ExportRows = format === "csv" ? { format, names } : { format }
+        const rows: EncodedPages.ExportRows = format === "csv" ? { format, names } : { format }
         const pages = yield* Fixtures.pagesOf(id, { since, upTo: found.readPoint })
-        const body = pages.map((page) => FileRepository.joinedText(ExportEncoder.renderPage(rows, page))).join("")
+        const body = pages.map((page) => EncodedPages.joinedText(EncodedPages.render(rows, page))).join("")
         return format === "csv" ? ExportEncoder.csvHeader(names) + body : body
       })
     const exported = (id: string, format: "csv" | "ndjson", since: number | undefined) =>

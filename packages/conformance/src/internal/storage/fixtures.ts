@@ -4,6 +4,7 @@
  * @internal
  */
 import {
+  EncodedPages,
   FileData,
   FileDataEncoder,
   type FileDataError,
@@ -170,8 +171,8 @@ export const pagesOf = (id: string, range: FileRepository.SubmissionRange) =>
 /** The joined pages of a read of `range`, each continuing after the last, until one says no more match. */
 export const joinedPagesOf = (id: string, range: FileRepository.SubmissionRange) =>
   Effect.gen(function* () {
-    const readJoined = FileRepository.readJoined(yield* FileRepository.FileRepository)
-    const pages: Array<FileRepository.JoinedPage> = []
+    const { readJoined } = EncodedPages.of(yield* FileRepository.FileRepository)
+    const pages: Array<EncodedPages.JoinedPage> = []
     let after = range.after
     for (;;) {
       const page = yield* readJoined(fileId(id), { ...range, after })
@@ -217,7 +218,7 @@ export const appendTo = (id: string, submissions: ReadonlyArray<NewSubmission>) 
 export const decoder = new TextDecoder()
 
 /** A joined page with its bytes as text, to compare whatever kind of `Uint8Array` an adapter hands out. */
-export const asText = (page: FileRepository.JoinedPage) => ({ ...page, joined: FileRepository.joinedText(page) })
+export const asText = (page: EncodedPages.JoinedPage) => ({ ...page, joined: EncodedPages.joinedText(page) })
 
 /** The whole reply of `GetFileData` for the file, written through `write` as a transport would. */
 export const fileDataReply = <R>(

@@ -4,7 +4,7 @@
  * @internal
  */
 import { describe, expect, it } from "@effect/vitest"
-import { FileRepository } from "@filedata/core"
+import { EncodedPages, FileRepository } from "@filedata/core"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Option from "effect/Option"
@@ -203,7 +203,7 @@ export const ranges = (withStorage: Fixtures.WithStorage): void => {
         Effect.gen(function* () {
           yield* importRows(rows)
           const files = yield* FileRepository.FileRepository
-          const readJoined = FileRepository.readJoined(files)
+          const { readJoined } = EncodedPages.of(files)
           for (const id of ["f1", "f2", "f3"]) {
             const range = { since, until, limit, endPosition }
             const pages = yield* Fixtures.pagesOf(id, range)
@@ -212,7 +212,7 @@ export const ranges = (withStorage: Fixtures.WithStorage): void => {
               // the same order, the same end.
               const joined = yield* Fixtures.joinedPagesOf(id, range)
               const text = (texts: ReadonlyArray<string>) => texts.filter((one) => one !== "").join(",")
-              expect(text(joined.map(FileRepository.joinedText))).toEqual(
+              expect(text(joined.map(EncodedPages.joinedText))).toEqual(
                 text(pages.map((page) => page.entries.join(",")))
               )
               expect(joined.reduce((sum, page) => sum + page.count, 0)).toBe(Fixtures.parsed(pages).length)
@@ -223,21 +223,21 @@ export const ranges = (withStorage: Fixtures.WithStorage): void => {
             for (const [index, page] of pages.entries()) {
               const after = index === 0 ? undefined : pages[index - 1]?.next
               expect(Fixtures.asText(yield* readJoined(Fixtures.fileId(id), { ...range, after }))).toEqual(
-                Fixtures.asText(FileRepository.join(page))
+                Fixtures.asText(EncodedPages.join(page))
               )
             }
             const after = pages[pages.length - 1]?.next
             if (after !== undefined) {
               expect(Fixtures.asText(yield* readJoined(Fixtures.fileId(id), { ...range, after }))).toEqual(
                 Fixtures.asText(
-                  FileRepository.join(yield* files.readSubmissions(Fixtures.fileId(id), { ...range, after }))
+                  EncodedPages.join(yield* files.readSubmissions(Fixtures.fileId(id), { ...range, after }))
                 )
               )
             }
           }
           expect(Fixtures.asText(yield* readJoined(Fixtures.fileId("f1"), { after: "made-up" }))).toEqual(
             Fixtures.asText(
-              FileRepository.join(yield* files.readSubmissions(Fixtures.fileId("f1"), { after: "made-up" }))
+              EncodedPages.join(yield* files.readSubmissions(Fixtures.fileId("f1"), { after: "made-up" }))
             )
           )
         }).pipe(withStorage(3)),
@@ -268,7 +268,7 @@ export const ranges = (withStorage: Fixtures.WithStorage): void => {
         for (const endPosition of [false, undefined]) {
           const pages = yield* Fixtures.joinedPagesOf("f1", { upTo: found.readPoint, endPosition })
           expect(pages.map((page) => page.hasMore)).toEqual(pages.map((_, i) => i < pages.length - 1))
-          expect(joinedRows(pages.map(FileRepository.joinedText))).toEqual(asReplied(submissions))
+          expect(joinedRows(pages.map(EncodedPages.joinedText))).toEqual(asReplied(submissions))
           // Each page's next is the position of its last submission: reading on from it gives the rest.
           let read = 0
           for (const page of pages.slice(0, -1)) {
@@ -289,13 +289,13 @@ export const ranges = (withStorage: Fixtures.WithStorage): void => {
         }))
         yield* Fixtures.importFiles({ f1: submissions })
         const files = yield* FileRepository.FileRepository
-        const readJoined = FileRepository.readJoined(files)
+        const { readJoined } = EncodedPages.of(files)
         const found = Option.getOrThrow(yield* Fixtures.findFile("k1", "f1"))
         const texts: Array<string> = []
         let after: string | undefined
         for (;;) {
           const page = yield* readJoined(Fixtures.fileId("f1"), { after, upTo: found.readPoint, endPosition: false })
-          if (page.count > 0) texts.push(FileRepository.joinedText(page))
+          if (page.count > 0) texts.push(EncodedPages.joinedText(page))
           if (!page.hasMore) break
           after = page.next
         }

@@ -38,51 +38,6 @@ export const pieces = (entries: ReadonlyArray<SubmissionEntry>, before: string, 
 const encoder = new TextEncoder()
 
 /**
- * Entries joined by commas: as text when short, as UTF-8 bytes once the text would reach `maxPieceLength`, so a
- * long page is never one string of V8's large-object size (docs/performance.md#pieces-below-the-large-object-size).
- *
- * @internal
- */
-export const joinEntries = (entries: ReadonlyArray<SubmissionEntry>): string | Uint8Array => joinTexts(entries, ",")
-
-/**
- * Texts joined by `separator`, `end` after the last when there is one (both ASCII), as {@link joinEntries} joins
- * entries.
- *
- * @internal
- */
-export const joinTexts = (texts: ReadonlyArray<string>, separator: string, end = ""): string | Uint8Array => {
-  if (texts.length === 0) return ""
-  let length = separator.length * (texts.length - 1) + end.length
-  for (let i = 0; i < texts.length; i++) length += (texts[i] as string).length
-  if (length < maxPieceLength) return texts.join(separator) + end
-  const between = encoder.encode(separator)
-  // One byte a code unit, as most texts are; grown when they are not.
-  let out = new Uint8Array(length + 1024)
-  let at = 0
-  const room = (bytes: number) => {
-    if (out.length - at >= bytes) return
-    const grown = new Uint8Array(Math.max(2 * out.length, at + bytes))
-    grown.set(out.subarray(0, at))
-    out = grown
-  }
-  for (let i = 0; i < texts.length; i++) {
-    if (i > 0 && between.length > 0) {
-      room(between.length)
-      out.set(between, at)
-      at += between.length
-    }
-    const text = texts[i] as string
-    // UTF-8 takes at most three bytes per UTF-16 code unit.
-    room(3 * text.length)
-    at += encoder.encodeInto(text, out.subarray(at)).written
-  }
-  room(end.length)
-  at += encoder.encodeInto(end, out.subarray(at)).written
-  return out.subarray(0, at)
-}
-
-/**
  * A page joined in storage, between `before` and `after`, as the pieces to write. When `whole` (the page is the
  * reply, written with its length in one `end`) one piece: text stays text, which Node writes in one call with the
  * header block. Otherwise the texts and the page apart, so a page of bytes is never copied. Empty pieces are left
@@ -124,7 +79,7 @@ const writeAll: <P, A, E, E2, R>(
   start: P,
   step: (position: P) => Effect.Effect<readonly [pieces: Array<A | undefined>, next: P | undefined], E>,
   write: (piece: A, last: boolean) => Effect.Effect<void, E2, R>
-) => Effect.Effect<void, E | E2, R> =
+) => Immediate.Immediate<void, E | E2, R> =
   // Stepped at once while reads and writes answer at once (`Immediate`); made once, not per reply.
   Immediate.fn(function* <P, A, E, E2, R>(
     start: P,
@@ -162,7 +117,7 @@ export const body = <Reply, P, A extends string | Uint8Array, E>(
   writeTo: <E2, R>(
     reply: Reply,
     write: (piece: A, last: boolean) => Effect.Effect<void, E2, R>
-  ): Effect.Effect<void, E | E2, R> => writeAll(begin(reply), (position: P) => step(reply, position), write),
+  ): Immediate.Immediate<void, E | E2, R> => writeAll(begin(reply), (position: P) => step(reply, position), write),
   encode: (reply: Reply): Stream.Stream<string, E> =>
     Stream.paginateChunkEffect(begin(reply), (position) =>
       Effect.map(

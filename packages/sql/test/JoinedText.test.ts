@@ -1,12 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
+import { EncodedPages, type FileRepository, SubmissionEntry } from "@filedata/core"
+import { JoinedText } from "@filedata/sql"
 import * as FastCheck from "effect/FastCheck"
-import * as FileDataEncoder from "../../src/read/FileDataEncoder.js"
-import * as FileRepository from "../../src/shared/FileRepository.js"
-import * as SubmissionEntry from "../../src/shared/SubmissionEntry.js"
 
 const entry = (text: string) => SubmissionEntry.render(0, JSON.stringify({ text }))
 
-describe("FileRepository.join", () => {
+describe("JoinedText.page", () => {
   it.prop(
     "joins a page's entries by commas, as text while short and as UTF-8 bytes once long, with its count and end",
     {
@@ -24,10 +23,10 @@ describe("FileRepository.join", () => {
       const page: FileRepository.SubmissionPage = hasMore
         ? { entries, next: "n", hasMore: true }
         : { entries, next: undefined, hasMore: false }
-      const joined = FileRepository.join(page)
+      const joined = JoinedText.page(page)
       const text = entries.join(",")
-      expect(FileRepository.joinedText(joined)).toBe(text)
-      expect(typeof joined.joined === "string").toBe(text.length < FileDataEncoder.maxPieceLength)
+      expect(EncodedPages.joinedText(joined)).toBe(text)
+      expect(typeof joined.joined === "string").toBe(text.length < JoinedText.maxTextLength)
       expect({ ...joined, joined: undefined }).toEqual({
         joined: undefined,
         count: entries.length,
@@ -42,8 +41,27 @@ describe("FileRepository.join", () => {
       entry(text),
       entry(text)
     ])
-    const joined = FileRepository.join({ entries, next: undefined, hasMore: false })
+    const joined = JoinedText.page({ entries, next: undefined, hasMore: false })
     expect(joined.joined).toBeInstanceOf(Uint8Array)
     expect(joined.joined).toEqual(new TextEncoder().encode(entries.join(",")))
   })
+
+  it.prop(
+    "an export page is the core's rendering of the same page, as text while short and as bytes once long",
+    {
+      texts: FastCheck.array(FastCheck.constantFrom("a", 'é,"', "x".repeat(30_000), "😀".repeat(9_000)), {
+        maxLength: 6
+      }),
+      csv: FastCheck.boolean()
+    },
+    ({ csv, texts }) => {
+      const entries = texts.map(entry)
+      const rows: EncodedPages.ExportRows = csv ? { format: "csv", names: ["text"] } : { format: "ndjson" }
+      const page: FileRepository.SubmissionPage = { entries, next: undefined, hasMore: false }
+      const joined = JoinedText.exportPage(rows, page)
+      const text = EncodedPages.render(rows, page).joined as string
+      expect(EncodedPages.joinedText(joined)).toBe(text)
+      expect(typeof joined.joined === "string").toBe(text.length < JoinedText.maxTextLength)
+    }
+  )
 })

@@ -1,0 +1,137 @@
+/**
+ * An optional capability of `FileRepository`: pages of submissions handed over already encoded as a reply
+ * writes them, joined where the data is (SQLite joins them in the database, which makes big replies faster:
+ * docs/performance.md#pages-joined-in-storage). An adapter author can leave it out: {@link of} then writes it
+ * from the port's domain method, `readSubmissions`, with the same bytes on the wire, and every conformance case
+ * passes either way.
+ *
+ * @since 0.2.0
+ */
+import * as Effect from "effect/Effect"
+import * as ExportEncoder from "../export/ExportEncoder.js"
+import type { FileId } from "./FileData.js"
+import type { StorageUnavailable } from "./FileDataError.js"
+import type { FileRepository, SubmissionPage, SubmissionRange } from "./FileRepository.js"
+
+/**
+ * A page of submissions as a reply writes it: the entries of a `SubmissionPage`, in the same order, joined (by
+ * commas for a reply, by line ends for an export), and how many they are. The adapter hands them over as it has
+ * them, as text or as UTF-8 bytes, so a big page need never be a string.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type JoinedPage =
+  | {
+      readonly joined: string | Uint8Array
+      readonly count: number
+      readonly next: string
+      readonly hasMore: true
+    }
+  | {
+      readonly joined: string | Uint8Array
+      readonly count: number
+      readonly next: string | undefined
+      readonly hasMore: false
+    }
+
+/**
+ * What each submission of an export's page becomes: its NDJSON line (the entry and `\n`), or its CSV row under
+ * the header of `names` (`ExportEncoder.csvRows`, CRLF-ended).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ExportRows =
+  | { readonly format: "ndjson" }
+  | { readonly format: "csv"; readonly names: ReadonlyArray<string> }
+
+/**
+ * The capability: both members give the page `readSubmissions` gives for the same range, encoded.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface EncodedPages {
+  /**
+   * The page's entries joined by commas; a range without a `limit` may get longer pages, since a joined page
+   * holds no strings.
+   */
+  readonly readJoined: (fileId: FileId, range: SubmissionRange) => Effect.Effect<JoinedPage, StorageUnavailable>
+  /**
+   * Each submission as `rows` says, every row ended by its line end and none between, made from what import and
+   * append stored for it (docs/performance.md#export-rows-rendered-at-import).
+   */
+  readonly readExportRows: (
+    fileId: FileId,
+    range: SubmissionRange,
+    rows: ExportRows
+  ) => Effect.Effect<JoinedPage, StorageUnavailable>
+}
+
+/**
+ * A domain page as a {@link JoinedPage}, its entries joined by commas.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const join = (page: SubmissionPage): JoinedPage => {
+  const joined = page.entries.join(",")
+  return page.hasMore
+    ? { joined, count: page.entries.length, next: page.next, hasMore: true }
+    : { joined, count: page.entries.length, next: page.next, hasMore: false }
+}
+
+/**
+ * A domain page rendered as an export's rows.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const render = (rows: ExportRows, page: SubmissionPage): JoinedPage => {
+  const joined = ExportEncoder.renderEntries(rows, page.entries)
+  return page.hasMore
+    ? { joined, count: page.entries.length, next: page.next, hasMore: true }
+    : { joined, count: page.entries.length, next: page.next, hasMore: false }
+}
+
+/**
+ * The capability written from the port's domain method: each page of `readSubmissions`, joined or rendered.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const fromSubmissions = (repository: FileRepository): EncodedPages => ({
+  readJoined: (fileId, range) => Effect.map(repository.readSubmissions(fileId, range), join),
+  readExportRows: (fileId, range, rows) =>
+    Effect.map(repository.readSubmissions(fileId, range), (page) => render(rows, page))
+})
+
+const defaults = new WeakMap<FileRepository, EncodedPages>()
+
+/**
+ * The repository's own `encodedPages`, or the default {@link fromSubmissions} (made once per repository).
+ *
+ * @since 0.2.0
+ * @category accessors
+ */
+export const of = (repository: FileRepository): EncodedPages => {
+  if (repository.encodedPages !== undefined) return repository.encodedPages
+  let pages = defaults.get(repository)
+  if (pages === undefined) {
+    pages = fromSubmissions(repository)
+    defaults.set(repository, pages)
+  }
+  return pages
+}
+
+const decoder = new TextDecoder()
+
+/**
+ * A joined page's entries as text, whichever way the adapter handed them over.
+ *
+ * @since 0.1.0
+ * @category destructors
+ */
+export const joinedText = (page: JoinedPage): string =>
+  typeof page.joined === "string" ? page.joined : decoder.decode(page.joined)
