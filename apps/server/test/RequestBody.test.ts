@@ -131,6 +131,27 @@ describe("RequestBody.parse", () => {
       "MalformedJson"
     )
   })
+
+  const detailOf = (bytes: Uint8Array) =>
+    Either.getLeft(RequestBody.parse(bytes)).pipe((left) =>
+      left._tag === "Some" ? left.value.issues.map(({ detail, pointer }) => ({ detail, pointer })) : left
+    )
+
+  it.each([
+    ['{"fileId":', "unexpected end of the document, expected a value at line 1, column 11"],
+    ['{"fileId" "form"}', 'unexpected "\\"", expected : at line 1, column 11'],
+    ['{\n  "fileId": "form",\n}', 'unexpected "}", expected a string key at line 3, column 1'],
+    ['{"fileId": "form"} x', 'unexpected "x", expected the end of the document at line 1, column 20'],
+    ["{'fileId': 1}", `unexpected "'", expected a string key or } at line 1, column 2`],
+    ['{"limit": 01}', 'invalid number "01" at line 1, column 11'],
+    ['{"a": "\\q"}', "invalid escape \\q in a string at line 1, column 8"]
+  ])("says where and why %s is not JSON", (text, detail) => {
+    expect(detailOf(new TextEncoder().encode(text))).toEqual([{ pointer: "", detail: `must be valid JSON: ${detail}` }])
+  })
+
+  it("keeps invalid UTF-8 apart from a syntax error", () => {
+    expect(detailOf(Buffer.from([0x7b, 0xff, 0x7d]))).toEqual([{ pointer: "", detail: "must be valid UTF-8 JSON" }])
+  })
 })
 
 describe("RequestBody.checkContentType", () => {
