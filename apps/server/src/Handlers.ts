@@ -213,7 +213,8 @@ export const webhooks = (
                 Option.getOrUndefined(request.remoteAddress),
                 options.trustProxy
               ),
-              body: RequestBody.readJson(NodeHttpServerRequest.toIncomingMessage(request))
+              body: RequestBody.readJson(NodeHttpServerRequest.toIncomingMessage(request)),
+              authorization: request.headers.authorization !== undefined
             }
             return Effect.matchEffect(run({ ...ports.value, limiter: meter.limiter }, input), {
               onFailure: (failure) => problem(Problem.fromWebhookFailure(failure)),

@@ -361,6 +361,17 @@ describe("webhook delivery by the server (SQLite)", () => {
       expect((await call("redeliver", { apiKey: KEY, id, eventId })).status).toBe(202)
       expect((await call("delete", { apiKey: KEY, id: "wh_none" })).status).toBe(404)
       expect((await call("delete", { apiKey: KEY, id })).status).toBe(204)
+      // A key sent in a header is not read; the refusal says where it goes.
+      const headerKey = await fetch(`${served.base.replace("0.0.0.0", "127.0.0.1")}/api/v1/webhooks/list`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${KEY}` },
+        body: "{}"
+      })
+      addressCount += 1
+      expect(headerKey.status).toBe(422)
+      expect((await headerKey.json()).detail).toBe(
+        '/apiKey: is required: send the API key in the JSON body as "apiKey" (the Authorization header is ignored)'
+      )
       // The key's quota spent: each operation refused with 422 rate_limited carries both fields too.
       while ((keyCounts.get(KEY) ?? 0) < 30) await call("list", { apiKey: KEY })
       const bodies: Record<string, Record<string, unknown>> = {
