@@ -92,6 +92,20 @@ describe("Immediate.map", () => {
   )
 })
 
+describe("Immediate.mapError", () => {
+  it.prop(
+    "keeps an evaluated effect evaluated, with Effect.mapError's answer",
+    { value: FastCheck.integer(), fails: FastCheck.boolean() },
+    ({ value, fails }) => {
+      const self: Exit.Exit<number, Refused> = fails ? Exit.fail(new Refused({ at: value })) : Exit.succeed(value)
+      const moved = (refused: Refused) => new Refused({ at: refused.at + 1 })
+      const mapped = Immediate.mapError(self, moved)
+      expect(Exit.isExit(mapped)).toBe(true)
+      expect(Equal.equals(mapped, Effect.runSyncExit(Effect.mapError(self, moved)))).toBe(true)
+    }
+  )
+})
+
 describe("Immediate.either", () => {
   it.prop(
     "keeps an evaluated effect evaluated, with Effect.either's answer",
