@@ -300,7 +300,7 @@ for (const storage of TestServices.databaseUrl === undefined ? [sqlite] : [sqlit
         problem("validation_failed", [
           {
             pointer: "",
-            detail: `must be valid JSON: unexpected "\\"", expected , or } at line 2, column ${secondLine.length + 1}`
+            detail: `must be valid JSON: unexpected character, expected , or } at line 2, column ${secondLine.length + 1}`
           }
         ])
       )

@@ -139,13 +139,17 @@ describe("RequestBody.parse", () => {
 
   it.each([
     ['{"fileId":', "unexpected end of the document, expected a value at line 1, column 11"],
-    ['{"fileId" "form"}', 'unexpected "\\"", expected : at line 1, column 11'],
-    ['{\n  "fileId": "form",\n}', 'unexpected "}", expected a string key at line 3, column 1'],
-    ['{"fileId": "form"} x', 'unexpected "x", expected the end of the document at line 1, column 20'],
-    ["{'fileId': 1}", `unexpected "'", expected a string key or } at line 1, column 2`],
-    ['{"limit": 01}', 'invalid number "01" at line 1, column 11'],
-    ['{"a": "\\q"}', "invalid escape \\q in a string at line 1, column 8"]
-  ])("says where and why %s is not JSON", (text, detail) => {
+    ['{"fileId" "form"}', "unexpected character, expected : at line 1, column 11"],
+    ['{\n  "fileId": "form",\n}', "unexpected character, expected a string key at line 3, column 1"],
+    ['{"fileId": "form"} x', "unexpected character, expected the end of the document at line 1, column 20"],
+    ["{'fileId': 1}", "unexpected character, expected a string key or } at line 1, column 2"],
+    ['{"apiKey": secret}', "unexpected word, expected a value at line 1, column 12"],
+    ['{"limit": 01}', "invalid number at line 1, column 11"],
+    ['{"a": "\\q"}', "invalid escape in a string at line 1, column 8"],
+    ['{"a": "\\u12g4"}', "invalid hexadecimal digit in a \\u escape at line 1, column 12"],
+    ['{"a": "\t"}', "unescaped control character in a string at line 1, column 8"],
+    ['{"a": "open', "the document ends inside a string at line 1, column 7"]
+  ])("says where and why %s is not JSON, quoting none of it", (text, detail) => {
     expect(detailOf(new TextEncoder().encode(text))).toEqual([{ pointer: "", detail: `must be valid JSON: ${detail}` }])
   })
 
