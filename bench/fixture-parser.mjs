@@ -151,9 +151,7 @@ const streamparserReader = ({ Effect, Stream, Fixture, FixtureDocument }, { JSON
 
 // The tokenizers alone, every token handed to a handler that does nothing.
 const tokenizeHandWritten = async (file) => {
-  const { JsonTokenizer } = await import(
-    pathToFileURL(join(root, "packages/fixture/dist/internal/jsonTokenizer.js")).href
-  )
+  const { JsonTokenizer } = await import(pathToFileURL(join(root, "packages/core/dist/shared/JsonTokenizer.js")).href)
   const none = () => {}
   const tokenizer = new JsonTokenizer({
     startObject: none,

@@ -36,6 +36,7 @@ import * as Reply from "./fast/Reply.js"
 import * as Instrumentation from "./Instrumentation.js"
 import * as Middleware from "./Middleware.js"
 import * as Problem from "./Problem.js"
+import * as RateLimitHeaders from "./RateLimitHeaders.js"
 import * as RequestBody from "./RequestBody.js"
 
 /**
@@ -154,10 +155,19 @@ const deliveryJson = (delivery: Webhook.Delivery) => ({
   ...Option.match(delivery.nextAttemptAt, { onNone: () => ({}), onSome: (at) => ({ nextAttemptAt: at }) })
 })
 
+// The rate-limit fields of a reply, as the file operations send them (`Reply.headers`).
+const rateLimitFields = (meter: RateLimitHeaders.Meter): Record<string, string> => {
+  const standing = meter.standing()
+  return standing === undefined
+    ? { "ratelimit-policy": meter.policy }
+    : { "ratelimit-policy": meter.policy, ratelimit: standing }
+}
+
 /**
- * The webhook operations: each reads its body as the file operations do, runs its use case, and answers with
- * JSON (`Cache-Control: no-store`) or a problem of the one table. A server built without the webhook ports
- * (an embedding that provides only the file ports) answers them 503.
+ * The webhook operations: each reads its body as the file operations do, runs its use case on a metered
+ * limiter, and answers with JSON (`Cache-Control: no-store`) or a problem of the one table, each reply with
+ * the rate-limit fields. A server built without the webhook ports (an embedding that provides only the file
+ * ports) answers them 503.
  *
  * @since 0.2.0
  * @category layers
@@ -182,14 +192,18 @@ export const webhooks = (
         const ports = Option.all({ webhooks: found.webhooks, sender: found.sender, secrets: found.secrets }).pipe(
           Option.map((held) => ({ ...held, files: found.files, limiter: found.limiter }))
         )
+        const meters = RateLimitHeaders.meters(found.limiter)
         const serve =
           <A, E extends WebhookRequest.ManageError | Webhook.WebhookEventNotFound>(
             run: (ports: CreateWebhook.Ports, input: FileRequest.Input) => Effect.Effect<A, E>,
             reply: (a: A) => HttpServerResponse.HttpServerResponse
           ) =>
           ({ request }: { readonly request: HttpServerRequest.HttpServerRequest }) => {
+            const meter = meters()
+            const metered = (response: HttpServerResponse.HttpServerResponse) =>
+              HttpServerResponse.setHeaders(response, rateLimitFields(meter))
             const problem = (failure: Problem.Problem) =>
-              Effect.as(Instrumentation.problem(failure.code), Problem.toResponse(failure))
+              Effect.as(Instrumentation.problem(failure.code), metered(Problem.toResponse(failure)))
             if (Option.isNone(ports)) {
               return problem(Problem.make("storage_unavailable", "Webhooks are not available on this server"))
             }
@@ -199,11 +213,12 @@ export const webhooks = (
                 Option.getOrUndefined(request.remoteAddress),
                 options.trustProxy
               ),
-              body: RequestBody.readJson(NodeHttpServerRequest.toIncomingMessage(request))
+              body: RequestBody.readJson(NodeHttpServerRequest.toIncomingMessage(request)),
+              authorization: request.headers.authorization !== undefined
             }
-            return Effect.matchEffect(run(ports.value, input), {
+            return Effect.matchEffect(run({ ...ports.value, limiter: meter.limiter }, input), {
               onFailure: (failure) => problem(Problem.fromWebhookFailure(failure)),
-              onSuccess: (a) => Effect.succeed(reply(a))
+              onSuccess: (a) => Effect.succeed(metered(reply(a)))
             })
           }
         const json = (body: unknown, status = 200) => HttpServerResponse.unsafeJson(body, { status, headers: noStore })

@@ -6,7 +6,7 @@
  */
 
 import type { IncomingMessage } from "node:http"
-import { FileDataError, Immediate } from "@filedata/core"
+import { FileDataError, Immediate, JsonTokenizer } from "@filedata/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as DuplicateMembers from "./DuplicateMembers.js"
@@ -65,6 +65,14 @@ const duplicated = (found: DuplicateMembers.Duplicates): FileDataError.InvalidRe
     found.unlisted
   )
 
+// Where and why the text is not JSON, in the fixture reader's words; only a refused body is tokenized again.
+const syntaxDetail = (text: string): string => {
+  const error = JsonTokenizer.syntaxError(text)
+  return error === undefined
+    ? "must be valid JSON"
+    : `must be valid JSON: ${error.detail} at line ${error.line}, column ${error.column}`
+}
+
 /**
  * The body's bytes read as UTF-8 JSON, or the reason they cannot be.
  *
@@ -76,10 +84,14 @@ export const parse = (bytes: Uint8Array): Either.Either<unknown, FileDataError.I
   let parsed: unknown
   try {
     text = utf8.decode(bytes)
-    if (text.trim() === "") return Either.left(refuse("MalformedJson", "must not be empty"))
-    parsed = JSON.parse(text)
   } catch {
     return Either.left(refuse("MalformedJson", "must be valid UTF-8 JSON"))
+  }
+  if (text.trim() === "") return Either.left(refuse("MalformedJson", "must not be empty"))
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return Either.left(refuse("MalformedJson", syntaxDetail(text)))
   }
   const duplicates = DuplicateMembers.find(text, parsed)
   return duplicates === undefined ? Either.right(parsed) : Either.left(duplicated(duplicates))

@@ -281,6 +281,17 @@ const cases: ReadonlyArray<Case> = [
     }
   },
   {
+    name: "422: the key in an Authorization header and not in the body, which says where it goes",
+    init: post({ fileId: "contact" }, { "content-type": "application/json", authorization: "Bearer alice-owner" }),
+    check: (answer) => {
+      expectProblem(422, "validation_failed")(answer)
+      const detail = 'is required: send the API key in the JSON body as "apiKey" (the Authorization header is ignored)'
+      expect(answer.json.errors).toEqual([{ pointer: "/apiKey", detail }])
+      expect(answer.json.detail).toBe(`/apiKey: ${detail}`)
+      expect(answer.bytes.toString()).not.toContain("alice-owner")
+    }
+  },
+  {
     name: "422: Content-Type text/plain",
     init: post({ fileId: "contact", apiKey: "alice-owner" }, { "content-type": "text/plain" }),
     check: expectProblem(422, "unsupported_media_type")
@@ -375,6 +386,15 @@ const cases: ReadonlyArray<Case> = [
     path: sync,
     init: post({ fileId: "no-such-file", apiKey: "alice-sync-missing" }),
     check: expectProblem(404, "file_not_found")
+  },
+  {
+    name: "submissions 422: the key in an Authorization header only",
+    path: sync,
+    init: post({ fileId: "contact" }, { "content-type": "application/json", authorization: "Bearer alice-owner" }),
+    check: (answer) => {
+      expectProblem(422, "validation_failed")(answer)
+      expect(answer.json.detail).toMatch(/^\/apiKey: is required: send the API key in the JSON body as "apiKey"/)
+    }
   },
   {
     name: "submissions 422: malformed JSON",

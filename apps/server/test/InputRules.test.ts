@@ -292,6 +292,18 @@ for (const storage of TestServices.databaseUrl === undefined ? [sqlite] : [sqlit
         Buffer.from(`","apiKey":"${KEY}"}`)
       ])
       expect((await post(base, cesu)).json.errors).toEqual([{ pointer: "", detail: "must be valid UTF-8 JSON" }])
+      // A syntax error is named where it is, in the fixture reader's words.
+      const secondLine = ` "apiKey":"${KEY}" `
+      const broken = await post(base, `{"fileId":"file-1",\n${secondLine}"limit":1}`)
+      expect(broken.status).toBe(422)
+      expect(broken.json).toEqual(
+        problem("validation_failed", [
+          {
+            pointer: "",
+            detail: `must be valid JSON: unexpected character, expected , or } at line 2, column ${secondLine.length + 1}`
+          }
+        ])
+      )
     })
 
     it("refuses a fixture breaking the text rules by JSON path, and writes none of it", async () => {

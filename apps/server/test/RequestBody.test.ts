@@ -131,6 +131,31 @@ describe("RequestBody.parse", () => {
       "MalformedJson"
     )
   })
+
+  const detailOf = (bytes: Uint8Array) =>
+    Either.getLeft(RequestBody.parse(bytes)).pipe((left) =>
+      left._tag === "Some" ? left.value.issues.map(({ detail, pointer }) => ({ detail, pointer })) : left
+    )
+
+  it.each([
+    ['{"fileId":', "unexpected end of the document, expected a value at line 1, column 11"],
+    ['{"fileId" "form"}', "unexpected character, expected : at line 1, column 11"],
+    ['{\n  "fileId": "form",\n}', "unexpected character, expected a string key at line 3, column 1"],
+    ['{"fileId": "form"} x', "unexpected character, expected the end of the document at line 1, column 20"],
+    ["{'fileId': 1}", "unexpected character, expected a string key or } at line 1, column 2"],
+    ['{"apiKey": secret}', "unexpected word, expected a value at line 1, column 12"],
+    ['{"limit": 01}', "invalid number at line 1, column 11"],
+    ['{"a": "\\q"}', "invalid escape in a string at line 1, column 8"],
+    ['{"a": "\\u12g4"}', "invalid hexadecimal digit in a \\u escape at line 1, column 12"],
+    ['{"a": "\t"}', "unescaped control character in a string at line 1, column 8"],
+    ['{"a": "open', "the document ends inside a string at line 1, column 7"]
+  ])("says where and why %s is not JSON, quoting none of it", (text, detail) => {
+    expect(detailOf(new TextEncoder().encode(text))).toEqual([{ pointer: "", detail: `must be valid JSON: ${detail}` }])
+  })
+
+  it("keeps invalid UTF-8 apart from a syntax error", () => {
+    expect(detailOf(Buffer.from([0x7b, 0xff, 0x7d]))).toEqual([{ pointer: "", detail: "must be valid UTF-8 JSON" }])
+  })
 })
 
 describe("RequestBody.checkContentType", () => {

@@ -288,4 +288,123 @@ describe("webhook delivery by the server (SQLite)", () => {
       await hook.close()
     }
   }, 90_000)
+
+  it("sends RateLimit-Policy and RateLimit on every reply of every webhook operation, throttled ones too", async () => {
+    const { env, dir } = await setUp("webhook-rate-limit", {
+      RATE_LIMIT_MAX: "30",
+      RATE_LIMIT_IP_MAX: "1000",
+      RATE_LIMIT_WINDOW_MS: "60000"
+    })
+    const hook = await receiver(() => 200)
+    const served = await InProcess.serve(env)
+    // What the limiter has counted so far, to say what each reply must carry.
+    let addressCount = 0
+    const keyCounts = new Map<string, number>()
+    const seen = new Set<string>()
+    const call = async (operation: string, body: Record<string, unknown>, valid = true) => {
+      const response = await fetch(`${served.base.replace("0.0.0.0", "127.0.0.1")}/api/v1/webhooks/${operation}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body)
+      })
+      const text = await response.text()
+      const json = text === "" ? undefined : JSON.parse(text)
+      addressCount += 1
+      const apiKey = typeof body.apiKey === "string" && valid ? body.apiKey : undefined
+      const keyCount = apiKey === undefined ? 0 : (keyCounts.get(apiKey) ?? 0) + 1
+      if (apiKey !== undefined) keyCounts.set(apiKey, keyCount)
+      expect(response.headers.get("ratelimit-policy"), operation).toBe(
+        '"api-key";q=30;w=60, "client-address";q=1000;w=60'
+      )
+      const standing = /^"client-address";r=(\d+);t=(\d+)(?:, "api-key";r=(\d+);t=(\d+))?$/.exec(
+        response.headers.get("ratelimit") ?? ""
+      )
+      expect(standing, `${operation}: ${response.headers.get("ratelimit")}`).not.toBeNull()
+      const [, addressLeft, addressReset, keyLeft, keyReset] = standing ?? []
+      expect(Number(addressLeft)).toBe(1000 - addressCount)
+      expect(Number(addressReset)).toBeGreaterThanOrEqual(1)
+      expect(Number(addressReset)).toBeLessThanOrEqual(60)
+      if (apiKey === undefined) expect(keyLeft).toBeUndefined()
+      else {
+        expect(Number(keyLeft), operation).toBe(Math.max(0, 30 - keyCount))
+        expect(Number(keyReset)).toBeGreaterThanOrEqual(1)
+        expect(Number(keyReset)).toBeLessThanOrEqual(60)
+        if (response.status === 422 && json?.code === "rate_limited") {
+          expect(response.headers.get("retry-after")).toBe(keyReset)
+        }
+      }
+      seen.add(`${operation} ${response.status}${json?.code === undefined ? "" : ` ${json.code}`}`)
+      return { status: response.status, json }
+    }
+    try {
+      const created = await call("create", { apiKey: KEY, fileId: "form", url: hook.url })
+      expect(created.status).toBe(201)
+      const { id } = created.json
+      expect((await call("create", { apiKey: KEY, fileId: "missing", url: hook.url })).status).toBe(404)
+      expect((await call("list", { apiKey: KEY })).status).toBe(200)
+      expect((await call("list", { apiKey: KEY, extra: 1 }, false)).status).toBe(422)
+      expect((await call("enable", { apiKey: KEY, id })).status).toBe(200)
+      expect((await call("enable", { apiKey: "nobody", id })).status).toBe(403)
+      expect((await call("rotate-secret", { apiKey: KEY, id })).status).toBe(200)
+      await append(env, dir, 1)
+      await arrived(hook.received, 1, "the delivery")
+      const deliveries = await Conditions.until(
+        async () => {
+          const reply = await call("deliveries", { apiKey: KEY, id })
+          return reply.json.deliveries.length > 0 ? reply : undefined
+        },
+        { what: "the attempt in the log", limitMillis: 10_000 }
+      )
+      const eventId = deliveries.json.deliveries[0].eventId
+      expect((await call("deliveries", { apiKey: KEY, id, limit: 0 }, false)).status).toBe(422)
+      expect((await call("redeliver", { apiKey: KEY, id, eventId: "msg_none" })).status).toBe(404)
+      expect((await call("redeliver", { apiKey: KEY, id, eventId })).status).toBe(202)
+      expect((await call("delete", { apiKey: KEY, id: "wh_none" })).status).toBe(404)
+      expect((await call("delete", { apiKey: KEY, id })).status).toBe(204)
+      // A key sent in a header is not read; the refusal says where it goes.
+      const headerKey = await fetch(`${served.base.replace("0.0.0.0", "127.0.0.1")}/api/v1/webhooks/list`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${KEY}` },
+        body: "{}"
+      })
+      addressCount += 1
+      expect(headerKey.status).toBe(422)
+      expect((await headerKey.json()).detail).toBe(
+        '/apiKey: is required: send the API key in the JSON body as "apiKey" (the Authorization header is ignored)'
+      )
+      // The key's quota spent: each operation refused with 422 rate_limited carries both fields too.
+      while ((keyCounts.get(KEY) ?? 0) < 30) await call("list", { apiKey: KEY })
+      const bodies: Record<string, Record<string, unknown>> = {
+        create: { apiKey: KEY, fileId: "form", url: hook.url },
+        list: { apiKey: KEY },
+        delete: { apiKey: KEY, id },
+        enable: { apiKey: KEY, id },
+        "rotate-secret": { apiKey: KEY, id },
+        deliveries: { apiKey: KEY, id },
+        redeliver: { apiKey: KEY, id, eventId }
+      }
+      for (const [operation, body] of Object.entries(bodies)) {
+        const throttled = await call(operation, body)
+        expect(throttled.status, operation).toBe(422)
+        expect(throttled.json.code).toBe("rate_limited")
+      }
+      expect([...seen].sort()).toEqual(
+        expect.arrayContaining([
+          "create 201",
+          "list 200",
+          "enable 200",
+          "rotate-secret 200",
+          "deliveries 200",
+          "redeliver 202",
+          "delete 204",
+          ...["create", "list", "delete", "enable", "rotate-secret", "deliveries", "redeliver"].map(
+            (operation) => `${operation} 422 rate_limited`
+          )
+        ])
+      )
+    } finally {
+      await InProcess.stop(served)
+      await hook.close()
+    }
+  }, 90_000)
 })

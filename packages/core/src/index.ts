@@ -142,6 +142,10 @@ export * as Immediate from "./shared/Immediate.js"
 /**
  * @since 0.2.0
  */
+export * as JsonTokenizer from "./shared/JsonTokenizer.js"
+/**
+ * @since 0.2.0
+ */
 export * as ProblemCode from "./shared/ProblemCode.js"
 /**
  * @since 0.1.0

@@ -203,12 +203,13 @@ export const starter = (
       sendTimeoutMillis
     }
     const clientAddress = ClientAddress.of(headers, remoteAddress, options.trustProxy)
+    const authorization = headers.authorization !== undefined
     return {
       frame,
       answer: (body) =>
         operation.answer(
           { files: ports.files, limiter: frame.meter.limiter, signals: ports.signals, waiting: ports.waiting },
-          { clientAddress, body },
+          { clientAddress, body, authorization },
           response,
           frame
         )

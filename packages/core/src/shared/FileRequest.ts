@@ -24,6 +24,7 @@ import {
 import * as FileRepository from "./FileRepository.js"
 import * as Immediate from "./Immediate.js"
 import * as RateLimiter from "./RateLimiter.js"
+import * as RequestDecoding from "./RequestDecoding.js"
 
 /**
  * What a transport hands to an operation. The body is decoded lazily so a throttled caller costs no parsing.
@@ -38,6 +39,11 @@ export interface Input {
    * once the address was counted, or first with a limiter that counts a request in one step ({@link admit}).
    */
   readonly body: Effect.Effect<unknown, InvalidRequest> | (() => Effect.Effect<unknown, InvalidRequest>)
+  /**
+   * Whether the request carried an `Authorization` header field, which is never read: a body without `apiKey`
+   * is then refused with where the key goes (`RequestDecoding.keyInHeader`).
+   */
+  readonly authorization?: boolean | undefined
 }
 
 /**
@@ -96,15 +102,16 @@ export const admit: <R extends { readonly apiKey: ApiKey }>(
   parsed: (request: R) => Effect.Effect<void>
 ) {
   const address = input.clientAddress
+  const decode = input.authorization === true ? told(parse) : parse
   const body = () => (typeof input.body === "function" ? input.body() : input.body)
   if (limiter.consumeRequest === undefined) {
     yield* limiter.consume({ scope: "clientAddress", address })
-    const request = yield* parse(yield* body())
+    const request = yield* decode(yield* body())
     yield* parsed(request)
     yield* limiter.consume({ scope: "apiKey", apiKey: request.apiKey })
     return request
   }
-  const read = yield* Immediate.either(Immediate.flatMap(body(), parse))
+  const read = yield* Immediate.either(Immediate.flatMap(body(), decode))
   if (Either.isLeft(read)) {
     yield* limiter.consume({ scope: "clientAddress", address })
     return yield* Effect.fail(read.left)
@@ -116,6 +123,12 @@ export const admit: <R extends { readonly apiKey: ApiKey }>(
   if (Either.isLeft(counted.apiKey)) return yield* Effect.fail(counted.apiKey.left)
   return read.right
 })
+
+// A parser whose refusals say where the key goes, for a request that sent it in a header.
+const told =
+  <R>(parse: (body: unknown) => Effect.Effect<R, InvalidRequest>) =>
+  (body: unknown): Effect.Effect<R, InvalidRequest> =>
+    Immediate.mapError(parse(body), RequestDecoding.keyInHeader)
 
 /**
  * Runs an operation on one file for one request: the checks above, then `answer` with the request and the

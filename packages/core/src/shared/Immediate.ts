@@ -146,6 +146,15 @@ export const map = <A, E, R, B>(self: Effect.Effect<A, E, R>, f: (a: A) => B): I
   (isDone(self) ? Exit.map(self, f) : Effect.map(self, f)) as Immediate<B, E, R>
 
 /**
+ * `Effect.mapError` that keeps an already evaluated effect evaluated.
+ *
+ * @since 0.2.0
+ * @category error handling
+ */
+export const mapError = <A, E, R, E2>(self: Effect.Effect<A, E, R>, f: (e: E) => E2): Immediate<A, E2, R> =>
+  (isDone(self) ? Exit.mapError(self, f) : Effect.mapError(self, f)) as Immediate<A, E2, R>
+
+/**
  * `Effect.flatMap` that keeps an already evaluated effect evaluated when `f` gives one.
  *
  * @since 0.2.0

@@ -11,7 +11,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import { InstantFromIso } from "./FileData.js"
-import { type InvalidRequest, Issue, invalidRequest, issueLimit, pointer } from "./FileDataError.js"
+import { InvalidRequest, Issue, invalidRequest, issueLimit, pointer } from "./FileDataError.js"
 import * as TextRules from "./TextRules.js"
 
 // The requests are flat: nothing below their first level can change the verdict, and formatting a refused
@@ -156,3 +156,33 @@ export const decoder = <A, I>(
     })
   }
 }
+
+/**
+ * What a refusal says of a missing `apiKey` when the request carried an `Authorization` header field: the key
+ * goes in the body, and the header is not read.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const keyInBodyDetail =
+  'is required: send the API key in the JSON body as "apiKey" (the Authorization header is ignored)'
+
+const keyRequired = (issue: Issue): boolean => issue.pointer === "/apiKey" && issue.detail === "is required"
+
+/**
+ * A refusal of a request that carried an `Authorization` header field, its missing `apiKey` told where the key
+ * goes ({@link keyInBodyDetail}); any other refusal as it was.
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const keyInHeader = (failure: InvalidRequest): InvalidRequest =>
+  failure.reason === "InvalidPayload" && failure.issues.some(keyRequired)
+    ? new InvalidRequest({
+        reason: failure.reason,
+        omitted: failure.omitted,
+        issues: failure.issues.map((issue) =>
+          keyRequired(issue) ? new Issue({ pointer: issue.pointer, detail: keyInBodyDetail }) : issue
+        )
+      })
+    : failure

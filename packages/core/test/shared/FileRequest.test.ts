@@ -1,10 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as GetFileData from "../../src/read/GetFileData.js"
 import { type FileId, timestampFromEpochMillis, type UserId } from "../../src/shared/FileData.js"
-import { AccessDenied, FileNotFound } from "../../src/shared/FileDataError.js"
+import { AccessDenied, FileNotFound, Issue } from "../../src/shared/FileDataError.js"
 import * as FileRepository from "../../src/shared/FileRepository.js"
 import * as FileRequest from "../../src/shared/FileRequest.js"
+import * as RequestDecoding from "../../src/shared/RequestDecoding.js"
+import * as TestRateLimiter from "../utils/TestRateLimiter.js"
 
 const found: FileRepository.FoundFile = {
   id: "file-1" as FileId,
@@ -49,6 +52,33 @@ describe("FileRequest.open", () => {
       expect(yield* Effect.flip(FileRequest.reopen(files(access("user-1", undefined)), credentials))).toBeInstanceOf(
         FileNotFound
       )
+    })
+  )
+})
+
+describe("FileRequest.admit", () => {
+  it.effect("tells a body without apiKey where the key goes when the request sent an Authorization header", () =>
+    Effect.gen(function* () {
+      const issues = (authorization: boolean | undefined, inOneStep: boolean) =>
+        Effect.map(
+          Effect.flip(
+            FileRequest.admit(
+              TestRateLimiter.make({ inOneStep }, []).limiter,
+              { clientAddress: "::1", body: Effect.succeed({ fileId: "f" }), authorization },
+              GetFileData.parseRequest,
+              () => Effect.void
+            )
+          ),
+          (failure) => (failure._tag === "InvalidRequest" ? failure.issues : failure)
+        )
+      const required = [new Issue({ pointer: "/apiKey", detail: "is required" })]
+      for (const inOneStep of [false, true]) {
+        expect(yield* issues(true, inOneStep)).toEqual([
+          new Issue({ pointer: "/apiKey", detail: RequestDecoding.keyInBodyDetail })
+        ])
+        expect(yield* issues(false, inOneStep)).toEqual(required)
+        expect(yield* issues(undefined, inOneStep)).toEqual(required)
+      }
     })
   )
 })

@@ -79,15 +79,20 @@ describe("Immediate.fn", () => {
   })
 })
 
-describe("Immediate.map", () => {
+describe("Immediate.map and Immediate.mapError", () => {
   it.prop(
-    "keeps an evaluated effect evaluated, with Effect.map's answer",
+    "keep an evaluated effect evaluated, with Effect.map's and Effect.mapError's answers",
     { value: FastCheck.integer(), fails: FastCheck.boolean() },
     ({ value, fails }) => {
       const self: Exit.Exit<number, Refused> = fails ? Exit.fail(new Refused({ at: value })) : Exit.succeed(value)
-      const mapped = Immediate.map(self, (n) => n + 1)
-      expect(Exit.isExit(mapped)).toBe(true)
-      expect(Equal.equals(mapped, Effect.runSyncExit(Effect.map(self, (n) => n + 1)))).toBe(true)
+      const moved = (refused: Refused) => new Refused({ at: refused.at + 1 })
+      for (const [immediate, effect] of [
+        [Immediate.map(self, (n) => n + 1), Effect.map(self, (n) => n + 1)],
+        [Immediate.mapError(self, moved), Effect.mapError(self, moved)]
+      ] as const) {
+        expect(Exit.isExit(immediate)).toBe(true)
+        expect(Equal.equals(immediate, Effect.runSyncExit(effect))).toBe(true)
+      }
     }
   )
 })
