@@ -40,6 +40,6 @@ describe("the browser bundle", () => {
       "ProblemStatus",
       "WebhookVerifier"
     ])
-    expect(loaded.FileDataApi.version).toBe("0.1.0")
+    expect(loaded.FileDataApi.version).toBe("0.2.0")
   })
 })
