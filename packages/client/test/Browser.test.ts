@@ -37,6 +37,7 @@ describe("the browser bundle", () => {
       "FileDataApi",
       "FileDataClient",
       "Models",
+      "ProblemDocument",
       "ProblemStatus",
       "WebhookVerifier"
     ])
