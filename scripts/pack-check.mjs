@@ -242,6 +242,12 @@ if (exampleBuilt) {
     check(line("in process: ") !== undefined, "the example printed no in-process reply")
     check(line("over HTTP: ") === line("in process: "), "the example's HTTP reply differs from its in-process one")
     check(line("refused: ")?.startsWith("AccessDenied (403 access_denied)"), "the example's refusal is no AccessDenied")
+    const file = JSON.parse(line("in process: ") ?? "{}")
+    check(
+      line("page by page: ") === JSON.stringify(file.submissions),
+      "the example's pages are not the file's submissions"
+    )
+    check(line("invalid: ") === "ValidationFailed /limit", "the example's limit 0 is not refused as ValidationFailed")
   } catch (error) {
     problems.push(`the example: ${error.stdout ?? ""}${error.stderr ?? error.message}`)
   } finally {
