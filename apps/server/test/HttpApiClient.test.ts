@@ -288,6 +288,26 @@ layer(syncServer)("the typed client's sync loop against the whole server", (it) 
     })
   )
 
+  it.effect("a webhook operation's bad body is refused before sending, in the core's words", () =>
+    Effect.gen(function* () {
+      let sentRequests = 0
+      const client = yield* clientOf(HttpClient.tapRequest(() => Effect.sync(() => sentRequests++)))
+      const refused = yield* Effect.flip(
+        client.webhooks.webhookDeliveries({ payload: { apiKey: "alice-key", id: "", limit: 0 } })
+      )
+      expect(refused).toBeInstanceOf(ApiError.ValidationFailed)
+      expect(refused).toMatchObject({
+        status: 422,
+        code: "validation_failed",
+        errors: [
+          { pointer: "/id", detail: "must be a non-empty string" },
+          { pointer: "/limit", detail: "must be an integer from 1 to 1000" }
+        ]
+      })
+      expect(sentRequests).toBe(0)
+    })
+  )
+
   it.effect("an export's bad window is refused before sending as the server refuses it", () =>
     Effect.gen(function* () {
       const payload = { fileId: "journal", apiKey: "alice-key", format: "csv" as const, since: "yesterday" }

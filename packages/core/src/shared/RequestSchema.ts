@@ -86,7 +86,19 @@ export const wire = <A, I, R extends Credentials>(
   )
 
 /**
- * The operation's own reading of a {@link wire} schema's bodies, if `schema` is one.
+ * `schema`, the request as a client sends it, marked with `parse`, its operation's own reading ({@link getParse}),
+ * for a request whose schema is not a {@link wire} one.
+ *
+ * @since 0.2.0
+ * @category annotations
+ */
+export const readBy = <I>(
+  schema: Schema.Schema<I>,
+  parse: (body: unknown) => Effect.Effect<unknown, InvalidRequest>
+): Schema.Schema<I> => schema.annotations({ [ParseId]: parse })
+
+/**
+ * The operation's own reading of the bodies of `schema`, if it is marked with one ({@link wire}, {@link readBy}).
  *
  * @since 0.2.0
  * @category annotations
