@@ -14,6 +14,7 @@ import { OperatorStore } from "@filedata/core"
 import { AppendDocument } from "@filedata/fixture"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
 import * as Server from "../src/Server.js"
 import * as TestServer from "./utils/TestServer.js"
 
@@ -345,6 +346,18 @@ layer(Layer.empty)("the typed client without a server", (it) => {
       expect(failure.message).toBe(`${baseUrl}/api/v1/file-data cannot be reached (ECONNREFUSED)`)
       const health = yield* Effect.flip(client.system.health())
       expect(health._tag).toBe("Unreachable")
+      const payload = { fileId: "f", apiKey: "k", format: "csv" as const }
+      const streamed = yield* Effect.flip(
+        Stream.runDrain(FileDataClient.exportBytes({ baseUrl }, payload)).pipe(Effect.provide(FetchHttpClient.layer))
+      )
+      expect(streamed).toMatchObject({ _tag: "Unreachable", url: `${baseUrl}/api/v1/file-data/export` })
+      // A body the server would refuse is refused before any connection is tried.
+      const invalid = yield* Effect.flip(
+        Stream.runDrain(FileDataClient.exportBytes({ baseUrl }, { ...payload, since: "yesterday" })).pipe(
+          Effect.provide(FetchHttpClient.layer)
+        )
+      )
+      expect(invalid).toMatchObject({ _tag: "ValidationFailed", errors: [{ pointer: "/since" }] })
     })
   )
 })

@@ -80,7 +80,16 @@ const unreachable = (
 const validationFailed = (refusal: FileDataError.InvalidRequest): ApiError.ValidationFailed =>
   Schema.decodeUnknownSync(FileDataApi.ValidationProblem)(JSON.parse(ProblemDocument.fromFailure(refusal).body))
 
-// Each operation whose payload carries the core's own reading (`RequestSchema.wire`) refuses a body the server
+// The refusal of `payload` by the reading `schema` carries (`RequestSchema.getParse`), if the server would refuse
+// it; read as the server reads it, after JSON.
+const refusal = (schema: Schema.Schema.Any, payload: unknown): Effect.Effect<void, ApiError.ValidationFailed> =>
+  Option.match(RequestSchema.getParse(schema), {
+    onNone: () => Effect.void,
+    onSome: (parse) =>
+      Effect.asVoid(Effect.mapError(parse(JSON.parse(JSON.stringify(payload ?? null))), validationFailed))
+  })
+
+// Each operation whose payload carries the core's own reading (`RequestSchema.getParse`) refuses a body the server
 // would refuse before sending it, with the same `ValidationFailed` and issues, rather than a `ParseError`.
 const refuseLocally = (client: Record<string, unknown>): void => {
   for (const group of Object.values(FileDataApi.FileDataApi.groups)) {
@@ -89,15 +98,10 @@ const refuseLocally = (client: Record<string, unknown>): void => {
       (request: { readonly payload?: unknown } | undefined) => Effect.Effect<unknown, unknown>
     >
     for (const endpoint of Object.values(group.endpoints)) {
-      const parse = Option.flatMap(endpoint.payloadSchema, RequestSchema.getParse)
+      const payload = Option.getOrUndefined(endpoint.payloadSchema) as Schema.Schema.Any | undefined
       const send = methods[endpoint.name]
-      if (Option.isNone(parse) || send === undefined) continue
-      methods[endpoint.name] = (request) =>
-        Effect.zipRight(
-          // As the server reads it: what JSON keeps of the payload.
-          Effect.mapError(parse.value(JSON.parse(JSON.stringify(request?.payload ?? null))), validationFailed),
-          send(request)
-        )
+      if (payload === undefined || Option.isNone(RequestSchema.getParse(payload)) || send === undefined) continue
+      methods[endpoint.name] = (request) => Effect.zipRight(refusal(payload, request?.payload), send(request))
     }
   }
 }
@@ -154,7 +158,11 @@ export const layer = (options: Options): Layer.Layer<FileDataClient> =>
  * @since 0.2.0
  * @category models
  */
-export type ExportError = ApiError.FileDataFailure | HttpClientError.HttpClientError | ParseResult.ParseError
+export type ExportError =
+  | ApiError.FileDataFailure
+  | ApiError.Unreachable
+  | HttpClientError.HttpClientError
+  | ParseResult.ParseError
 
 // The problem schema of a refusal, by its status and code, as the HttpApi client picks it.
 const problemOf = (status: number, code: unknown) => {
@@ -187,7 +195,8 @@ export const exportBytes = (
   Stream.unwrap(
     Effect.gen(function* () {
       const base = yield* HttpClient.HttpClient
-      const client = options.transformClient === undefined ? base : options.transformClient(base)
+      const client = unreachable(options.transformClient === undefined ? base : options.transformClient(base))
+      yield* refusal(Models.ExportRequest, payload)
       const request = HttpClientRequest.post(
         options.baseUrl === undefined ? FileDataApi.exportPath : new URL(FileDataApi.exportPath, options.baseUrl)
       ).pipe(HttpClientRequest.bodyUnsafeJson(payload))
