@@ -202,7 +202,7 @@ export const webhooks = (
               body: RequestBody.readJson(NodeHttpServerRequest.toIncomingMessage(request))
             }
             return Effect.matchEffect(run(ports.value, input), {
-              onFailure: (failure) => problem(Problem.fromFailure(failure)),
+              onFailure: (failure) => problem(Problem.fromWebhookFailure(failure)),
               onSuccess: (a) => Effect.succeed(reply(a))
             })
           }
