@@ -41,6 +41,11 @@ const check = (condition, message) => {
 }
 const run = (command, args, options = {}) =>
   execFileSync(command, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], ...options })
+const compareVersions = (left, right) => {
+  const [a, b] = [left, right].map((text) => text.split(".").map(Number))
+  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i] - b[i]
+  return 0
+}
 const tarballName = (name, version) => `${name.slice(1).replace("/", "-")}-${version}.tgz`
 
 // 1. Pack, and look inside each tarball.
@@ -68,6 +73,13 @@ for (const dir of packages) {
       check(!/^(workspace|catalog):/.test(range), `${name}: ${field}.${dependency} is ${range}`)
     }
   }
+  // One version story: a declaration is never newer than the package that ships it.
+  const declarations = entries.filter((entry) => entry.endsWith(".d.ts"))
+  const since = run("tar", ["-xzOf", join(tarballs, tarball), ...declarations], { maxBuffer: 64 * 1024 * 1024 })
+  const newer = [...new Set([...since.matchAll(/@since (\d+)\.(\d+)\.(\d+)/g)].map((found) => found[0]))].filter(
+    (found) => compareVersions(found.slice("@since ".length), version) > 0
+  )
+  check(newer.length === 0, `${name}: declarations say ${newer.join(", ")}, the package is ${version}`)
   console.log(
     `packed ${tarball}: ${entries.length} files; dependencies ${JSON.stringify(manifest.dependencies ?? {})}; peers ${JSON.stringify(manifest.peerDependencies ?? {})}`
   )
@@ -230,6 +242,12 @@ if (exampleBuilt) {
     check(line("in process: ") !== undefined, "the example printed no in-process reply")
     check(line("over HTTP: ") === line("in process: "), "the example's HTTP reply differs from its in-process one")
     check(line("refused: ")?.startsWith("AccessDenied (403 access_denied)"), "the example's refusal is no AccessDenied")
+    const file = JSON.parse(line("in process: ") ?? "{}")
+    check(
+      line("page by page: ") === JSON.stringify(file.submissions),
+      "the example's pages are not the file's submissions"
+    )
+    check(line("invalid: ") === "ValidationFailed /limit", "the example's limit 0 is not refused as ValidationFailed")
   } catch (error) {
     problems.push(`the example: ${error.stdout ?? ""}${error.stderr ?? error.message}`)
   } finally {

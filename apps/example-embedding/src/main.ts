@@ -1,12 +1,12 @@
 /**
  * filedata inside another program, from its packages alone: the file-data operation run in process on a
  * SQLite database with the in-memory rate limiter, then the same file asked of a running filedata server
- * through the typed client, with one refusal as a typed failure. docs/embedding.md explains each part.
+ * through the typed client, whole and page by page, with refusals as typed failures. docs/embedding.md explains each part.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { FileDataClient } from "@filedata/client"
+import { FileDataClient, type Models } from "@filedata/client"
 import { FileDataReply, GetFileData, OperatorStore } from "@filedata/core"
 import { FixtureDocument } from "@filedata/fixture"
 import { MemoryRateLimiter } from "@filedata/rate-limiter-memory"
@@ -63,6 +63,28 @@ const overHttp = Effect.gen(function* () {
       Effect.catchTag("AccessDenied", Effect.succeed)
     )
   yield* Console.log(`refused: ${denied._tag} (${denied.status} ${denied.code}): ${denied.detail}`)
+
+  // The incremental read, one submission a page: `next` goes back as `after` until nothing more matched.
+  const submissions: Array<Models.Submission> = []
+  let after: string | undefined
+  for (let hasMore = true; hasMore; ) {
+    const page = yield* client.files.getSubmissions({
+      payload: after === undefined ? { fileId, apiKey, limit: 1 } : { fileId, apiKey, limit: 1, after }
+    })
+    submissions.push(...page.submissions)
+    after = page.next
+    hasMore = page.hasMore
+  }
+  yield* Console.log(`page by page: ${JSON.stringify(submissions)}`)
+
+  // A body the server would refuse is refused before it is sent, with the failure the server would send.
+  const invalid = yield* client.files
+    .getSubmissions({ payload: { fileId, apiKey, limit: 0 } })
+    .pipe(
+      Effect.zipRight(Effect.dieMessage("limit 0 was accepted")),
+      Effect.catchTag("ValidationFailed", Effect.succeed)
+    )
+  yield* Console.log(`invalid: ${invalid._tag} ${invalid.errors.map((issue) => issue.pointer).join(", ")}`)
 })
 
 const program = Effect.gen(function* () {

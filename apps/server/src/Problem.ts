@@ -6,56 +6,29 @@
  */
 
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { ProblemStatus } from "@filedata/client"
-import { type FileDataError, ProblemCode, type Webhook, type WebhookRequest } from "@filedata/core"
+import { ProblemDocument } from "@filedata/client"
 
 /**
- * A problem reply, independent of the transport that sends it.
+ * A problem reply, independent of the transport that sends it (`ProblemDocument.Problem`).
  *
  * @since 0.1.0
  * @category models
  */
-export interface Problem {
-  readonly status: number
-  readonly code: ProblemCode.ProblemCode
-  readonly headers: Readonly<Record<string, string>>
-  readonly body: string
-}
+export type Problem = ProblemDocument.Problem
 
 /**
  * @since 0.1.0
  * @category constants
  */
-export const contentType = "application/problem+json"
+export const contentType = ProblemDocument.contentType
 
 /**
- * A problem reply of `code`, with its status (`ProblemStatus`) and the title `ProblemCode.table` gives it;
- * `extensions` are extra members such as `errors` or `retryAfter`.
+ * A problem reply of `code` (`ProblemDocument.make`, which embedding services use too).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (
-  code: ProblemCode.ProblemCode,
-  detail: string,
-  options?: {
-    readonly extensions?: Record<string, unknown> | undefined
-    readonly headers?: Record<string, string> | undefined
-  }
-): Problem => ({
-  status: ProblemStatus.status(code),
-  code,
-  headers: options?.headers ?? {},
-  body: JSON.stringify({
-    type: ProblemCode.type(code),
-    title: ProblemCode.table[code].title,
-    status: ProblemStatus.status(code),
-    detail,
-    code,
-    ...options?.extensions
-  })
-})
-
+export const make = ProblemDocument.make
 /**
  * 500: anything the service did not expect; the cause goes to the log, never to the client.
  *
@@ -137,59 +110,18 @@ export const requestHeaderFieldsTooLarge: Problem = make(
 export const toResponse = (problem: Problem): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.text(problem.body, { status: problem.status, contentType, headers: problem.headers })
 
-const invalidRequestCodes: Record<FileDataError.InvalidRequest["reason"], ProblemCode.ProblemCode> = {
-  UnsupportedMediaType: "unsupported_media_type",
-  PayloadTooLarge: "payload_too_large",
-  MalformedJson: "validation_failed",
-  InvalidPayload: "validation_failed"
-}
-
 /**
- * The reply for each failure of the use case.
+ * The reply for each failure of an operation (`ProblemDocument.fromFailure`, which embedding services use too).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const fromFailure = (failure: FileDataError.GetFileDataError): Problem => {
-  switch (failure._tag) {
-    case "InvalidRequest":
-      return make(invalidRequestCodes[failure.reason], failure.message, {
-        extensions:
-          failure.omitted > 0 ? { errors: failure.issues, omitted: failure.omitted } : { errors: failure.issues },
-        // An oversized body is not read to its end; closing spares the server from draining it.
-        headers: failure.reason === "PayloadTooLarge" ? { connection: "close" } : undefined
-      })
-    case "RateLimited": {
-      const retryAfter = Math.max(1, Math.ceil(failure.retryAfterMillis / 1000))
-      return make("rate_limited", `${failure.message}; retry after ${retryAfter} s`, {
-        extensions: { retryAfter },
-        headers: { "retry-after": String(retryAfter) }
-      })
-    }
-    case "AccessDenied":
-      return make("access_denied", failure.message)
-    case "FileNotFound":
-      return make("file_not_found", failure.message)
-    case "StorageUnavailable":
-      return make("storage_unavailable", failure.message, { headers: { "retry-after": "1" } })
-    case "RateLimiterUnavailable":
-      return make("rate_limiter_unavailable", failure.message, { headers: { "retry-after": "1" } })
-  }
-}
+export const fromFailure = ProblemDocument.fromFailure
 
 /**
- * The reply for each failure of a webhook operation: the file operations' table, and the two webhook 404s.
+ * The reply for each failure of a webhook operation: the same function, under the name the handlers use.
  *
  * @since 0.2.0
  * @category constructors
  */
-export const fromWebhookFailure = (failure: WebhookRequest.ManageError | Webhook.WebhookEventNotFound): Problem => {
-  switch (failure._tag) {
-    case "WebhookNotFound":
-      return make("webhook_not_found", failure.message)
-    case "WebhookEventNotFound":
-      return make("event_not_found", failure.message)
-    default:
-      return fromFailure(failure)
-  }
-}
+export const fromWebhookFailure = ProblemDocument.fromFailure

@@ -257,3 +257,34 @@ describe("docs/embedding.md's client example", () => {
     expect(exit.stdout).toBe("refused: access_denied\n")
   }, 60_000)
 })
+
+describe("docs/embedding.md's other operations", () => {
+  const example = (marker: string) =>
+    blocks.find((block) => block.where.startsWith("docs/embedding.md") && block.text.includes(marker)) as Block
+
+  it("in process: a page, the CSV header, and the problem filedata sends for an unreadable body", async () => {
+    const exit = await runBlock(example("ProblemDocument.fromFailure"), served?.base ?? "", apiKey)
+    expect(exit.code, exit.stderr).toBe(0)
+    const [page, header, problem, ...rest] = exit.stdout.split("\n")
+    expect([page, header, rest]).toEqual(["1 submission(s), hasMore false", "createdDate,email", [""]])
+    expect(problem?.slice(0, 4)).toBe("422 ")
+    expect(JSON.parse(problem?.slice(4) ?? "")).toEqual({
+      type: "urn:filedata:problem:validation_failed",
+      title: "Validation failed",
+      status: 422,
+      detail: "body: must be valid JSON",
+      code: "validation_failed",
+      errors: [{ pointer: "", detail: "must be valid JSON" }]
+    })
+  }, 60_000)
+
+  it("through the client: pages, the export's header, the webhooks, and limit 0 refused as the server does", async () => {
+    const exit = await runBlock(example("listWebhooks"), served?.base ?? "", apiKey)
+    expect(exit.code, exit.stderr).toBe(0)
+    const [pages, header, webhooks, ...refused] = exit.stdout.trim().split("\n")
+    expect(pages).toMatch(/^2 \+ \d+, hasMore false$/)
+    expect(header?.startsWith("createdDate,")).toBe(true)
+    expect(webhooks).toMatch(/^\d+ webhook\(s\)$/)
+    expect(refused.join("\n")).toMatch(/pointer: '\/limit', detail: 'must be an integer from 1 to 10000'/)
+  }, 60_000)
+})

@@ -2,6 +2,7 @@
 // handler that embedders and other platform servers use, and on the whole server through `fetch`, as a
 // client author runs it, the incremental read's sync loop included. Payloads are plain strings; refusals
 // arrive as the typed failures.
+import * as Net from "node:net"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpClient from "@effect/platform/HttpClient"
@@ -13,6 +14,7 @@ import { OperatorStore } from "@filedata/core"
 import { AppendDocument } from "@filedata/fixture"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
 import * as Server from "../src/Server.js"
 import * as TestServer from "./utils/TestServer.js"
 
@@ -261,11 +263,13 @@ layer(syncServer)("the typed client's sync loop against the whole server", (it) 
         { ...base, limit: 0 }
       ]
       const pointers = [["/after"], ["/since"], ["/until"], ["/limit"]]
+      let sentRequests = 0
+      const counted = yield* clientOf(HttpClient.tapRequest(() => Effect.sync(() => sentRequests++)))
       for (const [i, payload] of payloads.entries()) {
-        // The client's schema is the server's reading: it refuses without a request.
-        const local = yield* Effect.flip((yield* clientOf()).files.getSubmissions({ payload }))
-        expect(local._tag).toBe("ParseError")
-        // Sent anyway, the server refuses it naming the same field.
+        // The client reads the body as the server does: it refuses without a request, with the same failure.
+        const local = yield* Effect.flip(counted.files.getSubmissions({ payload }))
+        expect(local).toBeInstanceOf(ApiError.ValidationFailed)
+        // Sent anyway, the server refuses it naming the same field, in the same words.
         const sent = yield* clientOf(
           HttpClient.mapRequest(HttpClientRequest.bodyText(JSON.stringify(payload), "application/json"))
         )
@@ -273,7 +277,87 @@ layer(syncServer)("the typed client's sync loop against the whole server", (it) 
         expect(
           refused._tag === "ValidationFailed" ? refused.errors.map((issue) => issue.pointer) : refused._tag
         ).toEqual(pointers[i])
+        expect({ ...local }).toEqual({ ...refused })
+        expect(local.message).toBe(refused.message)
       }
+      expect(sentRequests).toBe(0)
+      // Caught by the tag a caller handles the server's refusal with.
+      const caught = yield* counted.files
+        .getSubmissions({ payload: { ...base, limit: 0 } })
+        .pipe(Effect.catchTag("ValidationFailed", (refusal) => Effect.succeed(refusal.errors)))
+      expect(caught).toEqual([{ pointer: "/limit", detail: expect.any(String) }])
+    })
+  )
+
+  it.effect("a webhook operation's bad body is refused before sending, in the core's words", () =>
+    Effect.gen(function* () {
+      let sentRequests = 0
+      const client = yield* clientOf(HttpClient.tapRequest(() => Effect.sync(() => sentRequests++)))
+      const refused = yield* Effect.flip(
+        client.webhooks.webhookDeliveries({ payload: { apiKey: "alice-key", id: "", limit: 0 } })
+      )
+      expect(refused).toBeInstanceOf(ApiError.ValidationFailed)
+      expect(refused).toMatchObject({
+        status: 422,
+        code: "validation_failed",
+        errors: [
+          { pointer: "/id", detail: "must be a non-empty string" },
+          { pointer: "/limit", detail: "must be an integer from 1 to 1000" }
+        ]
+      })
+      expect(sentRequests).toBe(0)
+    })
+  )
+
+  it.effect("an export's bad window is refused before sending as the server refuses it", () =>
+    Effect.gen(function* () {
+      const payload = { fileId: "journal", apiKey: "alice-key", format: "csv" as const, since: "yesterday" }
+      const local = yield* Effect.flip((yield* clientOf()).files.exportSubmissions({ payload }))
+      const sent = yield* clientOf(
+        HttpClient.mapRequest(HttpClientRequest.bodyText(JSON.stringify(payload), "application/json"))
+      )
+      const refused = yield* Effect.flip(
+        sent.files.exportSubmissions({ payload: { fileId: "journal", apiKey: "k", format: "csv" } })
+      )
+      expect(refused._tag).toBe("ValidationFailed")
+      expect({ ...local }).toEqual({ ...refused })
+    })
+  )
+})
+
+layer(Layer.empty)("the typed client without a server", (it) => {
+  it.effect("a refused connection is Unreachable, naming the address", () =>
+    Effect.gen(function* () {
+      // A port that was free a moment ago and has nothing listening on it now.
+      const port = yield* Effect.promise(
+        () =>
+          new Promise<number>((resolve) => {
+            const probe = Net.createServer().listen(0, "127.0.0.1", () => {
+              const { port } = probe.address() as Net.AddressInfo
+              probe.close(() => resolve(port))
+            })
+          })
+      )
+      const baseUrl = `http://127.0.0.1:${port}`
+      const client = yield* FileDataClient.make({ baseUrl }).pipe(Effect.provide(FetchHttpClient.layer))
+      const failure = yield* Effect.flip(client.files.getFileData({ payload: { fileId: "f", apiKey: "k" } }))
+      expect(failure).toBeInstanceOf(ApiError.Unreachable)
+      expect(failure).toMatchObject({ _tag: "Unreachable", url: `${baseUrl}/api/v1/file-data`, reason: "ECONNREFUSED" })
+      expect(failure.message).toBe(`${baseUrl}/api/v1/file-data cannot be reached (ECONNREFUSED)`)
+      const health = yield* Effect.flip(client.system.health())
+      expect(health._tag).toBe("Unreachable")
+      const payload = { fileId: "f", apiKey: "k", format: "csv" as const }
+      const streamed = yield* Effect.flip(
+        Stream.runDrain(FileDataClient.exportBytes({ baseUrl }, payload)).pipe(Effect.provide(FetchHttpClient.layer))
+      )
+      expect(streamed).toMatchObject({ _tag: "Unreachable", url: `${baseUrl}/api/v1/file-data/export` })
+      // A body the server would refuse is refused before any connection is tried.
+      const invalid = yield* Effect.flip(
+        Stream.runDrain(FileDataClient.exportBytes({ baseUrl }, { ...payload, since: "yesterday" })).pipe(
+          Effect.provide(FetchHttpClient.layer)
+        )
+      )
+      expect(invalid).toMatchObject({ _tag: "ValidationFailed", errors: [{ pointer: "/since" }] })
     })
   )
 })

@@ -184,6 +184,27 @@ export class ServiceUnavailable extends ProblemError<ServiceUnavailable>()(
 export class InternalError extends ProblemError<InternalError>()("InternalError", problemFields(["internal_error"])) {}
 
 /**
+ * No reply: the connection to `url` was refused, or its host could not be found or reached (`reason`, the system's
+ * code such as `ECONNREFUSED`). Not a problem document; no request reached the service.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class Unreachable extends Schema.TaggedError<Unreachable>()("Unreachable", {
+  url: Schema.String,
+  reason: Schema.String
+}) {
+  /**
+   * The address and why it could not be reached.
+   *
+   * @since 0.2.0
+   */
+  override get message(): string {
+    return `${this.url} cannot be reached (${this.reason})`
+  }
+}
+
+/**
  * Every refusal of the file-data operations.
  *
  * @since 0.1.0

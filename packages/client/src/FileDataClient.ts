@@ -10,26 +10,30 @@ import * as HttpApiClient from "@effect/platform/HttpApiClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import { type FileDataError, RequestSchema } from "@filedata/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import type * as ApiError from "./ApiError.js"
+import * as ApiError from "./ApiError.js"
 import * as FileDataApi from "./FileDataApi.js"
 import * as Models from "./Models.js"
+import * as ProblemDocument from "./ProblemDocument.js"
 
 /**
  * The client: `client.files.getFileData({ payload })`, `client.files.getSubmissions({ payload })`,
- * `client.system.health()`.
+ * `client.system.health()`. Besides the refusals of each operation, a call fails with `ApiError.Unreachable`
+ * when no connection to the service could be made.
  *
  * @since 0.1.0
  * @category models
  */
 export type Client =
   typeof FileDataApi.FileDataApi extends HttpApi.HttpApi<string, infer Groups, infer E, never>
-    ? HttpApiClient.Client<Groups, E, never>
+    ? HttpApiClient.Client<Groups, E | ApiError.Unreachable, never>
     : never
 
 /**
@@ -48,6 +52,60 @@ export interface Options {
   readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
 }
 
+// The system codes of a connection that could not be made: nothing reached the service.
+const unreachableCodes = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"])
+
+// The code of a transport failure, where `fetch` (its `cause`) or Node's client (the error itself) puts it.
+const systemCode = (cause: unknown): string | undefined => {
+  for (let error = cause, depth = 0; typeof error === "object" && error !== null && depth < 3; depth++) {
+    const code = (error as { code?: unknown }).code
+    if (typeof code === "string" && unreachableCodes.has(code)) return code
+    error = (error as { cause?: unknown }).cause
+  }
+  return undefined
+}
+
+const unreachable = (
+  client: HttpClient.HttpClient
+): HttpClient.HttpClient.With<HttpClientError.HttpClientError | ApiError.Unreachable> =>
+  HttpClient.catchAll(client, (error): Effect.Effect<never, HttpClientError.HttpClientError | ApiError.Unreachable> => {
+    const code = error._tag === "RequestError" && error.reason === "Transport" ? systemCode(error.cause) : undefined
+    return code === undefined
+      ? Effect.fail(error)
+      : Effect.fail(new ApiError.Unreachable({ url: error.request.url, reason: code }))
+  })
+
+// A refusal of the core as the client's typed failure: the problem document the server would send, decoded as
+// the client decodes the server's.
+const validationFailed = (refusal: FileDataError.InvalidRequest): ApiError.ValidationFailed =>
+  Schema.decodeUnknownSync(FileDataApi.ValidationProblem)(JSON.parse(ProblemDocument.fromFailure(refusal).body))
+
+// The refusal of `payload` by the reading `schema` carries (`RequestSchema.getParse`), if the server would refuse
+// it; read as the server reads it, after JSON.
+const refusal = (schema: Schema.Schema.Any, payload: unknown): Effect.Effect<void, ApiError.ValidationFailed> =>
+  Option.match(RequestSchema.getParse(schema), {
+    onNone: () => Effect.void,
+    onSome: (parse) =>
+      Effect.asVoid(Effect.mapError(parse(JSON.parse(JSON.stringify(payload ?? null))), validationFailed))
+  })
+
+// Each operation whose payload carries the core's own reading (`RequestSchema.getParse`) refuses a body the server
+// would refuse before sending it, with the same `ValidationFailed` and issues, rather than a `ParseError`.
+const refuseLocally = (client: Record<string, unknown>): void => {
+  for (const group of Object.values(FileDataApi.FileDataApi.groups)) {
+    const methods = (group.topLevel ? client : client[group.identifier]) as Record<
+      string,
+      (request: { readonly payload?: unknown } | undefined) => Effect.Effect<unknown, unknown>
+    >
+    for (const endpoint of Object.values(group.endpoints)) {
+      const payload = Option.getOrUndefined(endpoint.payloadSchema) as Schema.Schema.Any | undefined
+      const send = methods[endpoint.name]
+      if (payload === undefined || Option.isNone(RequestSchema.getParse(payload)) || send === undefined) continue
+      methods[endpoint.name] = (request) => Effect.zipRight(refusal(payload, request?.payload), send(request))
+    }
+  }
+}
+
 /**
  * Builds the client on the `HttpClient` in the context.
  *
@@ -55,7 +113,17 @@ export interface Options {
  * @category constructors
  */
 export const make = (options: Options): Effect.Effect<Client, never, HttpClient.HttpClient> =>
-  HttpApiClient.make(FileDataApi.FileDataApi, options)
+  Effect.flatMap(HttpClient.HttpClient, (base) =>
+    HttpApiClient.makeWith(FileDataApi.FileDataApi, {
+      httpClient: unreachable(options.transformClient === undefined ? base : options.transformClient(base)),
+      baseUrl: options.baseUrl
+    })
+  ).pipe(
+    Effect.map((client) => {
+      refuseLocally(client as unknown as Record<string, unknown>)
+      return client
+    })
+  )
 
 /**
  * The client as a service.
@@ -90,7 +158,11 @@ export const layer = (options: Options): Layer.Layer<FileDataClient> =>
  * @since 0.2.0
  * @category models
  */
-export type ExportError = ApiError.FileDataFailure | HttpClientError.HttpClientError | ParseResult.ParseError
+export type ExportError =
+  | ApiError.FileDataFailure
+  | ApiError.Unreachable
+  | HttpClientError.HttpClientError
+  | ParseResult.ParseError
 
 // The problem schema of a refusal, by its status and code, as the HttpApi client picks it.
 const problemOf = (status: number, code: unknown) => {
@@ -123,7 +195,8 @@ export const exportBytes = (
   Stream.unwrap(
     Effect.gen(function* () {
       const base = yield* HttpClient.HttpClient
-      const client = options.transformClient === undefined ? base : options.transformClient(base)
+      const client = unreachable(options.transformClient === undefined ? base : options.transformClient(base))
+      yield* refusal(Models.ExportRequest, payload)
       const request = HttpClientRequest.post(
         options.baseUrl === undefined ? FileDataApi.exportPath : new URL(FileDataApi.exportPath, options.baseUrl)
       ).pipe(HttpClientRequest.bodyUnsafeJson(payload))

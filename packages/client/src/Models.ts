@@ -205,7 +205,7 @@ export type Health = typeof Health.Type
  * @since 0.2.0
  * @category schemas
  */
-export const CreateWebhookRequest = Schema.encodedBoundSchema(CreateWebhook.CreateWebhookRequest)
+export const CreateWebhookRequest = CreateWebhook.RequestJson
 
 /**
  * The body of `listWebhooks`: `apiKey`, optional `fileId`.
@@ -213,7 +213,7 @@ export const CreateWebhookRequest = Schema.encodedBoundSchema(CreateWebhook.Crea
  * @since 0.2.0
  * @category schemas
  */
-export const ListWebhooksRequest = Schema.encodedBoundSchema(ListWebhooks.ListWebhooksRequest)
+export const ListWebhooksRequest = ListWebhooks.RequestJson
 
 /**
  * The body of `deleteWebhook`, `enableWebhook` and `rotateWebhookSecret`: `apiKey`, `id`.
@@ -221,7 +221,7 @@ export const ListWebhooksRequest = Schema.encodedBoundSchema(ListWebhooks.ListWe
  * @since 0.2.0
  * @category schemas
  */
-export const WebhookTargetRequest = Schema.encodedBoundSchema(ManageWebhook.WebhookTargetRequest)
+export const WebhookTargetRequest = ManageWebhook.RequestJson.target
 
 /**
  * The body of `webhookDeliveries`: `apiKey`, `id`, optional `limit` (1 to 1000, default 100).
@@ -229,7 +229,7 @@ export const WebhookTargetRequest = Schema.encodedBoundSchema(ManageWebhook.Webh
  * @since 0.2.0
  * @category schemas
  */
-export const DeliveriesRequest = Schema.encodedBoundSchema(ManageWebhook.DeliveriesRequest)
+export const DeliveriesRequest = ManageWebhook.RequestJson.deliveries
 
 /**
  * The body of `redeliverWebhookEvent`: `apiKey`, `id`, `eventId`.
@@ -237,7 +237,7 @@ export const DeliveriesRequest = Schema.encodedBoundSchema(ManageWebhook.Deliver
  * @since 0.2.0
  * @category schemas
  */
-export const RedeliverRequest = Schema.encodedBoundSchema(ManageWebhook.RedeliverRequest)
+export const RedeliverRequest = ManageWebhook.RequestJson.redeliver
 
 /**
  * A webhook as the replies show it: never its secret.

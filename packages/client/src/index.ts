@@ -17,6 +17,10 @@ export * as Models from "./Models.js"
 /**
  * @since 0.2.0
  */
+export * as ProblemDocument from "./ProblemDocument.js"
+/**
+ * @since 0.2.0
+ */
 export * as ProblemStatus from "./ProblemStatus.js"
 /**
  * @since 0.2.0

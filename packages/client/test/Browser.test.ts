@@ -37,9 +37,10 @@ describe("the browser bundle", () => {
       "FileDataApi",
       "FileDataClient",
       "Models",
+      "ProblemDocument",
       "ProblemStatus",
       "WebhookVerifier"
     ])
-    expect(loaded.FileDataApi.version).toBe("0.1.0")
+    expect(loaded.FileDataApi.version).toBe("0.2.0")
   })
 })

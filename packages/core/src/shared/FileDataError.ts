@@ -89,14 +89,14 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("Invali
 /**
  * An {@link InvalidRequest} listing `issues` in order while they fit {@link issueLimit} and
  * {@link pointerBudget} (the first always does) and counting the rest, with `unlisted` more found but
- * never made into issues.
+ * never made into issues. An issue may be an {@link Issue} or a plain `{ pointer, detail }`.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const invalidRequest = (
   reason: InvalidRequest["reason"],
-  issues: Iterable<Issue>,
+  issues: Iterable<Issue | { readonly pointer: string; readonly detail: string }>,
   unlisted = 0
 ): InvalidRequest => {
   const listed: Array<Issue> = []
@@ -107,7 +107,7 @@ export const invalidRequest = (
     characters += issue.pointer.length
     full ||= listed.length === issueLimit || (listed.length > 0 && characters > pointerBudget)
     if (full) omitted++
-    else listed.push(issue)
+    else listed.push(issue instanceof Issue ? issue : new Issue({ pointer: issue.pointer, detail: issue.detail }))
   }
   return new InvalidRequest({ reason, issues: listed, omitted })
 }

@@ -41,6 +41,15 @@ export const apiKeyField = Schema.Redacted(
 )
 
 /**
+ * The annotation by which a {@link wire} schema carries its operation's own reading, so a client can refuse a
+ * body exactly as the server would, with the same issues.
+ *
+ * @since 0.2.0
+ * @category annotations
+ */
+export const ParseId: unique symbol = Symbol.for("@filedata/core/RequestSchema/Parse")
+
+/**
  * A request as a client sends it: the encoded side of `schema` (plain strings and numbers, its checks and
  * annotations kept for the API's document), refused exactly when `parse`, the operation's own reading (which
  * is synchronous), refuses it, with the refusal's message.
@@ -71,6 +80,30 @@ export const wire = <A, I, R extends Credentials>(
           onNone: () => ({}),
           onSome: (identifier) => ({ identifier })
         }),
-        parseOptions: { onExcessProperty: "error" }
+        parseOptions: { onExcessProperty: "error" },
+        [ParseId]: parse
       })
   )
+
+/**
+ * `schema`, the request as a client sends it, marked with `parse`, its operation's own reading ({@link getParse}),
+ * for a request whose schema is not a {@link wire} one.
+ *
+ * @since 0.2.0
+ * @category annotations
+ */
+export const readBy = <I>(
+  schema: Schema.Schema<I>,
+  parse: (body: unknown) => Effect.Effect<unknown, InvalidRequest>
+): Schema.Schema<I> => schema.annotations({ [ParseId]: parse })
+
+/**
+ * The operation's own reading of the bodies of `schema`, if it is marked with one ({@link wire}, {@link readBy}).
+ *
+ * @since 0.2.0
+ * @category annotations
+ */
+export const getParse = (
+  schema: Schema.Schema.Any
+): Option.Option<(body: unknown) => Effect.Effect<unknown, InvalidRequest>> =>
+  SchemaAST.getAnnotation<(body: unknown) => Effect.Effect<unknown, InvalidRequest>>(ParseId)(schema.ast)

@@ -96,3 +96,11 @@ export const runWith: WebhookRequest.Operation<Created, WebhookRequest.ManageErr
     )
     return { webhook, secret }
   })
+
+/**
+ * The request as a client sends it, marked with the operation's reading (`RequestSchema.readBy`).
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const RequestJson = RequestSchema.readBy(Schema.encodedBoundSchema(CreateWebhookRequest), parse)

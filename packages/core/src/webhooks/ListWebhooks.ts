@@ -39,3 +39,11 @@ export const runWith: WebhookRequest.Operation<ReadonlyArray<Webhook>> = (ports,
     const file = yield* WebhookRequest.ownFile(ports, request.apiKey, request.fileId)
     return yield* ports.webhooks.list({ ownerId: file.ownerId, fileId: Option.some(file.id) })
   })
+
+/**
+ * The request as a client sends it, marked with the operation's reading (`RequestSchema.readBy`).
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const RequestJson = RequestSchema.readBy(Schema.encodedBoundSchema(ListWebhooksRequest), parse)

@@ -146,3 +146,15 @@ export const redeliver: WebhookRequest.Operation<void, WebhookRequest.ManageErro
       if (!(yield* ports.webhooks.redeliver(webhook.id, request.eventId))) return yield* new WebhookEventNotFound()
     })
   )
+
+/**
+ * The requests as a client sends them, marked with the operations' readings (`RequestSchema.readBy`).
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const RequestJson = {
+  target: RequestSchema.readBy(Schema.encodedBoundSchema(WebhookTargetRequest), parseTarget),
+  deliveries: RequestSchema.readBy(Schema.encodedBoundSchema(DeliveriesRequest), parseDeliveries),
+  redeliver: RequestSchema.readBy(Schema.encodedBoundSchema(RedeliverRequest), parseRedeliver)
+}
