@@ -3,7 +3,8 @@
  * send a first request head. Node bounds the connections of everyone together (`HTTP_MAX_CONNECTIONS`) and a
  * request once its first byte has come (`HTTP_HEADERS_TIMEOUT_MS`), but neither the share of one address nor
  * a connection that never sends a byte: idle connections from one address would fill the listener and lock
- * every other client out for as long as they are held (docs/security.md#threat-model).
+ * every other client out for as long as they are held (docs/security.md#threat-model). Also how a connection
+ * closed with its request body unread ends (`lingerOnClose`).
  *
  * @since 0.1.0
  */
