@@ -3,13 +3,14 @@
  * send a first request head. Node bounds the connections of everyone together (`HTTP_MAX_CONNECTIONS`) and a
  * request once its first byte has come (`HTTP_HEADERS_TIMEOUT_MS`), but neither the share of one address nor
  * a connection that never sends a byte: idle connections from one address would fill the listener and lock
- * every other client out for as long as they are held (docs/security.md#threat-model).
+ * every other client out for as long as they are held (docs/security.md#threat-model). Also how a connection
+ * closed with its request body unread ends (`lingerOnClose`).
  *
  * @since 0.1.0
  */
 
-import type { Server } from "node:http"
-import type { Socket } from "node:net"
+import type { IncomingMessage, Server } from "node:http"
+import { Socket } from "node:net"
 
 /**
  * @since 0.1.0
@@ -114,5 +115,63 @@ export const install = (
       clearTimeout(deadline)
       deadlines.delete(socket)
     }
+  }
+}
+
+/**
+ * How long, and how many bytes of, a request body the server stops reading is still read and dropped after
+ * the reply that closes its connection.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Linger {
+  readonly millis: number
+  readonly bytes: number
+}
+
+/**
+ * The default {@link Linger}: a client has this long to read the reply before the connection is cut.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const defaultLinger: Linger = { millis: 2_000, bytes: 1024 * 1024 }
+
+/**
+ * Makes the close that follows a reply to `request` (a `Connection: close` reply, such as the 422 of an
+ * oversized body) the one RFC 9112, section 9.6, describes when the body was not read to its end: the reply
+ * sent, the sending half closed, what the client still sends read and dropped until it closes its side or
+ * `linger` runs out, and only then the connection cut. Cut at once, unread bytes make the kernel reset the
+ * connection, and a reset can drop the reply before the client reads it.
+ *
+ * @since 0.2.0
+ * @category lifecycle
+ */
+export const lingerOnClose = (request: IncomingMessage, linger: Linger = defaultLinger): void => {
+  const socket = request.socket
+  // Node closes a connection after its last reply with `destroySoon` (end, then destroy once written).
+  socket.destroySoon = () => {
+    if (request.complete || socket.destroyed) {
+      Socket.prototype.destroySoon.call(socket)
+      return
+    }
+    let dropped = 0
+    // The body goes on arriving through the request, which drops it once nothing reads it.
+    const drop = (chunk: Buffer) => {
+      dropped += chunk.length
+      if (dropped > linger.bytes) cut()
+    }
+    const cut = () => {
+      clearTimeout(timer)
+      request.off("data", drop)
+      socket.destroy()
+    }
+    const timer = setTimeout(cut, linger.millis).unref()
+    socket.once("end", cut)
+    socket.once("close", cut)
+    request.on("data", drop)
+    request.resume()
+    socket.end()
   }
 }

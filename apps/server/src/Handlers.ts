@@ -251,7 +251,10 @@ export const webhooks = (
           )
           .handleRaw(
             "redeliverWebhookEvent",
-            serve(ManageWebhook.redeliver, () => HttpServerResponse.empty({ status: 202, headers: noStore }))
+            // Framed by its length: Node would frame a body-less reply it did not size as an empty chunked one.
+            serve(ManageWebhook.redeliver, () =>
+              HttpServerResponse.empty({ status: 202, headers: { ...noStore, "content-length": "0" } })
+            )
           )
       }
     )

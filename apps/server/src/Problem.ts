@@ -71,6 +71,30 @@ export const badRequest: Problem = make("bad_request", "The request is not valid
 export const missingHost: Problem = make("bad_request", "An HTTP/1.1 request must carry a Host header field")
 
 /**
+ * 400: an HTTP/1.0 request with `Transfer-Encoding`, which RFC 9112 (section 6.1) treats as faulty framing.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const transferEncodingInHttp10: Problem = make(
+  "bad_request",
+  "An HTTP/1.0 request cannot carry Transfer-Encoding"
+)
+
+/**
+ * 415: a request body in a content coding other than identity, which the server does not decode; RFC 9110
+ * (section 15.5.16) has the reply name the codings it accepts.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const unsupportedContentEncoding: Problem = make(
+  "unsupported_content_encoding",
+  "A request body must be sent without Content-Encoding (identity)",
+  { headers: { "accept-encoding": "identity" } }
+)
+
+/**
  * 408: the request head, or the whole request, did not arrive in time (`HTTP_HEADERS_TIMEOUT_MS`,
  * `HTTP_REQUEST_TIMEOUT_MS`, `HTTP_FIRST_REQUEST_TIMEOUT_MS`).
  *
@@ -89,6 +113,14 @@ export const expectationFailed: Problem = make(
   "expectation_failed",
   "The only expectation this server meets is 100-continue"
 )
+
+/**
+ * 414: the request target alone is larger than the server reads.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const uriTooLong: Problem = make("uri_too_long", "The request target is too long")
 
 /**
  * 431: the request's header fields are larger than the server reads.

@@ -1,6 +1,6 @@
 /**
  * Replies to requests that fail at the HTTP layer, before any route sees them: a request Node cannot parse
- * (400), header fields over Node's limit (431), a request that does not arrive in time (408), an HTTP/1.1
+ * (400), a request target (414) or header fields (431) over Node's limit, a request that does not arrive in time (408), an HTTP/1.1
  * request without `Host` (400), an expectation other than `100-continue` (417). Node answers these itself
  * with a bare status line; here they are problem documents with the header fields every reply carries, like
  * every other error of the service.
@@ -49,10 +49,41 @@ export const bytesOf = (problem: Problem.Problem, requestId: string): Buffer => 
   return Buffer.from(`HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n${head}\r\n${problem.body}`)
 }
 
-const problemOf = (code: string | undefined): Problem.Problem => {
-  switch (code) {
-    case "HPE_HEADER_OVERFLOW":
-      return Problem.requestHeaderFieldsTooLarge
+// A request line: a method token, then a space (a header field's name is followed by a colon).
+const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ /
+
+/**
+ * Whether a head over Node's limit overflowed in its request line. Node reports either as one error, raised
+ * where the span that overflowed ends (`bytesParsed`) in the chunk it was reading (`rawPacket`): the line it
+ * ends in starts after the chunk's last CRLF before there, or, in the connection's first chunk
+ * (`firstChunk`), at its start. A line whose start came in an earlier chunk cannot be seen, and is taken for
+ * a header field.
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export const overflowsInRequestLine = (
+  error: { readonly rawPacket?: unknown; readonly bytesParsed?: unknown },
+  firstChunk: boolean
+): boolean => {
+  if (!Buffer.isBuffer(error.rawPacket)) return false
+  const end = typeof error.bytesParsed === "number" ? error.bytesParsed : error.rawPacket.length
+  const parsed = error.rawPacket.subarray(0, end).toString("latin1")
+  const lineEnd = parsed.lastIndexOf("\r\n")
+  if (lineEnd === -1) return firstChunk && REQUEST_LINE.test(parsed)
+  return REQUEST_LINE.test(parsed.slice(lineEnd + 2))
+}
+
+const problemOf = (
+  error: Error & { readonly code?: string; readonly rawPacket?: unknown },
+  socket: Duplex
+): Problem.Problem => {
+  switch (error.code) {
+    case "HPE_HEADER_OVERFLOW": {
+      const read = (socket as { readonly bytesRead?: number }).bytesRead
+      const firstChunk = Buffer.isBuffer(error.rawPacket) && read === error.rawPacket.length
+      return overflowsInRequestLine(error, firstChunk) ? Problem.uriTooLong : Problem.requestHeaderFieldsTooLarge
+    }
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return Problem.requestTimeout
     default:
@@ -81,7 +112,7 @@ export const sendOn = (socket: Duplex, problem: Problem.Problem, requestId: stri
 }
 
 /**
- * The listener for the server's `clientError` event: the problem of the error (400, 431, 408) where the
+ * The listener for the server's `clientError` event: the problem of the error (400, 414, 431, 408) where the
  * socket can still carry it, else the socket destroyed. An error in a request that came after one still
  * being answered (pipelined) waits for that reply to go out first; an error in the request being answered,
  * whose reply has not begun, takes its place (its route then logs it); one whose reply has begun can only cut
@@ -102,7 +133,7 @@ export const onClientError = (
       socket.destroy()
       return
     }
-    const problem = problemOf(error.code)
+    const problem = problemOf(error, socket)
     const requestId = randomUUID()
     const afterTheReplies = () => {
       const response = responseOn(socket)

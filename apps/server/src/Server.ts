@@ -2,7 +2,8 @@
  * The HTTP server: one Node listener that answers the hot route itself (`FileDataRoute`) and hands every
  * other request to the platform's handler for the `HttpApi` (health, OpenAPI, Swagger UI, 404, 405). Ahead
  * of both it bounds what one address may hold (`Connections`) and answers what fails before any route
- * (`ProtocolErrors`, `Expect: 100-continue`) with problem documents.
+ * (`ProtocolErrors`, `Expect: 100-continue`, framing and codings the server does not read) with problem
+ * documents.
  *
  * @since 0.1.0
  */
@@ -103,9 +104,33 @@ export const routesLayer = (
     Layer.provideMerge(HttpApiBuilder.Middleware.layer)
   )
 
-// RFC 9112, section 3.2: a server must refuse an HTTP/1.1 request without a Host header field.
-const missesHost = (request: IncomingMessage): boolean =>
-  request.headers.host === undefined && request.httpVersionMajor === 1 && request.httpVersionMinor === 1
+// Whether the request's framing announces a body: a `Content-Length` above zero, or any `Transfer-Encoding`.
+const announcesBody = (request: IncomingMessage): boolean =>
+  request.headers["transfer-encoding"] !== undefined || Number(request.headers["content-length"] ?? 0) > 0
+
+// A body in a coding other than identity: the server reads bodies as they are, so it refuses one it would misread.
+const encodedBody = (request: IncomingMessage): boolean => {
+  const field = request.headers["content-encoding"]
+  return (
+    field !== undefined &&
+    announcesBody(request) &&
+    field.split(",").some((coding) => {
+      const name = coding.trim().toLowerCase()
+      return name !== "" && name !== "identity"
+    })
+  )
+}
+
+// What refuses a request on its head alone, before any route: an HTTP/1.1 request without Host (RFC 9112,
+// section 3.2), an HTTP/1.0 one with Transfer-Encoding (section 6.1: faulty framing), a coded body.
+const refusalOf = (request: IncomingMessage): Problem.Problem | undefined => {
+  if (request.httpVersionMajor === 1 && request.httpVersionMinor === 1) {
+    if (request.headers.host === undefined) return Problem.missingHost
+  } else if (request.headers["transfer-encoding"] !== undefined) {
+    return Problem.transferEncodingInHttp10
+  }
+  return encodedBody(request) ? Problem.unsupportedContentEncoding : undefined
+}
 
 // While draining, a kept-alive connection whose reply has finished is closed this soon after. Node closes only
 // the connections idle when the drain starts; one whose reply ends later would stay open until the
@@ -272,24 +297,28 @@ export const layer = (
         "request",
         meter.measured((request, response) => {
           guard.headReceived(request.socket)
-          if (missesHost(request)) refuse(request, response, Problem.missingHost)
+          if (announcesBody(request)) Connections.lingerOnClose(request)
+          const refusal = refusalOf(request)
+          if (refusal !== undefined) refuse(request, response, refusal)
           else route(request, response)
         })
       )
-      // `Expect: 100-continue` invites the body only when it will be read: a request whose header fields already
-      // refuse it (oversized, not JSON) gets its problem at once, and the connection closes after it, since the
-      // client then either never sends the body or sends one nobody reads.
+      // `Expect: 100-continue` invites the body only when there is one and it will be read: a request whose header
+      // fields already refuse it (oversized, not JSON) gets its problem at once, and the connection closes after
+      // it, since the client then either never sends the body or sends one nobody reads.
       server.on(
         "checkContinue",
         meter.measured((request, response) => {
           guard.headReceived(request.socket)
-          if (missesHost(request)) {
-            refuse(request, response, Problem.missingHost)
+          if (announcesBody(request)) Connections.lingerOnClose(request)
+          const refusal = refusalOf(request)
+          if (refusal !== undefined) {
+            refuse(request, response, refusal)
             return
           }
           if (FileDataRoute.matches(request) && RequestBody.refusesByHeaders(request.headers)) {
             response.setHeader("connection", "close")
-          } else {
+          } else if (announcesBody(request)) {
             response.writeContinue()
           }
           route(request, response)

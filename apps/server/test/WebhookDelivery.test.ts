@@ -238,7 +238,7 @@ describe("webhook delivery by the server (SQLite)", () => {
         body: JSON.stringify(body)
       })
       const text = await response.text()
-      return { status: response.status, json: text === "" ? undefined : JSON.parse(text) }
+      return { status: response.status, headers: response.headers, json: text === "" ? undefined : JSON.parse(text) }
     }
     try {
       const created = await call("create", { apiKey: KEY, fileId: "form", url: hook.url })
@@ -274,7 +274,11 @@ describe("webhook delivery by the server (SQLite)", () => {
       expect(rotated.status).toBe(200)
       expect(rotated.json.secret).not.toBe(secret)
       expect((await call("redeliver", { apiKey: KEY, id, eventId: "msg_none" })).json.code).toBe("event_not_found")
-      expect((await call("redeliver", { apiKey: KEY, id, eventId })).status).toBe(202)
+      const redelivered = await call("redeliver", { apiKey: KEY, id, eventId })
+      expect(redelivered.status).toBe(202)
+      // An empty reply framed by its length, not as an empty chunked body.
+      expect(redelivered.headers.get("content-length")).toBe("0")
+      expect(redelivered.headers.get("transfer-encoding")).toBeNull()
       const [, again] = await arrived(hook.received, 2, "the redelivery")
       expect(again?.headers["webhook-id"]).toBe(eventId)
       // Signed with both secrets during the overlap: each verifies it.

@@ -94,7 +94,7 @@ describe("ApiError", () => {
 
   it("every code's status is one the service answers with", () => {
     for (const { status } of Object.values(ApiError.problemCodes)) {
-      expect([400, 403, 404, 405, 408, 417, 422, 431, 500, 503]).toContain(status)
+      expect([400, 403, 404, 405, 408, 414, 415, 417, 422, 431, 500, 503]).toContain(status)
     }
   })
 })

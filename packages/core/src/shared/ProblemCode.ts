@@ -32,6 +32,10 @@ export const table = {
     when: "`Content-Type` missing or not `application/json`, or a `charset` other than `utf-8`"
   },
   payload_too_large: { title: "Payload too large", when: "body over 65 536 bytes" },
+  unsupported_content_encoding: {
+    title: "Unsupported content encoding",
+    when: "a request body with a `Content-Encoding` other than `identity`; comes with `Accept-Encoding: identity`, the connection closes"
+  },
   rate_limited: {
     title: "Too many requests",
     when: "the API key or the client address is over its quota; comes with `Retry-After`",
@@ -68,7 +72,7 @@ export const table = {
   },
   bad_request: {
     title: "Bad request",
-    when: "the request is not valid HTTP/1.1 (malformed head, broken chunked framing, no `Host`); the connection closes"
+    when: "the request is not valid HTTP/1.1 (malformed head, broken chunked framing, no `Host`, `Transfer-Encoding` in HTTP/1.0); the connection closes"
   },
   request_timeout: {
     title: "Request timeout",
@@ -77,6 +81,10 @@ export const table = {
   expectation_failed: {
     title: "Expectation failed",
     when: "an `Expect` header field other than `100-continue`"
+  },
+  uri_too_long: {
+    title: "URI too long",
+    when: "the request target alone is larger than the server reads (16 KiB); the connection closes"
   },
   request_header_fields_too_large: {
     title: "Request header fields too large",
