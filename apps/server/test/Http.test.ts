@@ -259,8 +259,10 @@ layer(server, { excludeTestServices: true })("POST /api/v1/file-data", (it) => {
       const reply = yield* TestServer.request("/openapi.json")
       expect(reply.status).toBe(200)
       const operation = reply.json.paths["/api/v1/file-data"].post
-      expect(Object.keys(operation.responses).sort()).toEqual(["200", "403", "404", "422", "500", "503"])
-      for (const response of Object.values<{ headers: object }>(operation.responses)) {
+      expect(Object.keys(operation.responses).sort()).toEqual(["200", "403", "404", "415", "422", "500", "503"])
+      // The 415 of a compressed body is answered before any count (docs/api.md#http-details).
+      const { "415": _unsupportedCoding, ...counted } = operation.responses
+      for (const response of Object.values<{ headers: object }>(counted)) {
         expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(["RateLimit-Policy", "RateLimit"]))
       }
       expect(reply.json.paths["/health"].get).toBeDefined()

@@ -121,10 +121,16 @@ describe("the OpenAPI document", () => {
       [FileDataApi.submissionsPath, "GetSubmissionsRequest", "SubmissionsPage"]
     ] as const) {
       const operation = spec.paths[path].post
-      expect(Object.keys(operation.responses).sort(), path).toEqual(["200", "403", "404", "422", "500", "503"])
-      for (const response of Object.values<any>(operation.responses)) {
+      expect(Object.keys(operation.responses).sort(), path).toEqual(["200", "403", "404", "415", "422", "500", "503"])
+      // A compressed body is refused before any route, so before any count: its 415 has no RateLimit fields.
+      const { "415": unsupportedCoding, ...counted } = operation.responses
+      for (const response of Object.values<any>(counted)) {
         expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(["RateLimit", "RateLimit-Policy"]))
       }
+      expect(Object.keys(unsupportedCoding.headers).sort()).toEqual(["Accept-Encoding", "X-Request-Id"])
+      expect(unsupportedCoding.content["application/problem+json"].schema.properties.code.enum).toEqual([
+        "unsupported_content_encoding"
+      ])
       expect(Object.keys(operation.responses["422"].headers)).toContain("Retry-After")
       expect(operation.requestBody.content["application/json"].schema).toEqual({
         $ref: `#/components/schemas/${request}`
@@ -137,7 +143,7 @@ describe("the OpenAPI document", () => {
 
   it("describes the export: its request, CSV and NDJSON bodies, and the attachment's name", () => {
     const operation = spec.paths[FileDataApi.exportPath].post
-    expect(Object.keys(operation.responses).sort()).toEqual(["200", "403", "404", "422", "500", "503"])
+    expect(Object.keys(operation.responses).sort()).toEqual(["200", "403", "404", "415", "422", "500", "503"])
     expect(operation.requestBody.content["application/json"].schema).toEqual({
       $ref: "#/components/schemas/ExportRequest"
     })

@@ -85,15 +85,14 @@ export const exportOperation = (operation: Record<string, unknown>): Record<stri
   return operation
 }
 
-/**
- * The one 4xx a `GET /health` itself can cause, declared since the server sends it there: the 417 problem for an
- * `Expect` other than `100-continue`, which the server answers before any route. A schema of its own, inline: no
- * typed failure of the client stands for it.
- *
- * @internal
- */
-export const healthOperation = (operation: Record<string, unknown>): Record<string, unknown> => {
-  const code = "expectation_failed"
+// A problem the server answers before any route (no typed failure of the client stands for it), declared on an
+// operation with a schema of its own, inline.
+const declareProtocolProblem = (
+  operation: Operation,
+  code: ProblemCode.ProblemCode,
+  description: string,
+  headers: Record<string, unknown> = {}
+): void => {
   const { title, when } = ProblemCode.table[code]
   const status = ProblemStatus.status(code)
   const constant = (value: string | number, description: string) => ({
@@ -101,8 +100,9 @@ export const healthOperation = (operation: Record<string, unknown>): Record<stri
     enum: [value],
     description
   })
-  ;(operation as unknown as Operation).responses[String(status)] = {
-    description: "An `Expect` header field other than `100-continue`; the connection closes after the reply",
+  operation.responses[String(status)] = {
+    description,
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
     content: {
       "application/problem+json": {
         schema: {
@@ -121,8 +121,31 @@ export const healthOperation = (operation: Record<string, unknown>): Record<stri
       }
     }
   }
+}
+
+/**
+ * The one 4xx a `GET /health` itself can cause, declared since the server sends it there: the 417 problem for an
+ * `Expect` other than `100-continue`, which the server answers before any route.
+ *
+ * @internal
+ */
+export const healthOperation = (operation: Record<string, unknown>): Record<string, unknown> => {
+  declareProtocolProblem(
+    operation as unknown as Operation,
+    "expectation_failed",
+    "An `Expect` header field other than `100-continue`; the connection closes after the reply"
+  )
   return operation
 }
+
+// Every operation with a body refuses a compressed one before any route (docs/api.md#http-details).
+const unsupportedContentEncoding = (operation: Operation): void =>
+  declareProtocolProblem(
+    operation,
+    "unsupported_content_encoding",
+    "A request body with a `Content-Encoding` other than `identity`; the connection closes after the reply",
+    { "Accept-Encoding": header("`identity`: the only coding a request body may have") }
+  )
 
 const referencedSchemas = (document: unknown, schemas: Record<string, unknown>): Set<string> => {
   const seen = new Set<string>()
@@ -164,6 +187,7 @@ export const problemCodeTable = (): string =>
 /**
  * The document as a client author reads it. HttpApi documents a 400 for its own payload decoding on every
  * operation; this service decodes payloads itself and answers 422, so the 400 and its schemas go. Every
+ * operation with a body declares the 415 of a compressed body. Every
  * reply's `X-Request-Id` and the 503's `Retry-After` are declared. Schemas nothing refers to, and the empty
  * security declarations of the operations and components, are removed; the document's own `security: []` stays:
  * the key travels in the body, which no security scheme describes, and an empty list says so to linters.
@@ -175,6 +199,7 @@ export const clientAuthorView = (spec: Record<string, unknown>): Record<string, 
   for (const item of Object.values(paths)) {
     for (const operation of Object.values(item)) {
       delete operation.responses["400"]
+      if ((operation as { requestBody?: unknown }).requestBody !== undefined) unsupportedContentEncoding(operation)
       for (const [status, response] of Object.entries(operation.responses)) {
         addHeaders(response, requestIdHeader)
         if (status === "503") addHeaders(response, retryAfterHeader("1 while storage or the rate limiter is away"))
