@@ -217,7 +217,7 @@ export const webhooks = (
               authorization: request.headers.authorization !== undefined
             }
             return Effect.matchEffect(run({ ...ports.value, limiter: meter.limiter }, input), {
-              onFailure: (failure) => problem(Problem.fromWebhookFailure(failure)),
+              onFailure: (failure) => problem(Problem.fromFailure(failure)),
               onSuccess: (a) => Effect.succeed(metered(reply(a)))
             })
           }

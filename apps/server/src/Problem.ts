@@ -149,11 +149,3 @@ export const toResponse = (problem: Problem): HttpServerResponse.HttpServerRespo
  * @category constructors
  */
 export const fromFailure = ProblemDocument.fromFailure
-
-/**
- * The reply for each failure of a webhook operation: the same function, under the name the handlers use.
- *
- * @since 0.2.0
- * @category constructors
- */
-export const fromWebhookFailure = ProblemDocument.fromFailure
