@@ -25,7 +25,7 @@ import * as Models from "./Models.js"
  * @since 0.1.0
  * @category constants
  */
-export const version = "0.2.0"
+export const version = "0.3.0"
 
 /**
  * Where `getFileData` lives.

@@ -41,6 +41,6 @@ describe("the browser bundle", () => {
       "ProblemStatus",
       "WebhookVerifier"
     ])
-    expect(loaded.FileDataApi.version).toBe("0.2.0")
+    expect(loaded.FileDataApi.version).toBe("0.3.0")
   })
 })

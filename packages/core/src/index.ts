@@ -101,6 +101,10 @@ export * as ApiKeyPrefix from "./operator/ApiKeyPrefix.js"
  */
 export * as Append from "./operator/Append.js"
 /**
+ * @since 0.3.0
+ */
+export * as Erasure from "./operator/Erasure.js"
+/**
  * @since 0.1.0
  */
 export * as Fixture from "./operator/Fixture.js"
@@ -167,6 +171,10 @@ export * as RequestSchema from "./shared/RequestSchema.js"
  * @since 0.1.0
  */
 export * as SubmissionEntry from "./shared/SubmissionEntry.js"
+/**
+ * @since 0.3.0
+ */
+export * as SubmissionId from "./shared/SubmissionId.js"
 /**
  * @since 0.1.0
  */

@@ -10,7 +10,9 @@ import * as Schema from "effect/Schema"
 import type { ApiKey, Timestamp, UserId } from "../shared/FileData.js"
 import type { StorageUnavailable } from "../shared/FileDataError.js"
 import * as Failure from "../shared/internal/failure.js"
+import type { FileId } from "../shared/FileData.js"
 import type { AppendSource } from "./Append.js"
+import type * as Erasure from "./Erasure.js"
 import type { FixtureInvalid, FixtureSource } from "./Fixture.js"
 
 /**
@@ -142,6 +144,21 @@ export interface OperatorStore {
   readonly appendSubmissions: <E = never, R = never>(
     source: AppendSource<E, R>
   ) => Effect.Effect<AppendSummary, FixtureInvalid | StorageUnavailable | E, R>
+  /**
+   * Erases the file's submissions that `selection` names, in one transaction under the write lock, and nothing
+   * when it refuses (`Erasure.UnknownFile`, `Erasure.SubmissionsNotInFile`). After it commits the erased content
+   * is in no read, export, feed page or webhook attempt (pending and past events of the file are rewritten
+   * without it, or dropped when nothing is left), `SubmissionCounter` is lower by the number erased, the feed
+   * holds a `submission.erased` change for each in place of its `created` one, each webhook of the file has a
+   * `submissions.erased` event, and the adapter has removed the text from its files where it can
+   * (docs/security.md#erasure). Erasing none (no content matched) succeeds and writes nothing.
+   *
+   * @since 0.3.0
+   */
+  readonly eraseSubmissions: (
+    fileId: FileId,
+    selection: Erasure.Selection
+  ) => Effect.Effect<Erasure.Summary, Erasure.UnknownFile | Erasure.SubmissionsNotInFile | StorageUnavailable>
   /** Keeps the key's hash and its prefix (`ApiKeyPrefix.fromText`), never the key. */
   readonly createKey: (userId: UserId, apiKey: ApiKey) => Effect.Effect<ApiKeyInfo, UserNotFound | StorageUnavailable>
   readonly revokeKey: (keyId: string) => Effect.Effect<ApiKeyInfo, KeyNotFound | StorageUnavailable>

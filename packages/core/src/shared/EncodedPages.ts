@@ -12,6 +12,7 @@ import * as ExportEncoder from "../export/ExportEncoder.js"
 import type { FileId } from "./FileData.js"
 import type { StorageUnavailable } from "./FileDataError.js"
 import type { FileRepository, SubmissionPage, SubmissionRange } from "./FileRepository.js"
+import * as SubmissionEntry from "./SubmissionEntry.js"
 
 /**
  * A page of submissions as a reply writes it: the entries of a `SubmissionPage`, in the same order, joined (by
@@ -36,7 +37,16 @@ export type JoinedPage =
     }
 
 /**
- * What each submission of an export's page becomes: its NDJSON line (the entry and `\n`), or its CSV row under
+ * How each entry of a joined page is written: as stored (`SubmissionEntry`, the File reply's form), or with the
+ * submission's id first (`SubmissionEntry.withId`, the incremental read's form).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type EntryForm = "stored" | "withId"
+
+/**
+ * What each submission of an export's page becomes: its NDJSON line (the entry with its id first, and `\n`), or its CSV row under
  * the header of `names` (`ExportEncoder.csvRows`, CRLF-ended).
  *
  * @since 0.2.0
@@ -57,7 +67,11 @@ export interface EncodedPages {
    * The page's entries joined by commas; a range without a `limit` may get longer pages, since a joined page
    * holds no strings.
    */
-  readonly readJoined: (fileId: FileId, range: SubmissionRange) => Effect.Effect<JoinedPage, StorageUnavailable>
+  readonly readJoined: (
+    fileId: FileId,
+    range: SubmissionRange,
+    form: EntryForm
+  ) => Effect.Effect<JoinedPage, StorageUnavailable>
   /**
    * Each submission as `rows` says, every row ended by its line end and none between, made from what import and
    * append stored for it (docs/performance.md#export-rows-rendered-at-import).
@@ -70,13 +84,16 @@ export interface EncodedPages {
 }
 
 /**
- * A domain page as a {@link JoinedPage}, its entries joined by commas.
+ * A domain page as a {@link JoinedPage}, its entries written in `form` and joined by commas.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const join = (page: SubmissionPage): JoinedPage => {
-  const joined = page.entries.join(",")
+export const join = (page: SubmissionPage, form: EntryForm = "stored"): JoinedPage => {
+  const joined =
+    form === "stored"
+      ? page.entries.join(",")
+      : page.entries.map((entry, i) => SubmissionEntry.withId(page.ids[i]!, entry)).join(",")
   return page.hasMore
     ? { joined, count: page.entries.length, next: page.next, hasMore: true }
     : { joined, count: page.entries.length, next: page.next, hasMore: false }
@@ -102,7 +119,7 @@ export const render = (rows: ExportRows, page: SubmissionPage): JoinedPage => {
  * @category constructors
  */
 export const fromSubmissions = (repository: FileRepository): EncodedPages => ({
-  readJoined: (fileId, range) => Effect.map(repository.readSubmissions(fileId, range), join),
+  readJoined: (fileId, range, form) => Effect.map(repository.readSubmissions(fileId, range), (page) => join(page, form)),
   readExportRows: (fileId, range, rows) =>
     Effect.map(repository.readSubmissions(fileId, range), (page) => render(rows, page))
 })

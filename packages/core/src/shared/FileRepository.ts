@@ -17,10 +17,11 @@ import type { EncodedPages } from "./EncodedPages.js"
 import type { ApiKey, FileId, StoredFile, StoredSubmission, UserId } from "./FileData.js"
 import type { StorageUnavailable } from "./FileDataError.js"
 import * as SubmissionEntry from "./SubmissionEntry.js"
+import type { SubmissionId } from "./SubmissionId.js"
 
 /**
- * Where storage stood when a file was read, as the adapter's own opaque text: every submission committed by
- * then is at or below it, every one committed later above it. Reads bounded by it (`upTo`) show the file as it
+ * Where storage stood when a file was read, as the adapter's own opaque text: every submission stored or erased
+ * by a commit before then is at or below it, every one of a later commit above it. Reads bounded by it (`upTo`) show the file as it
  * was at that moment, however many pages and turns of the event loop they take while writers append.
  *
  * @since 0.1.0
@@ -94,7 +95,7 @@ export interface SubmissionRange {
 
 /**
  * A bounded run of a file's submissions in reply order, each as the reply writes it (`SubmissionEntry`,
- * docs/performance.md#stored-reply-entries); `next`, the position after the last entry, or the position the
+ * docs/performance.md#stored-reply-entries), with its id at the same index of `ids`; `next`, the position after the last entry, or the position the
  * range started from when there is none (its `after`, else the start of its window), always given while
  * `hasMore` and otherwise unless the range asked for no `endPosition`; `hasMore`, whether the range holds more
  * past `next`. Positions are the adapter's own opaque text.
@@ -105,14 +106,63 @@ export interface SubmissionRange {
 export type SubmissionPage =
   | {
       readonly entries: ReadonlyArray<SubmissionEntry.SubmissionEntry>
+      readonly ids: ReadonlyArray<SubmissionId>
       readonly next: string
       readonly hasMore: true
     }
   | {
       readonly entries: ReadonlyArray<SubmissionEntry.SubmissionEntry>
+      readonly ids: ReadonlyArray<SubmissionId>
       readonly next: string | undefined
       readonly hasMore: false
     }
+
+/**
+ * One change of a file, as the change feed tells it: a submission stored (by an import or an append) or
+ * erased. The `created` change of a submission later erased is no longer read; its `erased` change is.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type Change =
+  | {
+      readonly type: "submission.created"
+      readonly id: SubmissionId
+      readonly entry: SubmissionEntry.SubmissionEntry
+    }
+  | {
+      readonly type: "submission.erased"
+      readonly id: SubmissionId
+    }
+
+/**
+ * Which of a file's changes a feed read asks for, in commit order: those after `after` (a feed position an
+ * earlier read of the same file handed out; none: from the file's first change), committed at or before `upTo`,
+ * at most `limit` of them (default: the adapter's page size).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface ChangeRange {
+  readonly after?: string | undefined
+  readonly limit?: number | undefined
+  readonly upTo?: ReadPoint | undefined
+}
+
+/**
+ * A bounded run of a file's changes in commit order: a change whose write committed after another's comes after
+ * it, on every instance. `next` is the feed position after the last change, or the one the range started from
+ * when there is none; `hasMore`, whether the range holds more past `next`. Positions are the adapter's own
+ * opaque text, and never a position of `readSubmissions`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface ChangePage {
+  readonly changes: ReadonlyArray<Change>
+  readonly next: string
+  readonly hasMore: boolean
+}
 
 /**
  * Read access to stored files.
@@ -138,6 +188,16 @@ export interface FileRepository {
     fileId: FileId,
     range: SubmissionRange
   ) => Effect.Effect<SubmissionPage, StorageUnavailable>
+  /**
+   * One bounded page of the file's change feed in `range`, in commit order, read by a seek on the file's
+   * changes, so a page costs the same after a million changes as at the start. Reading `after` each `next` in
+   * turn sees every change exactly once and misses none, also while writers append and erase, with several
+   * processes or instances on one database (docs/architecture.md#the-change-feed). Only this file's changes
+   * are read; a position the adapter did not make names none.
+   *
+   * @since 0.3.0
+   */
+  readonly readChanges: (fileId: FileId, range: ChangeRange) => Effect.Effect<ChangePage, StorageUnavailable>
   /**
    * The content names of the file's submissions committed at or before `upTo`, each once, in the order the file
    * first received them (by insertion, then by position in the content): kept by every import and append in its

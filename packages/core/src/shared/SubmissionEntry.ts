@@ -7,6 +7,7 @@
  */
 import type * as Brand from "effect/Brand"
 import { type StoredSubmission, type Timestamp, timestampFromEpochMillis } from "./FileData.js"
+import type { SubmissionId } from "./SubmissionId.js"
 
 /**
  * The JSON text of one submission of a reply. Only this module makes one, so every entry an adapter hands out
@@ -62,3 +63,13 @@ export const parse = (entry: SubmissionEntry): StoredSubmission => {
     contentJson: entry.slice(at + CONTENT_KEY.length, -1)
   }
 }
+
+/**
+ * The entry with the submission's id first, `{"id":"sub_…","createdDate":"…","content":{…}}`: how the
+ * incremental read, the NDJSON export and the change feed show a submission. An id is URL-safe, so it needs no
+ * escaping.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const withId = (id: SubmissionId, entry: SubmissionEntry): string => `{"id":"${id}",${entry.slice(1)}`
