@@ -13,6 +13,13 @@ export * as FileDataReply from "./read/FileDataReply.js"
  */
 export * as GetFileData from "./read/GetFileData.js"
 
+// The change feed: every created and erased submission of a file in commit order
+
+/**
+ * @since 0.3.0
+ */
+export * as ChangeCursor from "./changes/ChangeCursor.js"
+
 // Incremental reads: the use case, its cursor, long-poll waits, its reply and its JSON encoder
 
 /**

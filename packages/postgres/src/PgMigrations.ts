@@ -22,29 +22,34 @@ const columnTypes: SqlMigrations.ColumnTypes = {
 }
 
 // A plpgsql function that runs `statement`, and the trigger that calls it once after every statement inserting
-// submissions, in that statement's transaction: every writer runs it.
-const afterSubmissionsInsert = (options: {
-  readonly trigger: string
-  readonly function: string
-  readonly settings?: string
-  readonly statement: string
-}) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const settings = options.settings === undefined ? "" : `${options.settings} `
-    yield* sql.unsafe(`CREATE FUNCTION ${options.function}() RETURNS trigger
+// into `table`, in that statement's transaction: every writer runs it.
+const afterInsert =
+  (table: string) =>
+  (options: {
+    readonly trigger: string
+    readonly function: string
+    readonly settings?: string
+    readonly statement: string
+  }) =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const settings = options.settings === undefined ? "" : `${options.settings} `
+      yield* sql.unsafe(`CREATE FUNCTION ${options.function}() RETURNS trigger
     LANGUAGE plpgsql ${settings}AS $$
     BEGIN
       ${options.statement};
       RETURN NULL;
     END
     $$`)
-    yield* sql.unsafe(`CREATE TRIGGER ${options.trigger} AFTER INSERT ON submissions
+      yield* sql.unsafe(`CREATE TRIGGER ${options.trigger} AFTER INSERT ON ${table}
     FOR EACH STATEMENT EXECUTE FUNCTION ${options.function}()`)
-  })
+    })
+
+const afterSubmissionsInsert = afterInsert("submissions")
+const afterErasuresInsert = afterInsert("submission_erasures")
 
 /**
- * The channel on which every committed insert of submissions is announced.
+ * The channel on which every committed insert or erasure of submissions is announced.
  *
  * @since 0.2.0
  * @category migrations
@@ -121,6 +126,38 @@ const initialSchema = Effect.gen(function* () {
   })
 })
 
+// Submission ids and the change feed (docs/architecture.md#the-change-feed). Rows stored before get an id here;
+// every later row gets one from the store. An erasure takes its feed position from the submissions' own
+// sequence, so created and erased changes share one order, which is commit order: writers take turns (the
+// advisory write lock, held until the commit is visible), so a position is never taken while a smaller one is
+// still uncommitted. Erasures move the read point up and wake waiting requests as inserts do.
+const submissionIdsAndChanges = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE submissions ADD COLUMN id text`
+  yield* sql`UPDATE submissions SET id = 'sub_' || replace(gen_random_uuid()::text, '-', '')`
+  yield* sql`ALTER TABLE submissions ALTER COLUMN id SET NOT NULL`
+  yield* sql`CREATE UNIQUE INDEX submissions_id ON submissions (id)`
+  // Serves a file's feed in seq order without a sort.
+  yield* sql`CREATE INDEX submissions_file_seq ON submissions (file_id, seq)`
+  yield* sql`CREATE TABLE submission_erasures (
+    seq int8 PRIMARY KEY DEFAULT nextval(pg_get_serial_sequence('submissions', 'seq')),
+    file_id text NOT NULL REFERENCES files (id),
+    submission_id text NOT NULL
+  )`
+  yield* sql`CREATE INDEX submission_erasures_file_seq ON submission_erasures (file_id, seq)`
+  yield* afterErasuresInsert({
+    trigger: "submission_erasures_advance_read_point",
+    function: "advance_read_point_after_erasure",
+    settings: "SET search_path FROM CURRENT",
+    statement: "UPDATE submission_read_point SET seq = greatest(seq, (SELECT max(seq) FROM submission_erasures))"
+  })
+  yield* afterErasuresInsert({
+    trigger: "submission_erasures_notify",
+    function: "notify_submissions_erased",
+    statement: `PERFORM pg_notify('${submissionsChannel}', 'erased')`
+  })
+})
+
 /**
  * Every migration, by `<id>_<name>`; entries are only ever appended, after the initial schema.
  *
@@ -128,7 +165,8 @@ const initialSchema = Effect.gen(function* () {
  * @category migrations
  */
 export const loader: Migrator.Loader = Migrator.fromRecord({
-  "1_initial_schema": initialSchema
+  "1_initial_schema": initialSchema,
+  "2_submission_ids_and_changes": submissionIdsAndChanges
 })
 
 // Any fixed number works; only this adapter's migrations take it.

@@ -67,6 +67,26 @@ const initialSchema = Effect.gen(function* () {
   yield* SharedTables.create(sql, columnTypes)
 })
 
+// Submission ids and the change feed (docs/architecture.md#the-change-feed). Rows stored before get an id here
+// (80 random bits in hex: SQLite has no base64); every later row gets one from the store. SQLite cannot add a
+// NOT NULL column without a constant default, so NOT NULL is the store's rule and the unique index its guard.
+// An erasure takes its feed position from the submissions' own AUTOINCREMENT counter (sqlite_sequence), so the
+// feed's created and erased changes share one order, which is commit order: writers take turns (writeLock).
+const submissionIdsAndChanges = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE submissions ADD COLUMN id TEXT`
+  yield* sql`UPDATE submissions SET id = 'sub_' || lower(hex(randomblob(10)))`
+  yield* sql`CREATE UNIQUE INDEX submissions_id ON submissions (id)`
+  // Serves a file's feed in seq order without a sort.
+  yield* sql`CREATE INDEX submissions_file_seq ON submissions (file_id, seq)`
+  yield* sql`CREATE TABLE submission_erasures (
+    seq INTEGER PRIMARY KEY NOT NULL,
+    file_id TEXT NOT NULL REFERENCES files (id),
+    submission_id TEXT NOT NULL
+  ) STRICT`
+  yield* sql`CREATE INDEX submission_erasures_file_seq ON submission_erasures (file_id, seq)`
+})
+
 /**
  * Every migration, by `<id>_<name>`; entries are only ever appended, after the initial schema.
  *
@@ -74,7 +94,8 @@ const initialSchema = Effect.gen(function* () {
  * @category migrations
  */
 export const loader: Migrator.Loader = Migrator.fromRecord({
-  "1_initial_schema": initialSchema
+  "1_initial_schema": initialSchema,
+  "2_submission_ids_and_changes": submissionIdsAndChanges
 })
 
 /**

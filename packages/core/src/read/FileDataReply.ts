@@ -46,7 +46,11 @@ export const submissionPage = (
   reply: FileDataReply,
   after: string | undefined
 ): Effect.Effect<EncodedPages.JoinedPage, StorageUnavailable> =>
-  EncodedPages.of(reply.files).readJoined(reply.file.id, { after, upTo: reply.file.readPoint, endPosition: false })
+  EncodedPages.of(reply.files).readJoined(
+    reply.file.id,
+    { after, upTo: reply.file.readPoint, endPosition: false },
+    "stored"
+  )
 
 /**
  * The whole reply as a value, for embedders that want objects rather than text. Holds it all in memory.

@@ -119,7 +119,8 @@ export const render = (rows: ExportRows, page: SubmissionPage): JoinedPage => {
  * @category constructors
  */
 export const fromSubmissions = (repository: FileRepository): EncodedPages => ({
-  readJoined: (fileId, range, form) => Effect.map(repository.readSubmissions(fileId, range), (page) => join(page, form)),
+  readJoined: (fileId, range, form) =>
+    Effect.map(repository.readSubmissions(fileId, range), (page) => join(page, form)),
   readExportRows: (fileId, range, rows) =>
     Effect.map(repository.readSubmissions(fileId, range), (page) => render(rows, page))
 })

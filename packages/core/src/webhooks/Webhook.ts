@@ -8,9 +8,11 @@
  */
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import type { ChangeCursor } from "../changes/ChangeCursor.js"
 import type { FileId, Timestamp, UserId } from "../shared/FileData.js"
 import * as Failure from "../shared/internal/failure.js"
-import type { SubmissionEntry } from "../shared/SubmissionEntry.js"
+import * as SubmissionEntry from "../shared/SubmissionEntry.js"
+import type { SubmissionId } from "../shared/SubmissionId.js"
 import type { SubmissionCursor } from "../sync/SubmissionCursor.js"
 
 /**
@@ -30,6 +32,14 @@ export const maxPerFile = 10
 export const submissionsPerEvent = 100
 
 /**
+ * Ids one `submissions.erased` event carries at most; an erasure of more makes several events.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const idsPerEvent = 1000
+
+/**
  * How long the secret a rotation replaced still signs deliveries.
  *
  * @since 0.2.0
@@ -44,6 +54,14 @@ export const rotationOverlapMillis = 24 * 60 * 60 * 1000
  * @category constants
  */
 export const eventType = "submissions.created"
+
+/**
+ * The event type of an erasure's event.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const erasedEventType = "submissions.erased"
 
 /**
  * Why a webhook was disabled: the receiver answered 410 (`gone`), every attempt failed for the disable period
@@ -160,7 +178,8 @@ export class WebhookLimitReached extends Failure.withMessage<WebhookLimitReached
 
 /**
  * What an event of an append says: the file, its counters after the append, the submissions it carries (at
- * most {@link submissionsPerEvent}, in reply order) and the incremental read's cursor after the latest of them.
+ * most {@link submissionsPerEvent}, in reply order, each with its id at the same index of `ids`), the incremental
+ * read's cursor after the latest of them, and the change feed's cursor after the event's last change.
  *
  * @since 0.2.0
  * @category models
@@ -170,13 +189,18 @@ export interface EventData {
   readonly fileId: FileId
   readonly submissionCounter: number
   readonly visitCounter: number
-  readonly entries: ReadonlyArray<SubmissionEntry>
+  readonly entries: ReadonlyArray<SubmissionEntry.SubmissionEntry>
+  /** @since 0.3.0 */
+  readonly ids: ReadonlyArray<SubmissionId>
   readonly next: SubmissionCursor
+  /** @since 0.3.0 */
+  readonly changesNext: ChangeCursor
 }
 
 /**
  * The JSON body of an event: `{"type","timestamp","data":{"fileId","SubmissionCounter","VisitCounter",
- * "submissions","next"}}`. Entries are spliced in as stored, so a submission reads as in the File reply.
+ * "submissions","next","changesNext"}}`. Each submission is its stored entry with its id first
+ * (`SubmissionEntry.withId`), as the incremental read shows it.
  *
  * @since 0.2.0
  * @category constructors
@@ -184,9 +208,39 @@ export interface EventData {
 export const eventBody = (data: EventData): string =>
   `{"type":${JSON.stringify(eventType)},"timestamp":${JSON.stringify(data.timestamp)},"data":{"fileId":${JSON.stringify(
     data.fileId
-  )},"SubmissionCounter":${data.submissionCounter},"VisitCounter":${data.visitCounter},"submissions":[${data.entries.join(
-    ","
-  )}],"next":${JSON.stringify(data.next)}}}`
+  )},"SubmissionCounter":${data.submissionCounter},"VisitCounter":${data.visitCounter},"submissions":[${data.entries
+    .map((entry, i) => SubmissionEntry.withId(data.ids[i]!, entry))
+    .join(",")}],"next":${JSON.stringify(data.next)},"changesNext":${JSON.stringify(data.changesNext)}}}`
+
+/**
+ * What an event of an erasure says: the file, its counters after the erasure, the ids it erased (at most
+ * {@link idsPerEvent}, in the erasure's order) and the change feed's cursor after the last of their changes.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface ErasedEventData {
+  readonly timestamp: Timestamp
+  readonly fileId: FileId
+  readonly submissionCounter: number
+  readonly visitCounter: number
+  readonly ids: ReadonlyArray<SubmissionId>
+  readonly changesNext: ChangeCursor
+}
+
+/**
+ * The JSON body of an erasure's event: `{"type":"submissions.erased","timestamp","data":{"fileId",
+ * "SubmissionCounter","VisitCounter","ids","changesNext"}}`.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const erasedEventBody = (data: ErasedEventData): string =>
+  `{"type":${JSON.stringify(erasedEventType)},"timestamp":${JSON.stringify(data.timestamp)},"data":{"fileId":${JSON.stringify(
+    data.fileId
+  )},"SubmissionCounter":${data.submissionCounter},"VisitCounter":${data.visitCounter},"ids":${JSON.stringify(
+    data.ids
+  )},"changesNext":${JSON.stringify(data.changesNext)}}}`
 
 /**
  * A webhook as the management replies show it (`disabledReason` only when it has one).
