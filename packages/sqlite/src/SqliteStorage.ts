@@ -17,6 +17,7 @@ import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as CommitProbe from "./internal/commitProbe.js"
 import * as WriteLock from "./internal/writeLock.js"
 import * as SqliteFileRepository from "./SqliteFileRepository.js"
 import * as SqliteMigrations from "./SqliteMigrations.js"
@@ -34,8 +35,9 @@ export interface SqliteStorageOptions {
   /** Submissions read per page; defaults to {@link SqliteFileRepository.defaultPageSize}. */
   readonly pageSize?: number | undefined
   /**
-   * How often the files of waiting requests are looked at, for appends by other processes; defaults to
-   * `SubmissionSignals.defaultIntervalMillis`.
+   * The longest the files of waiting requests go without a look, for commits by other processes that the
+   * probe missed; defaults to `SubmissionSignals.defaultIntervalMillis`. The probe looks every
+   * `SubmissionSignals.defaultProbeMillis`.
    */
   readonly signalIntervalMillis?: number | undefined
 }
@@ -121,11 +123,18 @@ export const layer = (options: SqliteStorageOptions): SqlStorage.SqlStorage => {
         pageSize: options.pageSize ?? SqliteFileRepository.defaultPageSize
       })
       const operator = yield* SqliteOperatorStore.make
-      // Another process's appends are found by the poll; this process's wake their waiters at once.
+      // Another process's commits are seen by the probe, and the poll then looks at once; this process's appends
+      // wake their waiters at once. The look ends the readers' shared snapshot first: begun just before the
+      // commit the probe saw, it would hide it, and the probe would not tell again.
       const signals = yield* SubmissionSignals.polled({
-        changesAfter: files.changesAfter,
+        changesAfter: (position) =>
+          Effect.suspend(() => {
+            files.endSnapshot()
+            return files.changesAfter(position)
+          }),
         position: Number,
-        intervalMillis: options.signalIntervalMillis ?? SubmissionSignals.defaultIntervalMillis
+        intervalMillis: options.signalIntervalMillis ?? SubmissionSignals.defaultIntervalMillis,
+        probe: yield* CommitProbe.make(filename, SubmissionSignals.defaultProbeMillis)
       })
       // Writes run on the client's connection in this same thread, each around the reader's snapshot.
       const { aroundWrite } = files
@@ -141,7 +150,7 @@ export const layer = (options: SqliteStorageOptions): SqlStorage.SqlStorage => {
       return Context.make(FileRepository.FileRepository, files).pipe(
         Context.add(OperatorStore.OperatorStore, store),
         Context.add(WebhookStore.WebhookStore, webhooks),
-        Context.add(SubmissionSignals.SubmissionSignals, { changed: signals.changed })
+        Context.add(SubmissionSignals.SubmissionSignals, { changed: signals.changed, committed: signals.committed })
       )
     })
   ).pipe(

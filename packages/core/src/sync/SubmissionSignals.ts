@@ -1,9 +1,10 @@
 /**
- * The port that tells a waiting request (`GetSubmissions` with `wait`) that its file may have changed: storage
- * adapters provide it, since only storage sees every append, whichever process made it. {@link polled} is the
- * implementation both SQL adapters share: one bounded poll of the read point for every waiting request at once,
- * which an adapter's own signals (an append through this process, a database notification) only bring forward,
- * so a lost signal delays an answer by one interval and never loses it.
+ * The port that tells a waiting request (`GetSubmissions` with `wait`) that its file may have changed, and the
+ * delivery loop that storage may hold new webhook events: storage adapters provide it, since only storage sees
+ * every append and erasure, whichever process made it. {@link polled} is the implementation both SQL adapters
+ * share: one bounded poll of the read point for every waiting request at once, which an adapter's own signals (an
+ * append through this process, a database notification, a cheap probe of the database) only bring forward, so a
+ * lost signal delays an answer by one interval and never loses it.
  *
  * @since 0.2.0
  */
@@ -22,8 +23,9 @@ import type { ReadPoint } from "../shared/FileRepository.js"
  */
 export interface SubmissionSignals {
   /**
-   * `true` once a submission of `fileId` committed after `readPoint` (a read point `findAccess` gave) may exist:
-   * at once when the adapter cannot rule it out, else when it sees one, within its poll interval of the commit.
+   * `true` once a submission of `fileId` stored or erased by a commit after `readPoint` (a read point `findAccess` gave) may exist:
+   * at once when the adapter cannot rule it out, else when it sees one: soon after the commit when a signal or
+   * probe of the adapter tells it, at the latest within its poll interval.
    * It may say so when none exists (the caller reads again and waits again). `false` once `timeoutMillis` have
    * passed (within a poll interval) or `end` ends. Waiting holds no connection and no fiber of its own;
    * interrupting it forgets the waiter.
@@ -33,6 +35,14 @@ export interface SubmissionSignals {
     readPoint: ReadPoint,
     options: { readonly timeoutMillis: number; readonly end?: WaitEnd | undefined }
   ) => Effect.Effect<boolean>
+  /**
+   * Ends at the next commit the adapter sees that may have stored or erased submissions, by any process, soon
+   * after it (within the adapter's signal, not its poll interval); it may end for another commit, or never when
+   * the signal is lost, so the caller also waits on a timer of its own. Interrupting it forgets the waiter.
+   *
+   * @since 0.3.0
+   */
+  readonly committed: Effect.Effect<void>
 }
 
 /**
@@ -98,17 +108,40 @@ export interface Changes {
 export interface Polled extends SubmissionSignals {
   /** Looks at storage now rather than at the next tick: after an append through this process, or a notification. */
   readonly poke: Effect.Effect<void>
-  /** How many `changed` wait now. */
+  /** How many `changed` and `committed` wait now. */
   readonly waiting: () => number
 }
 
 /**
- * The poll interval when none is configured (`LONG_POLL_INTERVAL_MS`).
+ * A look at storage far cheaper than `changesAfter`, run every `everyMillis` while anyone waits: `true` when
+ * another connection may have committed since its last run (at its first run, since ever), `false` when none did
+ * or it cannot tell (the poll's interval then bounds the delay).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Probe {
+  readonly changed: Effect.Effect<boolean>
+  readonly everyMillis: number
+}
+
+/**
+ * The poll interval when none is configured (`LONG_POLL_INTERVAL_MS`): the longest a waiting request goes without
+ * a look at storage when no signal is heard.
  *
  * @since 0.2.0
  * @category constants
  */
 export const defaultIntervalMillis = 250
+
+/**
+ * How often an adapter's {@link Probe} runs while anyone waits: a commit wakes its waiters about this long after
+ * it, plus one `changesAfter` (docs/performance.md#wake-ups-from-other-processes).
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const defaultProbeMillis = 25
 
 interface Waiter {
   readonly position: number
@@ -123,6 +156,10 @@ interface Waiter {
  * effect clock), so a waiter is a few hundred bytes and no timer. No waiter, no query and no tick. Lives as long
  * as the scope.
  *
+ * With a `probe`, the poll ticks every `probe.everyMillis` and runs `changesAfter` only when the probe saw a
+ * commit, a waiter arrived, or `intervalMillis` passed since the last query; without one, every `intervalMillis`.
+ * `committed` waiters wake at a poke or when the probe sees a commit; they never cause a query.
+ *
  * @since 0.2.0
  * @category constructors
  */
@@ -130,13 +167,20 @@ export const polled = (options: {
   readonly changesAfter: (position: number) => Effect.Effect<Changes, StorageUnavailable>
   readonly position: (readPoint: ReadPoint) => number
   readonly intervalMillis: number
+  readonly probe?: Probe | undefined
 }): Effect.Effect<Polled, never, Scope.Scope> =>
   Effect.gen(function* () {
+    const { probe } = options
     const byFile = new Map<FileId, Set<Waiter>>()
     let count = 0
+    const watchers = new Set<() => void>()
     // Every commit at or below it was looked at while each waiter now registered was already waiting, or
     // concerned none of them; a waiter whose read point is below it may have missed its commit, so it wakes at once.
     let examined = 0
+    // A waiter came since the last query: the probe may have seen its commit go by before it came, so only a
+    // query tells.
+    let arrived = false
+    let lastQuery = Number.NEGATIVE_INFINITY
     const pokes = yield* Queue.sliding<void>(1)
     // The first waiter after an idle spell: the poll sleeps on nothing while nobody waits.
     const arrivals = yield* Queue.sliding<void>(1)
@@ -154,6 +198,11 @@ export const polled = (options: {
       count -= waiters.size
       for (const waiter of waiters) waiter.wake(true)
     }
+    const wakeWatchers = () => {
+      const woken = [...watchers]
+      watchers.clear()
+      for (const resume of woken) resume()
+    }
     const expire = (now: number) => {
       for (const [fileId, waiters] of byFile) {
         for (const waiter of waiters) {
@@ -163,10 +212,11 @@ export const polled = (options: {
         }
       }
     }
+    const arrive = () => {
+      if (count + watchers.size === 1) Queue.unsafeOffer(arrivals, undefined)
+    }
 
-    const tick = Effect.flatMap(Clock.currentTimeMillis, (now) => {
-      expire(now)
-      if (count === 0) return Effect.void
+    const query = Effect.suspend(() => {
       // Commits below every waiter's read point concern none of them: after an idle spell the poll starts there.
       let lowest = Number.POSITIVE_INFINITY
       for (const waiters of byFile.values()) for (const { position } of waiters) lowest = Math.min(lowest, position)
@@ -182,8 +232,27 @@ export const polled = (options: {
       })
     })
 
-    const next = Effect.zipRight(Effect.raceFirst(Effect.sleep(options.intervalMillis), Queue.take(pokes)), tick)
-    yield* Effect.forkScoped(Effect.forever(Effect.suspend(() => (count === 0 ? Queue.take(arrivals) : next))))
+    const tick = (poked: boolean) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        expire(now)
+        const seen = poked || (probe !== undefined && (yield* probe.changed))
+        if (seen) wakeWatchers()
+        if (count === 0) return
+        if (probe !== undefined && !seen && !arrived && now - lastQuery < options.intervalMillis) return
+        arrived = false
+        lastQuery = now
+        yield* query
+      })
+
+    const pause = Effect.raceFirst(
+      Effect.as(Effect.sleep(probe?.everyMillis ?? options.intervalMillis), false),
+      Effect.as(Queue.take(pokes), true)
+    )
+    const next = Effect.flatMap(pause, tick)
+    yield* Effect.forkScoped(
+      Effect.forever(Effect.suspend(() => (count + watchers.size === 0 ? Queue.take(arrivals) : next)))
+    )
 
     return {
       changed: (fileId, readPoint, { end, timeoutMillis }) =>
@@ -210,14 +279,24 @@ export const polled = (options: {
               byFile.set(fileId, waiters)
             }
             waiters.add(waiter)
-            if (count++ === 0) Queue.unsafeOffer(arrivals, undefined)
+            count++
+            arrived = true
+            arrive()
             return Effect.sync(() => {
               unlisten?.()
               remove(fileId, waiter)
             })
           })
         ),
+      committed: Effect.async<void>((resume) => {
+        const watcher = () => resume(Effect.void)
+        watchers.add(watcher)
+        arrive()
+        return Effect.sync(() => {
+          watchers.delete(watcher)
+        })
+      }),
       poke: Effect.asVoid(Queue.offer(pokes, undefined)),
-      waiting: () => count
+      waiting: () => count + watchers.size
     }
   })
