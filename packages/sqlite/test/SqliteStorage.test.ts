@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
-import { FileRepository, OperatorStore, WebhookStore } from "@filedata/core"
+import { FileRepository, OperatorStore, SubmissionSignals, WebhookStore } from "@filedata/core"
+import { AppendDocument } from "@filedata/fixture"
 import { SqliteFileRepository, SqliteStorage } from "@filedata/sqlite"
 import Database from "better-sqlite3"
 import * as Cause from "effect/Cause"
@@ -94,6 +95,37 @@ describe("SqliteStorage", () => {
         expect(mode).toEqual([{ journal_mode: "wal" }])
         expect(yield* counts(filename)).toEqual({ users: 0, apiKeys: 0, files: 0, submissions: 0 })
       })
+  )
+
+  it.scopedLive("another connection's commit wakes a waiter and `committed` by the probe, long before the poll", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDatabase
+      // The poll's interval is out of reach: only the probe can end these waits within the bound.
+      const waiting = yield* Layer.build(SqliteStorage.layer({ filename, signalIntervalMillis: 60_000 }))
+      const signals = Context.get(waiting, SubmissionSignals.SubmissionSignals)
+      yield* Context.get(waiting, OperatorStore.OperatorStore).importFixture(
+        yield* fixture({ users: [{ id: "u1", apiKeys: ["k1"] }], files: [file({ id: "f1", userId: "u1" })] })
+      )
+      const found = yield* Context.get(waiting, FileRepository.FileRepository).findAccess(apiKey("k1"), fileId("f1"))
+      const { readPoint } = Option.getOrThrow(found.file)
+      const changed = yield* Effect.fork(signals.changed(fileId("f1"), readPoint, { timeoutMillis: 60_000 }))
+      const committed = yield* Effect.fork(signals.committed)
+      // Several probes go by with nothing committed: neither wait ends.
+      yield* Effect.sleep("200 millis")
+      expect(Option.isNone(yield* Fiber.poll(changed))).toBe(true)
+      expect(Option.isNone(yield* Fiber.poll(committed))).toBe(true)
+      // Another writer, as the CLI appending in a process of its own: nothing of it reaches this layer but the file.
+      const other = yield* Layer.build(SqliteStorage.layer({ filename }))
+      const append = yield* Effect.orDie(
+        AppendDocument.decode({
+          files: [{ id: "f1", submissions: [{ createdDate: "2024-02-01T00:00:00.000Z", content: { n: "1" } }] }]
+        })
+      )
+      yield* Context.get(other, OperatorStore.OperatorStore).appendSubmissions(append)
+      // The contract's 2 s as the bound: the figure itself is the bench's (docs/performance.md).
+      expect(yield* Fiber.join(changed).pipe(Effect.timeout("2 seconds"))).toBe(true)
+      yield* Fiber.join(committed).pipe(Effect.timeout("2 seconds"))
+    })
   )
 
   it.scoped("puts a file database in WAL mode", () =>

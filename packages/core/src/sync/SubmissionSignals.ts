@@ -114,8 +114,8 @@ export interface Polled extends SubmissionSignals {
 
 /**
  * A look at storage far cheaper than `changesAfter`, run every `everyMillis` while anyone waits: `true` when
- * another connection may have committed since its last run (at its first run, since ever), `false` when none did
- * or it cannot tell (the poll's interval then bounds the delay).
+ * another connection may have committed since its last run, `false` when none did, at its first run, or when it
+ * cannot tell (the poll's interval then bounds the delay; a waiter's arrival gets a query of its own).
  *
  * @since 0.3.0
  * @category models

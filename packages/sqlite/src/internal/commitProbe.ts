@@ -10,7 +10,8 @@ import * as FollowedFile from "./followedFile.js"
  * to the file, for about a microsecond and no row read. Its own connection, outside the readers' shared snapshot,
  * so it never answers from a snapshot older than the commit. Opened at the first look, so a process nobody waits
  * on (the CLI) opens nothing, and following the path as the reader does; a connection opened again counts as a
- * change, and one that cannot be had answers `false`, leaving the poll's interval to bound the delay.
+ * change (the first only takes the baseline), and one that cannot be had answers `false`, leaving the poll's
+ * interval to bound the delay.
  *
  * @internal
  */
@@ -43,9 +44,10 @@ export const make = (
         last = undefined
         return false
       }
-      const same = last !== undefined && last.connection === connection && last.version === version
+      // The first look only takes the baseline: the poll's waiters that came meanwhile get a query anyway.
+      const seen = last !== undefined && (last.connection !== connection || last.version !== version)
       last = { connection, version }
-      return !same
+      return seen
     })
     return { changed, everyMillis }
   })
