@@ -97,7 +97,7 @@ describe("SqliteStorage", () => {
       })
   )
 
-  it.scopedLive("another connection's commit wakes a waiter and `committed` by the probe, long before the poll", () =>
+  it.scopedLive("another process's append or erasure wakes waiters by the probe, long before the poll", () =>
     Effect.gen(function* () {
       const filename = yield* tempDatabase
       // The poll's interval is out of reach: only the probe can end these waits within the bound.
@@ -125,6 +125,21 @@ describe("SqliteStorage", () => {
       // The contract's 2 s as the bound: the figure itself is the bench's (docs/performance.md).
       expect(yield* Fiber.join(changed).pipe(Effect.timeout("2 seconds"))).toBe(true)
       yield* Fiber.join(committed).pipe(Effect.timeout("2 seconds"))
+      // An erasure as the erasing code commits it: its seq from the submissions' counter, in another process.
+      const after = yield* Context.get(waiting, FileRepository.FileRepository).findAccess(apiKey("k1"), fileId("f1"))
+      const erasedWait = yield* Effect.fork(
+        signals.changed(fileId("f1"), Option.getOrThrow(after.file).readPoint, { timeoutMillis: 60_000 })
+      )
+      yield* Effect.sleep("100 millis")
+      expect(Option.isNone(yield* Fiber.poll(erasedWait))).toBe(true)
+      const eraser = new Database(filename)
+      yield* Effect.addFinalizer(() => Effect.sync(() => eraser.close()))
+      eraser.exec(`BEGIN IMMEDIATE;
+        UPDATE sqlite_sequence SET seq = seq + 1 WHERE name = 'submissions';
+        INSERT INTO submission_erasures (seq, file_id, submission_id)
+          SELECT seq, 'f1', 'sub_erased' FROM sqlite_sequence WHERE name = 'submissions';
+        COMMIT`)
+      expect(yield* Fiber.join(erasedWait).pipe(Effect.timeout("2 seconds"))).toBe(true)
     })
   )
 

@@ -88,8 +88,8 @@ export const SubmissionSignals: Context.Tag<SubmissionSignals, SubmissionSignals
   Context.GenericTag<SubmissionSignals>("@filedata/core/SubmissionSignals")
 
 /**
- * What one look at storage found: the files with a submission committed past the position asked, and the
- * highest position seen (`undefined`: nothing was committed past it).
+ * What one look at storage found: the files with a submission stored or erased by a commit past the position
+ * asked, and the highest position seen (`undefined`: nothing was committed past it).
  *
  * @since 0.2.0
  * @category models
