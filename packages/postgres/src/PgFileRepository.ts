@@ -81,7 +81,7 @@ const toFoundFile = (row: FileRow): FileRepository.FoundFile => ({
  * @category models
  */
 export interface PgFileRepository extends FileRepository.FileRepository {
-  /** The files with submissions stored or erased past a read point's seq, and the highest seq among them. */
+  /** The files with submissions committed past a read point's seq, and the highest seq among them. */
   readonly changesAfter: (
     position: number
   ) => Effect.Effect<SubmissionSignals.Changes, FileDataError.StorageUnavailable>
@@ -312,14 +312,11 @@ export const makeWith = (options: {
           Effect.map((rows) => (rows[0] === undefined ? Option.none() : Option.some(toFoundFile(rows[0]))))
         ),
       ping: Effect.asVoid(read(sql`SELECT 1`)),
-      // The files with submissions stored or erased past a seq, by a range of each primary key: two seeks when
-      // nothing is new.
+      // The files with rows past a seq, by a range of the primary key: one seek when nothing is new.
       changesAfter: (position: number) =>
         Effect.map(
           read(sql<{ readonly file_id: string; readonly top: string }>`SELECT file_id, max(seq) AS top
-            FROM (SELECT file_id, seq FROM submissions WHERE seq > ${position}::int8
-              UNION ALL SELECT file_id, seq FROM submission_erasures WHERE seq > ${position}::int8) AS changes
-            GROUP BY file_id`),
+            FROM submissions WHERE seq > ${position}::int8 GROUP BY file_id`),
           (rows): SubmissionSignals.Changes => {
             let top: number | undefined
             for (const row of rows) top = Math.max(top ?? 0, Number(row.top))

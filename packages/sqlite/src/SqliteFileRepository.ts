@@ -83,7 +83,7 @@ export interface SqliteFileRepository extends FileRepository.FileRepository {
    * rollback-journal mode the reader's lock would hold it up) and after it (so the next read sees it).
    */
   readonly aroundWrite: <A, E, R>(write: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
-  /** The files with submissions stored or erased past a read point's seq, and the highest seq among them. */
+  /** The files with submissions committed past a read point's seq, and the highest seq among them. */
   readonly changesAfter: (
     position: number
   ) => Effect.Effect<SubmissionSignals.Changes, FileDataError.StorageUnavailable>
@@ -195,7 +195,7 @@ export const make = (options: {
         read((statements) => {
           const files: Array<FileData.FileId> = []
           let top: number | undefined
-          for (const [fileId, seq] of statements.changes.all(position, position)) {
+          for (const [fileId, seq] of statements.changes.all(position)) {
             files.push(fileId as FileData.FileId)
             if (top === undefined || seq > top) top = seq
           }

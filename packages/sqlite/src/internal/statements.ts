@@ -105,7 +105,7 @@ export interface Statements {
   readonly contentNames: Query<[fileId: string, upTo: number], string>
   readonly file: Query<[fileId: string], AccessRow>
   readonly ping: Query<[], unknown>
-  readonly changes: Query<[after: number, after: number], [fileId: string, top: number]>
+  readonly changes: Query<[after: number], [fileId: string, top: number]>
 }
 
 // The connection's statements, prepared once per connection.
@@ -203,12 +203,11 @@ export const prepare = (db: Database.Database, pageSize: number, joins: boolean)
   // Reads a table, so it takes the same lock and needs the same schema as a request; `SELECT 1` would
   // answer without touching the file.
   ping: db.prepare("SELECT 1 FROM files LIMIT 1").pluck(),
-  // What waiting requests wake on: the files with submissions stored or erased past a seq, by a range of each
-  // table's rowid tree, so a poll with nothing new is two seeks and one with new rows reads only those.
+  // What waiting requests wake on: the files with rows past a seq, by a range of the rowid tree, so a poll
+  // with nothing new is one seek and one with new rows reads only those.
   changes: db
-    .prepare<[after: number, after: number], [fileId: string, top: number]>(
-      `SELECT file_id, max(seq) FROM (SELECT file_id, seq FROM submissions WHERE seq > ?
-          UNION ALL SELECT file_id, seq FROM submission_erasures WHERE seq > ?) GROUP BY file_id`
+    .prepare<[after: number], [fileId: string, top: number]>(
+      "SELECT file_id, max(seq) FROM submissions WHERE seq > ? GROUP BY file_id"
     )
     .raw()
 })
