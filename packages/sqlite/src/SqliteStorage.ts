@@ -123,9 +123,10 @@ export const layer = (options: SqliteStorageOptions): SqlStorage.SqlStorage => {
         pageSize: options.pageSize ?? SqliteFileRepository.defaultPageSize
       })
       const operator = yield* SqliteOperatorStore.make
-      // Another process's commits are seen by the probe, and the poll then looks at once; this process's appends
-      // wake their waiters at once. The look ends the readers' shared snapshot first: begun just before the
-      // commit the probe saw, it would hide it, and the probe would not tell again.
+      // Another process's commits are heard from the WAL's watch, which pokes the poll, and seen by the probe
+      // while requests wait; this process's appends poke it too. The look ends the readers' shared snapshot
+      // first: begun just before the commit the probe saw, it would hide it, and the probe would not tell again.
+      const commits = yield* CommitProbe.make(filename, SubmissionSignals.defaultProbeMillis)
       const signals = yield* SubmissionSignals.polled({
         changesAfter: (position) =>
           Effect.suspend(() => {
@@ -134,8 +135,10 @@ export const layer = (options: SqliteStorageOptions): SqlStorage.SqlStorage => {
           }),
         position: Number,
         intervalMillis: options.signalIntervalMillis ?? SubmissionSignals.defaultIntervalMillis,
-        probe: yield* CommitProbe.make(filename, SubmissionSignals.defaultProbeMillis)
+        probe: commits.probe
       })
+      // Watched from the first wait, so a process nobody waits on (the CLI) watches nothing.
+      const watch = Effect.sync(() => commits.watch(() => Effect.runSync(signals.poke)))
       // Writes run on the client's connection in this same thread, each around the reader's snapshot.
       const { aroundWrite } = files
       const store: OperatorStore.OperatorStore = {
@@ -150,7 +153,11 @@ export const layer = (options: SqliteStorageOptions): SqlStorage.SqlStorage => {
       return Context.make(FileRepository.FileRepository, files).pipe(
         Context.add(OperatorStore.OperatorStore, store),
         Context.add(WebhookStore.WebhookStore, webhooks),
-        Context.add(SubmissionSignals.SubmissionSignals, { changed: signals.changed, committed: signals.committed })
+        Context.add(SubmissionSignals.SubmissionSignals, {
+          changed: (fileId, readPoint, waitOptions) =>
+            Effect.zipRight(watch, signals.changed(fileId, readPoint, waitOptions)),
+          committed: Effect.zipRight(watch, signals.committed)
+        })
       )
     })
   ).pipe(

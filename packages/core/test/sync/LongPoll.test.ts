@@ -393,45 +393,49 @@ describe("SubmissionSignals.polled", () => {
     )
   )
 
-  it.effect(
-    "committed ends at a poke or a commit the probe sees, costs no query, and is forgotten when interrupted",
-    () =>
-      Effect.scoped(
-        Effect.gen(function* () {
-          let queries = 0
-          let committed = false
-          const signals = yield* SubmissionSignals.polled({
-            changesAfter: () => Effect.sync(() => ({ files: [], top: queries++ })),
-            position: Number,
-            intervalMillis: 250,
-            probe: {
-              changed: Effect.sync(() => {
-                const seen = committed
-                committed = false
-                return seen
-              }),
-              everyMillis: 25
-            }
-          })
-          const poked = yield* Effect.fork(signals.committed)
-          yield* TestClock.adjust(100)
-          expect(Option.isNone(yield* Fiber.poll(poked))).toBe(true)
-          yield* signals.poke
-          yield* Fiber.join(poked)
-          const probed = yield* Effect.fork(signals.committed)
-          yield* TestClock.adjust(100)
-          expect(Option.isNone(yield* Fiber.poll(probed))).toBe(true)
-          committed = true
-          yield* TestClock.adjust(25)
-          yield* Fiber.join(probed)
-          expect(queries).toBe(0)
-          const forgotten = yield* Effect.fork(signals.committed)
-          yield* TestClock.adjust(25)
-          expect(signals.waiting()).toBe(1)
-          yield* Fiber.interrupt(forgotten)
-          expect(signals.waiting()).toBe(0)
+  it.effect("committed ends at a poke, or at a commit the probe sees while requests wait; alone it costs no tick", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        let probes = 0
+        let committed = false
+        const signals = yield* SubmissionSignals.polled({
+          changesAfter: () => Effect.succeed({ files: [], top: undefined }),
+          position: Number,
+          intervalMillis: 250,
+          probe: {
+            changed: Effect.sync(() => {
+              probes++
+              const seen = committed
+              committed = false
+              return seen
+            }),
+            everyMillis: 25
+          }
         })
-      )
+        const poked = yield* Effect.fork(signals.committed)
+        yield* TestClock.adjust(1000)
+        expect(Option.isNone(yield* Fiber.poll(poked))).toBe(true)
+        expect(probes).toBe(0)
+        yield* signals.poke
+        yield* Fiber.join(poked)
+        // A request waits: the probe runs, and a commit it sees ends `committed` too.
+        const request = yield* Effect.fork(
+          signals.changed("a" as FileId, FileRepository.ReadPoint("0"), { timeoutMillis: 60_000 })
+        )
+        const probed = yield* Effect.fork(signals.committed)
+        yield* TestClock.adjust(100)
+        expect(Option.isNone(yield* Fiber.poll(probed))).toBe(true)
+        committed = true
+        yield* TestClock.adjust(25)
+        yield* Fiber.join(probed)
+        yield* Fiber.interrupt(request)
+        const forgotten = yield* Effect.fork(signals.committed)
+        yield* TestClock.adjust(25)
+        expect(signals.waiting()).toBe(1)
+        yield* Fiber.interrupt(forgotten)
+        expect(signals.waiting()).toBe(0)
+      })
+    )
   )
 })
 
