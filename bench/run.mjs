@@ -13,6 +13,9 @@
 // Redis server (bench/baseline-pg.mjs) on a copy of that database, with the same pool size; both report
 // PostgreSQL's (their databases' backends) and Redis's CPU a request beside their own. It joins the default
 // profiles when both URLs are set.
+// wakeups, wakeups-pg: how soon another process's append answers a waiting incremental read and reaches a webhook's
+// receiver, on SQLite and on PostgreSQL (bench/wakeups.mjs; a fresh database, dropped after; wakeups-pg joins the
+// default profiles when BENCH_DATABASE_URL or TEST_DATABASE_URL is set). --wakeups 100: samples of each.
 
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
@@ -26,6 +29,7 @@ import { writeFixture } from "./lib/fixture.mjs"
 import { bodiesOf, load } from "./lib/load.mjs"
 import { commandLine } from "./lib/options.mjs"
 import { build, cpuMs, resetPeak, root, start, status, stop } from "./lib/processes.mjs"
+import { wakeupRows } from "./lib/wakeups.mjs"
 
 const work = join(root, ".bench")
 const option = commandLine(import.meta.url, [
@@ -38,13 +42,22 @@ const option = commandLine(import.meta.url, [
   "starts",
   "replies",
   "codings",
-  "out"
+  "out",
+  "wakeups"
 ])
 const databaseUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || undefined
 const redisUrl = process.env.BENCH_REDIS_URL || process.env.TEST_REDIS_URL || undefined
-const profiles = option("profiles", databaseUrl && redisUrl ? "small,large,huge,small-pg" : "small,large,huge").split(
-  ","
-)
+const profiles = option(
+  "profiles",
+  [
+    "small,large,huge",
+    databaseUrl && redisUrl ? "small-pg" : undefined,
+    "wakeups",
+    databaseUrl ? "wakeups-pg" : undefined
+  ]
+    .filter(Boolean)
+    .join(",")
+).split(",")
 const duration = Number(option("duration", "10"))
 // filedata's pool size (DATABASE_POOL_MAX), given to the plain PostgreSQL server too.
 const poolMax = process.env.DATABASE_POOL_MAX || "10"
@@ -53,6 +66,7 @@ const rounds = Number(option("rounds", "2"))
 const warmup = Number(option("warmup", "5"))
 const starts = Number(option("starts", "5"))
 const repeats = Math.max(1, Number(option("replies", "3")))
+const wakeupSamples = Number(option("wakeups", "100"))
 // The level the small profile's targets of requests/s and p99 are set at, and the contract's default.
 const benchLevel = process.env.BENCH_LOG_LEVEL || "warn"
 const levels = option("levels", [...new Set([benchLevel, "info"])].join(","))
@@ -580,7 +594,18 @@ const exportReplies = async (profile, filedata) => {
   }
 }
 
-for (const profile of profiles) await measure(profile)
+// Wake-ups have no baseline: their rows are filedata's latencies, their targets the issue's bounds.
+const wakeupEngines = { wakeups: "sqlite", "wakeups-pg": "postgres" }
+const wakeups = async (profile) => {
+  const measured = await wakeupRows(wakeupEngines[profile], { samples: wakeupSamples, databaseUrl })
+  for (const { metric, p50, p99 } of measured.rows) {
+    row(profile, `${metric}: p50`, p50, Number.NaN, "ms")
+    row(profile, `${metric}: p99`, p99, Number.NaN, "ms")
+  }
+  for (const t of measured.targets) target(t.name, t.measured, t.bound, t.met)
+}
+
+for (const profile of profiles) await (wakeupEngines[profile] === undefined ? measure(profile) : wakeups(profile))
 
 if (imports.huge !== undefined) {
   const ratio = imports.huge.filedata.seconds / imports.huge.baseline.seconds
