@@ -647,7 +647,12 @@ for (const r of rows) {
     `| ${r.profile} | ${r.metric} | ${format(r.filedata)} | ${format(r.baseline)} | ${r.unit} | ${format(r.ratio)} |`
   )
 }
-if (codings.length > 0 && profiles.some((profile) => shapes[profile]?.load !== true)) {
+// The big-reply profiles: a dataset of their own, not the small one's load (nor wake-ups, which have none).
+const bigReplies = (profile) => {
+  const shape = shapes[onPostgres[profile] ?? profile]
+  return shape !== undefined && shape.load !== true
+}
+if (codings.length > 0 && profiles.some(bigReplies)) {
   print("")
   print(
     `Rows ${codings.map((coding) => `"${coding}:"`).join(", ")}: filedata's reply in that coding; the baseline ` +
