@@ -23,10 +23,10 @@ import type { ReadPoint } from "../shared/FileRepository.js"
  */
 export interface SubmissionSignals {
   /**
-   * `true` once a submission of `fileId` stored or erased by a commit after `readPoint` (a read point `findAccess` gave) may exist:
-   * at once when the adapter cannot rule it out, else when it sees one: soon after the commit when a signal or
-   * probe of the adapter tells it, at the latest within its poll interval.
-   * It may say so when none exists (the caller reads again and waits again). `false` once `timeoutMillis` have
+   * `true` once a submission of `fileId` stored or erased by a commit after `readPoint` (a read point
+   * `findAccess` gave) may exist: at once when the adapter cannot rule it out, else when it sees one, soon after
+   * the commit when a signal or probe of the adapter tells it, at the latest within its poll interval. It may say
+   * so when none exists (the caller reads again and waits again). `false` once `timeoutMillis` have
    * passed (within a poll interval) or `end` ends. Waiting holds no connection and no fiber of its own;
    * interrupting it forgets the waiter.
    */
@@ -113,7 +113,7 @@ export interface Polled extends SubmissionSignals {
 }
 
 /**
- * A look at storage far cheaper than `changesAfter`, run every `everyMillis` while anyone waits: `true` when
+ * A look at storage far cheaper than `changesAfter`, run every `everyMillis` while requests wait: `true` when
  * another connection may have committed since its last run, `false` when none did, at its first run, or when it
  * cannot tell (the poll's interval then bounds the delay; a waiter's arrival gets a query of its own).
  *
@@ -183,7 +183,7 @@ export const polled = (options: {
     let arrived = false
     let lastQuery = Number.NEGATIVE_INFINITY
     // What makes the poll look: its own timer, or a poke (`poked` says which came since the last look). One
-    // queue for both, so a look costs no race between fibers: about a third of the CPU of a tick that races.
+    // queue for both, so a tick races no fibers: a tick that raced a sleep with a poke took about twice the CPU.
     const looks = yield* Queue.sliding<void>(1)
     let poked = false
     // The first waiter after an idle spell: the timer sleeps on nothing while no request waits.
