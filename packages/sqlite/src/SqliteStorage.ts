@@ -35,9 +35,9 @@ export interface SqliteStorageOptions {
   /** Submissions read per page; defaults to {@link SqliteFileRepository.defaultPageSize}. */
   readonly pageSize?: number | undefined
   /**
-   * The longest the files of waiting requests go without a look, for commits by other processes that the
-   * probe missed; defaults to `SubmissionSignals.defaultIntervalMillis`. The probe looks every
-   * `SubmissionSignals.defaultProbeMillis`.
+   * The longest the files of waiting requests go without a look, for commits by other processes that the WAL's
+   * watch and the probe missed; defaults to `SubmissionSignals.defaultIntervalMillis`. The probe looks every
+   * `SubmissionSignals.defaultProbeMillis` while requests wait.
    */
   readonly signalIntervalMillis?: number | undefined
 }

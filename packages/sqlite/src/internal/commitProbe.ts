@@ -6,7 +6,8 @@ import type * as Scope from "effect/Scope"
 import * as FollowedFile from "./followedFile.js"
 
 /**
- * How this process hears of other processes' commits to a SQLite file (docs/performance.md#wake-ups-from-other-processes).
+ * How this process hears of other processes' commits to a SQLite file
+ * (docs/performance.md#wake-ups-from-other-processes).
  *
  * @internal
  */
