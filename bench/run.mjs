@@ -648,11 +648,11 @@ for (const r of rows) {
   )
 }
 // The big-reply profiles: a dataset of their own, not the small one's load (nor wake-ups, which have none).
-const bigReplies = (profile) => {
+const servesBigReplies = (profile) => {
   const shape = shapes[onPostgres[profile] ?? profile]
   return shape !== undefined && shape.load !== true
 }
-if (codings.length > 0 && profiles.some(bigReplies)) {
+if (codings.length > 0 && profiles.some(servesBigReplies)) {
   print("")
   print(
     `Rows ${codings.map((coding) => `"${coding}:"`).join(", ")}: filedata's reply in that coding; the baseline ` +
