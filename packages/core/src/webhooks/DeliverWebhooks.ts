@@ -319,6 +319,9 @@ export const run = (
     const finished = yield* Queue.unbounded<WebhookStore.Attempted>()
     // Records since the last claim, as one signal: a burst of them wakes one claim, not one each.
     const recorded = yield* Queue.sliding<void>(1)
+    // Commits storage signalled since the last claim, kept the same way: one signalled during a claim, which may
+    // have missed its events, wakes the next claim rather than waiting for the poll.
+    const committed = yield* Queue.sliding<void>(1)
     const release = (places: number) =>
       Effect.zipRight(
         Ref.update(inFlight, (n) => n - places),
@@ -362,12 +365,15 @@ export const run = (
       yield* release(batch.length)
     })
     yield* Effect.forkIn(Effect.forever(recordEnded), scope)
+    yield* Effect.forkIn(Effect.forever(Effect.zipRight(signals.committed, Queue.offer(committed, undefined))), scope)
+    // The listener starts waiting before the first claim, so no commit falls between them unheard.
+    yield* Effect.yieldNow()
     // A full claim may have left more due: ask again at once rather than after the poll's pause. Otherwise the
     // next claim is at the poll, a record or a commit, whichever comes first: a webhook's events go one at a time,
     // so waiting for the poll after each would hold a burst of appends to one event a poll.
     const pause = Effect.raceAll([
       Queue.take(recorded),
-      signals.committed,
+      Queue.take(committed),
       Effect.sleep(Duration.millis(options.pollMillis))
     ])
     return yield* Effect.forever(Effect.flatMap(round, (full) => (full ? Effect.void : pause)))

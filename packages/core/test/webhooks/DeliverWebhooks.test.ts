@@ -269,6 +269,38 @@ describe("DeliverWebhooks.run", () => {
     })
   )
 
+  it.scoped("a commit signalled while a claim runs wakes the next claim, not the poll", () =>
+    Effect.gen(function* () {
+      const { webhooks, sender, register, commit, signals } = setUp(() => Effect.succeed(answered(200)))
+      const webhook = yield* register("a", "https://fine.example/")
+      let claims = 0
+      // The first claim has read nothing due when another process's append commits and is signalled.
+      const racedStore: WebhookStore.WebhookStore = {
+        ...webhooks.store,
+        claim: (options) =>
+          Effect.tap(webhooks.store.claim(options), () =>
+            ++claims === 1
+              ? Effect.zipRight(
+                  webhooks.enqueue(webhook.id, "during-claim"),
+                  Effect.sync(() => commit())
+                )
+              : Effect.void
+          )
+      }
+      const layer = Layer.mergeAll(
+        Layer.succeed(WebhookStore.WebhookStore, racedStore),
+        Layer.succeed(WebhookSender, sender),
+        Layer.succeed(WebhookSecrets, TestWebhookPorts.secrets()),
+        Layer.succeed(SubmissionSignals.SubmissionSignals, signals)
+      )
+      yield* Effect.forkScoped(
+        Effect.provide(DeliverWebhooks.run({ ...options, concurrency: 4, pollMillis: 60_000 }), layer)
+      )
+      yield* TestClock.adjust(1)
+      expect(sender.sent.map((attempt) => attempt.body)).toEqual(["during-claim"])
+    })
+  )
+
   it.scoped("records the attempts that end during a record together, in one call to the store", () =>
     Effect.gen(function* () {
       const { webhooks, sender, register, signals } = setUp(() => Effect.succeed(answered(200)))
