@@ -9,14 +9,16 @@ import type * as Statement from "@effect/sql/Statement"
 import type * as Effect from "effect/Effect"
 
 /**
- * A submission on its way through the staging table of an import or an append: `file` is its file's index in
- * the document's `$.files`, `entry` the submission as the reply writes it, `csv` and `csvWidth` its CSV row as an
+ * A submission on its way through the staging table of an import or an append: `id` the id it is stored
+ * under (`SubmissionId`), `file` its file's index in the document's `$.files`, `entry` the submission as the
+ * reply writes it, `csv` and `csvWidth` its CSV row as an
  * export writes it (`ExportEncoder.StoredCsvRow`).
  *
  * @since 0.1.0
  * @category models
  */
 export interface StagedSubmission {
+  readonly id: string
   readonly file: number
   readonly createdDate: number
   readonly content: string

@@ -16,7 +16,8 @@ import {
   type Fixture,
   ImportRules,
   type OperatorStore,
-  SubmissionEntry
+  SubmissionEntry,
+  SubmissionId
 } from "@filedata/core"
 import * as Arr from "effect/Array"
 import * as Clock from "effect/Clock"
@@ -107,7 +108,7 @@ export const make = (
         })
       })
 
-    // Each submission is staged with its content as imported and rendered as the reply and the CSV export write
+    // Each submission is staged with its new id, its content as imported and rendered as the reply and the CSV export write
     // it, so no read formats it. The content names they bring are collected on the way, with each CSV row.
     const stage =
       (names: ContentNames.Collector) =>
@@ -117,6 +118,7 @@ export const make = (
             const createdDate = FileData.timestampFromEpochMillis(submission.createdDate)
             const csv = names.add(submission.file, createdDate, submission.contentJson)
             return {
+              id: SubmissionId.unsafeRandom(),
               file: submission.file,
               createdDate: submission.createdDate,
               content: submission.contentJson,

@@ -30,6 +30,7 @@ export const dialect: SqlDialect.Make = (sql) => ({
   staging: {
     open: Effect.zipRight(
       sql`CREATE TEMP TABLE import_submissions (
+        id TEXT NOT NULL,
         file_index INTEGER NOT NULL,
         created_date INTEGER NOT NULL,
         content TEXT NOT NULL,
@@ -45,6 +46,7 @@ export const dialect: SqlDialect.Make = (sql) => ({
         (batch) =>
           sql`INSERT INTO import_submissions ${sql.insert(
             batch.map((submission) => ({
+              id: submission.id,
               file_index: submission.file,
               created_date: submission.createdDate,
               content: submission.content,
@@ -79,8 +81,8 @@ export const dialect: SqlDialect.Make = (sql) => ({
           last = end.rowid
         }
       }),
-    copy: sql`INSERT INTO submissions (file_id, created_date, content, entry, csv, csv_width)
-      SELECT (SELECT id FROM import_files AS f WHERE f.file_index = s.file_index), s.created_date, s.content,
+    copy: sql`INSERT INTO submissions (id, file_id, created_date, content, entry, csv, csv_width)
+      SELECT s.id, (SELECT id FROM import_files AS f WHERE f.file_index = s.file_index), s.created_date, s.content,
         s.entry, s.csv, s.csv_width
       FROM import_submissions AS s ORDER BY s.rowid`,
     // Temporary tables outlive a transaction on SQLite; a failed one takes them away with its rollback.
