@@ -232,13 +232,13 @@ describe("SqliteFileRepository", () => {
   )
 
   it.scoped(
-    "reads the key before the file, pages through the index without sorting, the read point from the rowid (EXPLAIN QUERY PLAN)",
+    "reads the key before the file, pages and the feed through indexes without sorting, the read point from the rowids (EXPLAIN QUERY PLAN)",
     () =>
       Effect.gen(function* () {
         const filename = yield* tempDatabase
         yield* Effect.void.pipe(withStorage(filename))
         // The same statements SqliteFileRepository sends for a request's access, a whole file's first page, a
-        // page, where a full page ends, and where the range ends.
+        // page, where a full page ends, where the range ends, a page of the feed, and the waiting requests' poll.
         const range = (sql: SqlClient.SqlClient) =>
           sql`file_id = ${"f1"} AND created_date >= ${0}
           AND (created_date > ${0} OR (created_date = ${0} AND seq > ${0}))
@@ -246,17 +246,28 @@ describe("SqliteFileRepository", () => {
         const plans = yield* inspect(filename, (sql) =>
           Effect.all([
             sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT k.user_id, f.user_id, f.name, f.creation_date,
-            f.public_availability, f.submission_counter, f.visit_counter, (SELECT max(seq) FROM submissions)
+            f.public_availability, f.submission_counter, f.visit_counter,
+            max(coalesce((SELECT max(seq) FROM submissions), 0), coalesce((SELECT max(seq) FROM submission_erasures), 0))
             FROM api_keys k LEFT JOIN files f ON f.id = ${"f1"}
             WHERE k.key_hash = ${"hash"} AND k.revoked_at IS NULL`,
-            sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT entry FROM submissions
+            sql<{
+              detail: string
+            }>`EXPLAIN QUERY PLAN SELECT entry FROM submissions INDEXED BY submissions_file_created_seq
             WHERE file_id = ${"f1"} AND seq <= ${5} ORDER BY created_date, seq LIMIT ${1000}`,
             sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT entry FROM submissions WHERE ${range(sql)}
             ORDER BY created_date, seq LIMIT ${1000}`,
             sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT created_date, seq FROM submissions WHERE ${range(sql)}
             ORDER BY created_date, seq LIMIT 2 OFFSET ${999}`,
             sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT created_date, seq FROM submissions WHERE ${range(sql)}
-            ORDER BY created_date DESC, seq DESC LIMIT 1`
+            ORDER BY created_date DESC, seq DESC LIMIT 1`,
+            sql<{ detail: string }>`EXPLAIN QUERY PLAN
+            SELECT seq, id, entry FROM submissions WHERE file_id = ${"f1"} AND seq > ${0} AND seq <= ${5}
+            UNION ALL SELECT seq, submission_id, NULL FROM submission_erasures
+            WHERE file_id = ${"f1"} AND seq > ${0} AND seq <= ${5}
+            ORDER BY 1 LIMIT ${1001}`,
+            sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT file_id, max(seq) FROM (
+            SELECT file_id, seq FROM submissions WHERE seq > ${0}
+            UNION ALL SELECT file_id, seq FROM submission_erasures WHERE seq > ${0}) GROUP BY file_id`
           ])
         )
         expect(plans.map((plan) => plan.map((row) => row.detail))).toEqual([
@@ -264,7 +275,9 @@ describe("SqliteFileRepository", () => {
             "SEARCH k USING INDEX sqlite_autoindex_api_keys_1 (key_hash=?)",
             "SEARCH f USING INDEX sqlite_autoindex_files_1 (id=?) LEFT-JOIN",
             "SCALAR SUBQUERY 1",
-            "SEARCH submissions"
+            "SEARCH submissions",
+            "SCALAR SUBQUERY 2",
+            "SEARCH submission_erasures"
           ],
           ["SEARCH submissions USING INDEX submissions_file_created_seq (file_id=?)"],
           [
@@ -275,6 +288,23 @@ describe("SqliteFileRepository", () => {
           ],
           [
             "SEARCH submissions USING COVERING INDEX submissions_file_created_seq (file_id=? AND created_date>? AND created_date<?)"
+          ],
+          [
+            "MERGE (UNION ALL)",
+            "LEFT",
+            "SEARCH submissions USING INDEX submissions_file_seq (file_id=? AND seq>? AND seq<?)",
+            "RIGHT",
+            "SEARCH submission_erasures USING INDEX submission_erasures_file_seq (file_id=? AND seq>? AND seq<?)"
+          ],
+          [
+            "CO-ROUTINE (subquery-2)",
+            "COMPOUND QUERY",
+            "LEFT-MOST SUBQUERY",
+            "SEARCH submissions USING INTEGER PRIMARY KEY (rowid>?)",
+            "UNION ALL",
+            "SEARCH submission_erasures USING INTEGER PRIMARY KEY (rowid>?)",
+            "SCAN (subquery-2)",
+            "USE TEMP B-TREE FOR GROUP BY"
           ]
         ])
       })
