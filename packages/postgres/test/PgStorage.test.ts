@@ -48,7 +48,10 @@ const failureTag = <A, E>(exit: Exit.Exit<A, E>) => {
 const migrations = (schema: string) =>
   admin((sql) => sql`SELECT migration_id, name FROM ${sql(schema)}.effect_sql_migrations ORDER BY migration_id`)
 
-const allMigrations = [{ migration_id: 1, name: "initial_schema" }]
+const allMigrations = [
+  { migration_id: 1, name: "initial_schema" },
+  { migration_id: 2, name: "submission_ids_and_changes" }
+]
 
 // SHA-256 of the UTF-8 text, computed independently of the adapter.
 const SHA256_KEY_ONE = "9b346041bc9a49574eb2665b2ad2a0a3f9f9cce4e42f5d1f26deb8a256b5966a"
@@ -272,7 +275,7 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
         Effect.gen(function* () {
           const access = yield* files.findAccess(apiKey(key), fileId(id))
           const file = Option.getOrThrow(access.file)
-          return yield* readJoined(file.id, { upTo: file.readPoint, endPosition: false })
+          return yield* readJoined(file.id, { upTo: file.readPoint, endPosition: false }, "stored")
         })
       const expected = (id: string) =>
         Effect.map(files.readSubmissions(fileId(id), {}), (page) => EncodedPages.joinedText(EncodedPages.join(page)))
@@ -281,7 +284,7 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
       const access = yield* files.findAccess(apiKey("k1"), fileId("small"))
       yield* files.findAccess(apiKey("k2"), fileId("small"))
       const file = Option.getOrThrow(access.file)
-      const small = yield* readJoined(file.id, { upTo: file.readPoint, endPosition: false })
+      const small = yield* readJoined(file.id, { upTo: file.readPoint, endPosition: false }, "stored")
       expect([EncodedPages.joinedText(small), small.count, small.hasMore]).toEqual([yield* expected("small"), 3, false])
       // A file past one page reads its pages as before.
       const big = yield* reply("k1", "big")
@@ -348,7 +351,8 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
         "submissions.content text",
         "submissions.entry text",
         "submissions.csv text",
-        "submissions.csv_width integer"
+        "submissions.csv_width integer",
+        "submissions.id text"
       ])
       const stored = yield* admin(
         (sql) => sql<{ content: string; entry: string; created: string; key_hash: string }>`
@@ -384,6 +388,37 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
       expect(text).toMatch(/Index Cond: .*created_date < .*seq <= /)
       expect(text).not.toMatch(/Filter/)
       expect(text).not.toMatch(/Sort/)
+    })
+  )
+
+  it.scoped("reads a whole file's page in reply order through its index, not the feed's (EXPLAIN)", () =>
+    Effect.gen(function* () {
+      // Bounded by the read point alone, the seq condition could take the feed's (file_id, seq) index, and sort.
+      const text = yield* explain(
+        (sql, schema) => sql`EXPLAIN SELECT seq, (extract(epoch from created_date) * 1000)::int8 AS created_date, entry
+          FROM ${sql(schema)}.submissions WHERE file_id = 'f1' AND seq <= 9::int8
+          ORDER BY submissions.created_date, submissions.seq LIMIT 1001`
+      )
+      expect(text).toMatch(/Index Scan using submissions_file_created_seq/)
+      expect(text).not.toMatch(/Sort/)
+    })
+  )
+
+  it.scoped("reads a page of the feed by merging the two (file_id, seq) indexes, without sorting (EXPLAIN)", () =>
+    Effect.gen(function* () {
+      // As PgFileRepository.readChanges reads a page.
+      const text = yield* explain(
+        (sql, schema) => sql`EXPLAIN (SELECT seq, id, entry FROM ${sql(schema)}.submissions
+            WHERE file_id = 'f1' AND seq > 5::int8 AND seq <= 9::int8 ORDER BY seq)
+          UNION ALL (SELECT seq, submission_id, NULL FROM ${sql(schema)}.submission_erasures
+            WHERE file_id = 'f1' AND seq > 5::int8 AND seq <= 9::int8 ORDER BY seq)
+          ORDER BY seq LIMIT 1001`
+      )
+      expect(text).toMatch(
+        /Limit[\s\S]*Merge Append[\s\S]*Index Scan using submissions_file_seq[\s\S]*Index Scan using submission_erasures_file_seq/
+      )
+      // The Merge Append's own "Sort Key" is its merge order; no node sorts.
+      expect(text).not.toMatch(/Sort {2}\(|Filter/)
     })
   )
 
