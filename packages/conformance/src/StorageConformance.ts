@@ -12,10 +12,12 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { accounts } from "./internal/storage/accounts.js"
 import { appends } from "./internal/storage/appends.js"
+import { changes } from "./internal/storage/changes.js"
 import { contentNames } from "./internal/storage/contentNames.js"
 import { exportPages } from "./internal/storage/exportPages.js"
 import { files } from "./internal/storage/files.js"
 import type { WithStorage } from "./internal/storage/fixtures.js"
+import { ids } from "./internal/storage/ids.js"
 import { imports } from "./internal/storage/imports.js"
 import { ranges } from "./internal/storage/ranges.js"
 import { readPoints } from "./internal/storage/readPoints.js"
@@ -41,6 +43,8 @@ const registered = {
   exportPages,
   imports,
   appends,
+  ids,
+  changes,
   accounts
 } satisfies Record<string, (withStorage: WithStorage) => void>
 
@@ -48,7 +52,9 @@ const registered = {
  * The suite's sections, in the order {@link suite} runs them: `files` (keys, finds, content and instants as
  * imported), `textRules` (longest ids, any character, refusals by path), `ranges` (pages, windows, positions,
  * joined pages, incremental reads), `readPoints`, `contentNames`, `exportPages` (CSV and NDJSON pages as the core
- * renders them), `imports` (all or nothing; keys), `appends` and `accounts` (key prefixes, users).
+ * renders them), `imports` (all or nothing; keys), `appends`, `ids` (submission ids on pages, joined pages and
+ * export lines), `changes` (the change feed: commit order, paging, read points) and `accounts` (key prefixes,
+ * users).
  *
  * @since 0.2.0
  * @category models
