@@ -10,9 +10,11 @@ import { type FileDataError, FileRepository, type OperatorStore, type Submission
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import { accounts } from "./internal/storage/accounts.js"
 import { appends } from "./internal/storage/appends.js"
 import { changes } from "./internal/storage/changes.js"
+import { concurrentFeed } from "./internal/storage/concurrentFeed.js"
 import { contentNames } from "./internal/storage/contentNames.js"
 import { exportPages } from "./internal/storage/exportPages.js"
 import { files } from "./internal/storage/files.js"
@@ -129,4 +131,31 @@ export type MakeSignalledStorage = (options: {
  */
 export const signalsSuite = (name: string, makeStorage: MakeSignalledStorage): void => {
   describe(name, { timeout: 60_000 }, () => signals(makeStorage))
+}
+
+/**
+ * Builds `count` instances of the adapter on one empty store, as several processes or servers share one
+ * database: each with connections of its own, all released with the scope.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type MakeInstances = (
+  count: number
+) => Effect.Effect<
+  ReadonlyArray<Context.Context<FileRepository.FileRepository | OperatorStore.OperatorStore>>,
+  FileDataError.StorageUnavailable,
+  Scope.Scope
+>
+
+/**
+ * Registers under `name` the change feed read while writers on several instances append to one file
+ * (docs/architecture.md#the-change-feed): every reader, on every instance, sees every change exactly once and
+ * in one order, which keeps each writer's own.
+ *
+ * @since 0.3.0
+ * @category suites
+ */
+export const concurrentFeedSuite = (name: string, makeInstances: MakeInstances): void => {
+  describe(name, { timeout: 120_000 }, () => concurrentFeed(makeInstances))
 }
