@@ -19,7 +19,7 @@ const seen = (change: FileRepository.Change): Seen =>
     : [change.type, change.id, undefined]
 
 /** The pages of a feed read after each `next` in turn, from `range.after`, until one says no more follow. */
-export const changePagesOf = (id: string, range: FileRepository.ChangeRange) =>
+const changePagesOf = (id: string, range: FileRepository.ChangeRange) =>
   Effect.gen(function* () {
     const files = yield* FileRepository.FileRepository
     const pages: Array<FileRepository.ChangePage> = []
@@ -34,7 +34,7 @@ export const changePagesOf = (id: string, range: FileRepository.ChangeRange) =>
   })
 
 /** Every change of the file's feed in `range`, read in pages. */
-export const changesOf = (id: string, range: FileRepository.ChangeRange = {}) =>
+const changesOf = (id: string, range: FileRepository.ChangeRange = {}) =>
   Effect.map(changePagesOf(id, range), (pages) => pages.flatMap((page) => page.changes.map(seen)))
 
 /**
