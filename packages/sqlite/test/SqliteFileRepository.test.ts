@@ -369,4 +369,63 @@ describe("SqliteFileRepository", () => {
       }).pipe(withStorage(filename))
     })
   )
+
+  it.scoped("an erasure moves the read point up, is told by the feed and wakes the poll, its created change gone", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDatabase
+      const tag = (entry: string) => JSON.parse(entry).content.tag
+      yield* importDocument({
+        users: [{ id: "u1", apiKeys: ["key-one"] }],
+        files: ["a", "b", "c"].map((id) =>
+          file({
+            id,
+            userId: "u1",
+            submissions: [0, 1].map((i) => ({ createdDate: "2024-01-01T00:00:00.000Z", content: { tag: `${id}${i}` } }))
+          })
+        )
+      }).pipe(withStorage(filename))
+      const files = yield* SqliteFileRepository.make({ filename, pageSize: 10 })
+      // Each call reads now: a read here is answered when it is made.
+      const readPoint = () =>
+        Effect.map(files.findFile(fileId("c")), (found) => Number(Option.getOrThrow(found).readPoint))
+      const before = yield* readPoint()
+      const [, last] = (yield* files.readSubmissions(fileId("c"), {})).ids
+      // An erasure as the store writes one (SqliteMigrations): the next seq of the submissions' counter, taken
+      // from sqlite_sequence and bumped there, for the erasure's row; the submission's row deleted. The erased
+      // row is the highest seq, so the submissions' own highest seq drops.
+      const other = new Database(filename)
+      yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
+      other.transaction(() => {
+        other.prepare("UPDATE sqlite_sequence SET seq = seq + 1 WHERE name = 'submissions'").run()
+        other
+          .prepare(`INSERT INTO submission_erasures (seq, file_id, submission_id)
+            SELECT (SELECT seq FROM sqlite_sequence WHERE name = 'submissions'), file_id, id FROM submissions WHERE id = ?`)
+          .run(last)
+        other.prepare("DELETE FROM submissions WHERE id = ?").run(last)
+      })()
+      files.endSnapshot()
+      const after = yield* readPoint()
+      expect(after).toBe(before + 1)
+      const feed = yield* files.readChanges(fileId("c"), {})
+      expect(
+        feed.changes.map((change) => [change.type, change.type === "submission.created" && tag(change.entry)])
+      ).toEqual([
+        ["submission.created", "c0"],
+        ["submission.erased", false]
+      ])
+      expect(feed.changes[1]).toEqual({ type: "submission.erased", id: last })
+      expect(feed.next).toBe(String(after))
+      // Bounded by the read point from before: the erased submission's created change is gone all the same.
+      expect(
+        (yield* files.readChanges(fileId("c"), { upTo: FileRepository.ReadPoint(String(before)) })).changes
+      ).toHaveLength(1)
+      expect(yield* files.readChanges(fileId("c"), { after: String(before) })).toEqual({
+        changes: [{ type: "submission.erased", id: last }],
+        next: String(after),
+        hasMore: false
+      })
+      expect(yield* files.changesAfter(before)).toEqual({ files: ["c"], top: after })
+      expect(yield* files.changesAfter(after)).toEqual({ files: [], top: undefined })
+    })
+  )
 })
