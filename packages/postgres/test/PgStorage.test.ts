@@ -1,9 +1,10 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
 import { EncodedPages, FileData, FileRepository, OperatorStore } from "@filedata/core"
-import { PgStorage } from "@filedata/postgres"
+import { PgFileRepository, PgStorage } from "@filedata/postgres"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -419,6 +420,59 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
       )
       // The Merge Append's own "Sort Key" is its merge order; no node sorts.
       expect(text).not.toMatch(/Sort {2}\(|Filter/)
+    })
+  )
+
+  it.scoped("an erasure moves the read point up, is told by the feed and wakes the poll, its created change gone", () =>
+    Effect.gen(function* () {
+      const schema = yield* tempSchema
+      const tag = (entry: string) => JSON.parse(entry).content.tag
+      yield* importDocument({
+        users: [{ id: "u1" }],
+        files: ["a", "b", "c"].map((id) => ({
+          id,
+          userId: "u1",
+          name: id,
+          creationDate: "2024-01-01T00:00:00.000Z",
+          submissions: [0, 1].map((i) => ({ createdDate: "2024-01-01T00:00:00.000Z", content: { tag: `${id}${i}` } }))
+        }))
+      }).pipe(open(schema))
+      const client = yield* Layer.build(PgClient.layer({ url: urlForSchema(schema), maxConnections: 1 }))
+      const files = yield* PgFileRepository.makeWith({ pageSize: 10 }).pipe(Effect.provide(client))
+      const readPoint = Effect.map(files.findFile(fileId("c")), (found) => Number(Option.getOrThrow(found).readPoint))
+      const before = yield* readPoint
+      const [, last] = (yield* files.readSubmissions(fileId("c"), {})).ids
+      // An erasure as the store writes one (PgMigrations): its row takes the next value of the submissions'
+      // sequence by default, and the submission's row is deleted; the triggers move the read point.
+      yield* admin((sql) =>
+        sql.withTransaction(
+          Effect.zipRight(
+            sql`INSERT INTO ${sql(schema)}.submission_erasures (file_id, submission_id)
+              SELECT file_id, id FROM ${sql(schema)}.submissions WHERE id = ${last ?? ""}`,
+            sql`DELETE FROM ${sql(schema)}.submissions WHERE id = ${last ?? ""}`
+          )
+        )
+      )
+      const after = yield* readPoint
+      expect(after).toBe(before + 1)
+      const feed = yield* files.readChanges(fileId("c"), {})
+      expect(
+        feed.changes.map((change) => [change.type, change.type === "submission.created" && tag(change.entry)])
+      ).toEqual([
+        ["submission.created", "c0"],
+        ["submission.erased", false]
+      ])
+      expect(feed.changes[1]).toEqual({ type: "submission.erased", id: last })
+      expect(feed.next).toBe(String(after))
+      const upToBefore = { upTo: FileRepository.ReadPoint(String(before)) }
+      expect((yield* files.readChanges(fileId("c"), upToBefore)).changes).toHaveLength(1)
+      expect(yield* files.readChanges(fileId("c"), { after: String(before) })).toEqual({
+        changes: [{ type: "submission.erased", id: last }],
+        next: String(after),
+        hasMore: false
+      })
+      expect(yield* files.changesAfter(before)).toEqual({ files: ["c"], top: after })
+      expect(yield* files.changesAfter(after)).toEqual({ files: [], top: undefined })
     })
   )
 
