@@ -271,8 +271,10 @@ export const makeWith = (options: {
         })
       },
       // A page of the file's change feed (docs/architecture.md#the-change-feed): its stored submissions and its
-      // erasures past a seq, up to the read point, merged in seq order. EXPLAIN: a `Merge Append` of an index
-      // scan of each (file_id, seq) index under the `Limit`, so a page reads as far as it needs and sorts nothing.
+      // erasures past a seq, up to the read point, merged in seq order. EXPLAIN: a `Merge Append` of each
+      // table's index scan in seq order under the `Limit`, so a page reads as far as it needs. Each side has the
+      // limit too: with statistics that call a file small, PostgreSQL may read it by a bitmap and sort it, and
+      // the limit keeps that sort a page's (top-N), never the file's.
       readChanges: (fileId, range) => {
         const after = range.after ?? ChangeRows.start
         const seq = ChangeRows.parse(after)
@@ -283,9 +285,9 @@ export const makeWith = (options: {
         return Effect.map(
           read(
             sql`(SELECT seq, id, entry FROM submissions
-                WHERE file_id = ${fileId} AND seq > ${seq}::int8${upTo} ORDER BY seq)
+                WHERE file_id = ${fileId} AND seq > ${seq}::int8${upTo} ORDER BY seq LIMIT ${limit + 1})
               UNION ALL (SELECT seq, submission_id, NULL FROM submission_erasures
-                WHERE file_id = ${fileId} AND seq > ${seq}::int8${upTo} ORDER BY seq)
+                WHERE file_id = ${fileId} AND seq > ${seq}::int8${upTo} ORDER BY seq LIMIT ${limit + 1})
               ORDER BY seq LIMIT ${limit + 1}`.values
           ),
           (rows) => ChangeRows.page(rows as ReadonlyArray<ChangeRows.Row>, limit, after)

@@ -410,9 +410,9 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
       // As PgFileRepository.readChanges reads a page.
       const text = yield* explain(
         (sql, schema) => sql`EXPLAIN (SELECT seq, id, entry FROM ${sql(schema)}.submissions
-            WHERE file_id = 'f1' AND seq > 5::int8 AND seq <= 9::int8 ORDER BY seq)
+            WHERE file_id = 'f1' AND seq > 5::int8 AND seq <= 9::int8 ORDER BY seq LIMIT 1001)
           UNION ALL (SELECT seq, submission_id, NULL FROM ${sql(schema)}.submission_erasures
-            WHERE file_id = 'f1' AND seq > 5::int8 AND seq <= 9::int8 ORDER BY seq)
+            WHERE file_id = 'f1' AND seq > 5::int8 AND seq <= 9::int8 ORDER BY seq LIMIT 1001)
           ORDER BY seq LIMIT 1001`
       )
       expect(text).toMatch(
