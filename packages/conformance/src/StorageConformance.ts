@@ -10,12 +10,16 @@ import { type FileDataError, FileRepository, type OperatorStore, type Submission
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import { accounts } from "./internal/storage/accounts.js"
 import { appends } from "./internal/storage/appends.js"
+import { changes } from "./internal/storage/changes.js"
+import { concurrentFeed } from "./internal/storage/concurrentFeed.js"
 import { contentNames } from "./internal/storage/contentNames.js"
 import { exportPages } from "./internal/storage/exportPages.js"
 import { files } from "./internal/storage/files.js"
 import type { WithStorage } from "./internal/storage/fixtures.js"
+import { ids } from "./internal/storage/ids.js"
 import { imports } from "./internal/storage/imports.js"
 import { ranges } from "./internal/storage/ranges.js"
 import { readPoints } from "./internal/storage/readPoints.js"
@@ -41,6 +45,8 @@ const registered = {
   exportPages,
   imports,
   appends,
+  ids,
+  changes,
   accounts
 } satisfies Record<string, (withStorage: WithStorage) => void>
 
@@ -48,7 +54,9 @@ const registered = {
  * The suite's sections, in the order {@link suite} runs them: `files` (keys, finds, content and instants as
  * imported), `textRules` (longest ids, any character, refusals by path), `ranges` (pages, windows, positions,
  * joined pages, incremental reads), `readPoints`, `contentNames`, `exportPages` (CSV and NDJSON pages as the core
- * renders them), `imports` (all or nothing; keys), `appends` and `accounts` (key prefixes, users).
+ * renders them), `imports` (all or nothing; keys), `appends`, `ids` (submission ids on pages, joined pages and
+ * export lines), `changes` (the change feed: commit order, paging, read points) and `accounts` (key prefixes,
+ * users).
  *
  * @since 0.2.0
  * @category models
@@ -123,4 +131,31 @@ export type MakeSignalledStorage = (options: {
  */
 export const signalsSuite = (name: string, makeStorage: MakeSignalledStorage): void => {
   describe(name, { timeout: 60_000 }, () => signals(makeStorage))
+}
+
+/**
+ * Builds `count` instances of the adapter on one empty store, as several processes or servers share one
+ * database: each with connections of its own, all released with the scope.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type MakeInstances = (
+  count: number
+) => Effect.Effect<
+  ReadonlyArray<Context.Context<FileRepository.FileRepository | OperatorStore.OperatorStore>>,
+  FileDataError.StorageUnavailable,
+  Scope.Scope
+>
+
+/**
+ * Registers under `name` the change feed read while writers on several instances append to one file
+ * (docs/architecture.md#the-change-feed): every reader, on every instance, sees every change exactly once and
+ * in one order, which keeps each writer's own.
+ *
+ * @since 0.3.0
+ * @category suites
+ */
+export const concurrentFeedSuite = (name: string, makeInstances: MakeInstances): void => {
+  describe(name, { timeout: 120_000 }, () => concurrentFeed(makeInstances))
 }
