@@ -13,6 +13,7 @@ import * as Layer from "effect/Layer"
 import { accounts } from "./internal/storage/accounts.js"
 import { appends } from "./internal/storage/appends.js"
 import { contentNames } from "./internal/storage/contentNames.js"
+import { erasures } from "./internal/storage/erasures.js"
 import { exportPages } from "./internal/storage/exportPages.js"
 import { files } from "./internal/storage/files.js"
 import type { WithStorage } from "./internal/storage/fixtures.js"
@@ -41,14 +42,15 @@ const registered = {
   exportPages,
   imports,
   appends,
-  accounts
+  accounts,
+  erasures
 } satisfies Record<string, (withStorage: WithStorage) => void>
 
 /**
  * The suite's sections, in the order {@link suite} runs them: `files` (keys, finds, content and instants as
  * imported), `textRules` (longest ids, any character, refusals by path), `ranges` (pages, windows, positions,
  * joined pages, incremental reads), `readPoints`, `contentNames`, `exportPages` (CSV and NDJSON pages as the core
- * renders them), `imports` (all or nothing; keys), `appends` and `accounts` (key prefixes, users).
+ * renders them), `imports` (all or nothing; keys), `appends`, `accounts` (key prefixes, users) and `erasures` (by ids and by content, refusals, nothing left to read).
  *
  * @since 0.2.0
  * @category models
