@@ -200,6 +200,20 @@ export const erasures = (withStorage: Fixtures.WithStorage): void => {
       }).pipe(withStorage())
     )
 
+    it.effect("a user whose file had erasures is removed with all of it", () =>
+      Effect.gen(function* () {
+        yield* Fixtures.importDocument(base)
+        yield* erase("f1", where(["email", "ann@example.com"]))
+        const store = yield* OperatorStore.OperatorStore
+        expect(yield* store.removeUser(Fixtures.userId("u1"))).toEqual({
+          apiKeys: 1,
+          files: 2,
+          submissions: 3,
+          webhooks: 0
+        })
+      }).pipe(withStorage())
+    )
+
     it.effect("erases across pages and batches, and appends after it count on from the lowered counter", () =>
       Effect.gen(function* () {
         yield* Fixtures.importDocument({
