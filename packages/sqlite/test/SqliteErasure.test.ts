@@ -38,7 +38,7 @@ describe("SqliteStorage eraseSubmissions", () => {
           })
         )
         const webhooks = yield* WebhookStore.WebhookStore
-        yield* webhooks.create({
+        const webhook = yield* webhooks.create({
           fileId: fileId("f1"),
           url: "https://example.com/",
           sealSecret: () => Effect.succeed("s")
@@ -46,6 +46,27 @@ describe("SqliteStorage eraseSubmissions", () => {
         // Pending events that carry erased text, besides the rows themselves.
         yield* store.appendSubmissions(
           yield* Effect.orDie(AppendDocument.decode({ files: [{ id: "f1", submissions: contents(12) }] }))
+        )
+        // A delivered event of before ids (0.2), which names its submissions by their entries alone.
+        const legacy = yield* inspect(filename, (sql) =>
+          Effect.gen(function* () {
+            // The first submission of the import is erased, the second kept (`contents`).
+            const entryAt = (millis: number) =>
+              Effect.map(
+                sql<{
+                  entry: string
+                }>`SELECT entry FROM submissions WHERE created_date = ${millis} ORDER BY seq LIMIT 1`,
+                ([row]) => row?.entry ?? ""
+              )
+            const erased = yield* entryAt(Date.UTC(2024, 0, 1))
+            const kept = yield* entryAt(Date.UTC(2024, 0, 1) + 1000)
+            const body = `{"type":"submissions.created","timestamp":"2024-01-01T00:00:00.000Z","data":{"fileId":"f1","SubmissionCounter":30,"VisitCounter":0,"submissions":[${erased},${kept}],"next":"n"}}`
+            // As the service writes: a page this connection rewrote without it would keep old bytes of its own.
+            yield* sql`PRAGMA main.secure_delete = ON`
+            yield* sql`INSERT INTO webhook_events (id, webhook_id, body, created_at, state, step, attempts)
+              VALUES ('msg_legacy', ${webhook.id}, ${body}, 0, 'delivered', 0, 1)`
+            return { body, kept }
+          })
         )
         expect(scan(filename, ERASED)).toBe(true)
 
@@ -75,6 +96,14 @@ describe("SqliteStorage eraseSubmissions", () => {
           .map((event) => JSON.parse(event.body))
           .filter((body) => body.type === "submissions.erased")
         expect(erased.map((body) => body.data.ids)).toEqual([ids])
+        const [scrubbed] = yield* inspect(
+          filename,
+          (sql) => sql<{ body: string }>`SELECT body FROM webhook_events WHERE id = 'msg_legacy'`
+        )
+        expect(JSON.parse(scrubbed?.body ?? "")).toEqual({
+          ...JSON.parse(legacy.body),
+          data: { ...JSON.parse(legacy.body).data, submissions: [JSON.parse(legacy.kept)] }
+        })
       }).pipe(Effect.provide(SqliteStorage.layer({ filename })))
     })
   )

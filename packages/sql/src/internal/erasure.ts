@@ -16,6 +16,7 @@ interface Found {
   readonly seq: number | string
   readonly id: string
   readonly created_date: number | string
+  readonly entry: string
 }
 
 // Reply order, as the summary lists the erased ids: createdDate, then seq (text compared as the number it is).
@@ -32,6 +33,10 @@ interface EventRow {
   readonly body: string
 }
 
+// A submission as JSON text in one spelling, whatever escapes it was written with: its stored entry and its copy
+// in an event body, each parsed, give the same text.
+const canonical = (submission: unknown): string => JSON.stringify(submission)
+
 // What a `submissions.created` body says, as `Webhook.eventBody` wrote it.
 interface CreatedBody {
   readonly type: string
@@ -40,7 +45,7 @@ interface CreatedBody {
     readonly fileId: FileData.FileId
     readonly SubmissionCounter: number
     readonly VisitCounter: number
-    readonly submissions: ReadonlyArray<{ readonly id: string }>
+    readonly submissions: ReadonlyArray<{ readonly id?: string }>
     readonly next: Webhook.EventData["next"]
     readonly changesNext: ChangeCursor.ChangeCursor
   }
@@ -78,7 +83,7 @@ export const make = (
       const rows = (yield* Effect.forEach(
         Arr.chunksOf(wanted, BATCH),
         (batch) => sql<Found & { readonly file_id: string }>`SELECT seq, id, file_id,
-          ${epochMillis("created_date")} AS created_date FROM submissions WHERE ${sql.in("id", batch)}`
+          ${epochMillis("created_date")} AS created_date, entry FROM submissions WHERE ${sql.in("id", batch)}`
       )).flat()
       const fileOf = new Map(rows.map((row) => [row.id, row.file_id]))
       const unknown = wanted.filter((id) => !fileOf.has(id))
@@ -91,14 +96,20 @@ export const make = (
 
   // The index on (file_id, seq) narrows the scan to the file; the engine tests each content in place.
   const byContent = (fileId: string, matches: Arr.NonEmptyReadonlyArray<Erasure.ContentMatch>) =>
-    sql<Found>`SELECT seq, id, ${epochMillis("created_date")} AS created_date FROM submissions
+    sql<Found>`SELECT seq, id, ${epochMillis("created_date")} AS created_date, entry FROM submissions
       WHERE file_id = ${fileId} AND ${sql.and(matches.map((match) => contentHas(match.name, match.value)))}`
 
   // Events of the file's webhooks, whatever their state (a delivered or failed one can be redelivered), that carry
   // an erased submission: rewritten without it, the rest of the body as it was, or deleted when none is left.
   // Their attempts stay in the deliveries log: they hold no content, and say truly what was sent when.
-  const scrub = (fileId: string, erased: ReadonlySet<string>): Effect.Effect<void, SqlError> =>
+  const scrub = (fileId: string, erased: ReadonlyArray<Found>): Effect.Effect<void, SqlError> =>
     Effect.gen(function* () {
+      const ids = new Set(erased.map((row) => row.id))
+      // Events written before submissions had ids (0.2) name them by their entry alone: matched on it, which
+      // also drops an identical submission that was not erased from such an event.
+      const entries = new Set(erased.map((row) => canonical(JSON.parse(row.entry))))
+      const isErased = (submission: { readonly id?: string }) =>
+        submission.id === undefined ? entries.has(canonical(submission)) : ids.has(submission.id)
       let after: number | string = 0
       for (;;) {
         const events: ReadonlyArray<EventRow> = yield* sql<EventRow>`SELECT e.seq AS seq, e.id AS id, e.body AS body
@@ -110,9 +121,8 @@ export const make = (
         if (last === undefined) return
         for (const event of events) {
           const body = JSON.parse(event.body) as CreatedBody
-          const ids = body.data.submissions.map((submission) => submission.id)
-          if (!ids.some((id) => erased.has(id))) continue
-          const kept = ids.filter((id) => !erased.has(id))
+          if (!body.data.submissions.some(isErased)) continue
+          const kept = body.data.submissions.filter((submission) => !isErased(submission))
           if (kept.length === 0) {
             yield* sql`DELETE FROM webhook_events WHERE id = ${event.id}`
             continue
@@ -123,16 +133,24 @@ export const make = (
       }
     })
 
-  // The body again with only the kept submissions, each from its stored entry, so their bytes are the original's.
-  const rewritten = (body: CreatedBody, kept: ReadonlyArray<string>): Effect.Effect<string, SqlError> =>
-    Effect.map(
+  // The body again with only the kept submissions. With ids, each is its stored entry, so its bytes are the
+  // original's; an event of before ids is written back as parsed, which is the same JSON.
+  const rewritten = (
+    body: CreatedBody,
+    kept: ReadonlyArray<{ readonly id?: string }>
+  ): Effect.Effect<string, SqlError> => {
+    const ids = kept.flatMap((submission) => (submission.id === undefined ? [] : [submission.id]))
+    if (ids.length < kept.length) {
+      return Effect.succeed(JSON.stringify({ ...body, data: { ...body.data, submissions: kept } }))
+    }
+    return Effect.map(
       sql<{
         readonly id: string
         readonly entry: string
-      }>`SELECT id, entry FROM submissions WHERE ${sql.in("id", kept)}`,
+      }>`SELECT id, entry FROM submissions WHERE ${sql.in("id", ids)}`,
       (rows) => {
         const entries = new Map(rows.map((row) => [row.id, row.entry]))
-        const present = kept.flatMap((id) => {
+        const present = ids.flatMap((id) => {
           const entry = entries.get(id)
           return entry === undefined ? [] : [{ id, entry }]
         })
@@ -148,6 +166,7 @@ export const make = (
         })
       }
     )
+  }
 
   // One `submissions.erased` event per run of at most `Webhook.idsPerEvent` erasures, for each enabled webhook.
   const announce = (
@@ -212,7 +231,7 @@ export const make = (
         submissionCounter: Math.max(before.submissionCounter - found.length, 0),
         visitCounter: before.visitCounter
       }
-      yield* scrub(fileId, new Set(found.map((row) => row.id)))
+      yield* scrub(fileId, found)
       yield* announce(fileId, erasures, after)
       return { fileId, ids: erasures.map((erasure) => SubmissionId.unsafeStored(erasure.id)), ...after }
     })
