@@ -16,6 +16,7 @@ import { appends } from "./internal/storage/appends.js"
 import { changes } from "./internal/storage/changes.js"
 import { concurrentFeed } from "./internal/storage/concurrentFeed.js"
 import { contentNames } from "./internal/storage/contentNames.js"
+import { erasures } from "./internal/storage/erasures.js"
 import { exportPages } from "./internal/storage/exportPages.js"
 import { files } from "./internal/storage/files.js"
 import type { WithStorage } from "./internal/storage/fixtures.js"
@@ -47,7 +48,8 @@ const registered = {
   appends,
   ids,
   changes,
-  accounts
+  accounts,
+  erasures
 } satisfies Record<string, (withStorage: WithStorage) => void>
 
 /**
@@ -56,7 +58,7 @@ const registered = {
  * joined pages, incremental reads), `readPoints`, `contentNames`, `exportPages` (CSV and NDJSON pages as the core
  * renders them), `imports` (all or nothing; keys), `appends`, `ids` (submission ids on pages, joined pages and
  * export lines), `changes` (the change feed: commit order, paging, read points) and `accounts` (key prefixes,
- * users).
+ * users) and `erasures` (by ids and by content, refusals, nothing left to read).
  *
  * @since 0.2.0
  * @category models

@@ -99,7 +99,17 @@ export const dialect: SqlDialect.Make = (sql) => ({
     // the write it follows.
     settle: (copied) => (copied >= ANALYZE_AFTER ? Effect.asVoid(sql`ANALYZE submissions`) : Effect.void),
     close: Effect.void
-  }
+  },
+  // `->>` has an integer and a text form: the name is cast so the parameter picks the text one.
+  contentHas: (name, value) => sql`(content::json ->> ${name}::text) = ${value}::text`,
+  // The submissions' own sequence, as the erasures' DEFAULT is; taken under the write lock, so ascending.
+  takeSeqs: (count) =>
+    Effect.map(
+      sql<{ readonly seq: string }>`SELECT s.n::text AS seq FROM (
+          SELECT nextval(pg_get_serial_sequence('submissions', 'seq')) AS n FROM generate_series(1, ${count}::int4)
+        ) AS s ORDER BY s.n`,
+      (rows) => rows.map((row) => row.seq)
+    )
 })
 
 /**

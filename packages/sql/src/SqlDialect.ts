@@ -87,6 +87,27 @@ export interface SqlDialect {
   readonly claimLock: Effect.Effect<void, SqlError>
   /** The staging tables of imports and appends. */
   readonly staging: Staging
+  /**
+   * Where a submission's stored content has exactly `value` under `name` (an erasure's `--where`): both are
+   * bound as parameters, never spliced into the SQL.
+   *
+   * @since 0.3.0
+   */
+  readonly contentHas: (name: string, value: string) => Statement.Fragment
+  /**
+   * `count` new feed positions for an erasure's changes, ascending, from the counter the submissions' `seq`
+   * comes from, so created and erased changes share one order; under the write lock.
+   *
+   * @since 0.3.0
+   */
+  readonly takeSeqs: (count: number) => Effect.Effect<ReadonlyArray<string>, SqlError>
+  /**
+   * After an erasure has committed, outside its transaction: what takes the erased text out of the engine's
+   * files where a commit alone leaves it (SQLite's WAL). Best effort; it says whether it got all of it.
+   *
+   * @since 0.3.0
+   */
+  readonly afterErasure?: Effect.Effect<boolean, SqlError> | undefined
 }
 
 /**

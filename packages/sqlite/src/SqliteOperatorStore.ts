@@ -7,8 +7,9 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import type { OperatorStore } from "@filedata/core"
 import { type SqlDialect, SqlOperatorStore } from "@filedata/sql"
 import * as Arr from "effect/Array"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import { writeLock } from "./internal/writeLock.js"
+import { busyWaitMillis, writeLock } from "./internal/writeLock.js"
 
 // Staged rows rendered again per step (`restage`), so a big append does it in bounded memory.
 const RESTAGE_BATCH = 5000
@@ -87,7 +88,32 @@ export const dialect: SqlDialect.Make = (sql) => ({
       FROM import_submissions AS s ORDER BY s.rowid`,
     // Temporary tables outlive a transaction on SQLite; a failed one takes them away with its rollback.
     close: Effect.zipRight(sql`DROP TABLE temp.import_submissions`, sql`DROP TABLE temp.import_files`)
-  }
+  },
+  // json_each compares the name as data: no JSON path to quote, whatever characters the name has.
+  contentHas: (name, value) =>
+    sql`EXISTS (SELECT 1 FROM json_each(content) AS j WHERE j.key = ${name} AND j.type = 'text' AND j.value = ${value})`,
+  // AUTOINCREMENT's counter is the row of sqlite_sequence; moved past the positions taken, no later insert
+  // into submissions reuses one.
+  takeSeqs: (count) =>
+    Effect.gen(function* () {
+      const [row] = yield* sql<{ readonly seq: number }>`SELECT seq FROM sqlite_sequence WHERE name = 'submissions'`
+      const top = row?.seq ?? 0
+      yield* sql`UPDATE sqlite_sequence SET seq = ${top + count} WHERE name = 'submissions'`
+      return Array.from({ length: count }, (_, i) => String(top + i + 1))
+    }),
+  // Deleted rows are zeroed in the pages (secure_delete, SqliteStorage), but the WAL still holds the pages as
+  // they were; a TRUNCATE checkpoint copies the new ones into the main file and empties the WAL. A reader
+  // inside the WAL (another process's snapshot) holds it up: tried again on a timer, then left to the next
+  // checkpoint, which overwrites the frames as the WAL fills again.
+  afterErasure: Effect.gen(function* () {
+    const until = (yield* Clock.currentTimeMillis) + busyWaitMillis
+    for (;;) {
+      const [result] = yield* sql<{ readonly busy: number; readonly log: number }>`PRAGMA wal_checkpoint(TRUNCATE)`
+      if (result === undefined || (result.busy === 0 && result.log <= 0)) return true
+      if ((yield* Clock.currentTimeMillis) >= until) return false
+      yield* Effect.sleep("10 millis")
+    }
+  })
 })
 
 /**
