@@ -8,11 +8,12 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { type StoredFile, Submission } from "../shared/FileData.js"
+import { type StoredFile, SubmissionContent, Timestamp } from "../shared/FileData.js"
 import type { StorageUnavailable } from "../shared/FileDataError.js"
 import type { SubmissionPage } from "../shared/FileRepository.js"
 import * as DemoExamples from "../shared/internal/demoExamples.js"
-import type { SubmissionEntry } from "../shared/SubmissionEntry.js"
+import * as SubmissionEntry from "../shared/SubmissionEntry.js"
+import { SubmissionId } from "../shared/SubmissionId.js"
 import * as SubmissionCursor from "./SubmissionCursor.js"
 
 /**
@@ -43,13 +44,34 @@ export interface SubmissionsReply {
 export const pageLimit = 1000
 
 /**
- * The reply as the contract writes it: the submissions in reply order, `next` and `hasMore`.
+ * A submission as the incremental read, the NDJSON export and the change feed show it: the File reply's
+ * submission with its id first (`SubmissionEntry.withId`).
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const IdentifiedSubmission = Schema.Struct({
+  id: SubmissionId,
+  createdDate: Timestamp,
+  content: SubmissionContent
+}).annotations({ identifier: "IdentifiedSubmission" })
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type IdentifiedSubmission = typeof IdentifiedSubmission.Type
+
+const exampleIds = ["sub_Vb2kQe8WfR1xNc4TgH7pLm0s", "sub_3q2-7wEXAMPLEu5Ry0QZ"]
+
+/**
+ * The reply as the contract writes it: the submissions in reply order, each with its id, `next` and `hasMore`.
  *
  * @since 0.1.0
  * @category schemas
  */
 export const SubmissionsPage = Schema.Struct({
-  submissions: Schema.Array(Submission),
+  submissions: Schema.Array(IdentifiedSubmission),
   next: Schema.String.annotations({
     title: "Cursor",
     description:
@@ -63,7 +85,10 @@ export const SubmissionsPage = Schema.Struct({
   examples: [
     {
       // The reply to GetSubmissionsRequest's example (its fields' examples) after `pnpm filedata demo`.
-      submissions: DemoExamples.contactFormSubmissions.slice(2),
+      // Ids are drawn when the demo imports its file, so each run's differ from these.
+      submissions: DemoExamples.contactFormSubmissions
+        .slice(2)
+        .map((submission, i) => ({ id: exampleIds[i] as SubmissionId, ...submission })),
       next: "MTljNTNhYzBiMDc2YWRjMzYxNzEwNzQ4NTMwMDA0OjQ",
       hasMore: false
     }
@@ -97,16 +122,16 @@ export interface Progress {
 export const start = (reply: SubmissionsReply): Progress => ({ after: undefined, remaining: reply.limit })
 
 /**
- * One page of a reply: its entries, and either where the next page starts or, after the last page, how the
- * reply ends.
+ * One page of a reply: its submissions as the reply writes them (`SubmissionEntry.withId`), and either where
+ * the next page starts or, after the last page, how the reply ends.
  *
  * @since 0.1.0
  * @category models
  */
 export type Step =
-  | { readonly entries: ReadonlyArray<SubmissionEntry>; readonly progress: Progress; readonly end: undefined }
+  | { readonly entries: ReadonlyArray<string>; readonly progress: Progress; readonly end: undefined }
   | {
-      readonly entries: ReadonlyArray<SubmissionEntry>
+      readonly entries: ReadonlyArray<string>
       readonly progress: undefined
       readonly end: { readonly next: SubmissionCursor.SubmissionCursor; readonly hasMore: boolean }
     }
@@ -119,7 +144,7 @@ export type Step =
  */
 export const step = (reply: SubmissionsReply, progress: Progress): Effect.Effect<Step, StorageUnavailable> =>
   Effect.flatMap(reply.submissionPage(progress.after, Math.min(progress.remaining, pageLimit)), (page) => {
-    const { entries } = page
+    const entries = page.entries.map((entry, i) => SubmissionEntry.withId(page.ids[i] as SubmissionId, entry))
     const remaining = progress.remaining - entries.length
     // An empty page ends the reply too, whatever it says: the reply never asks for the same page twice.
     if (page.hasMore && remaining > 0 && entries.length > 0) {
@@ -142,12 +167,12 @@ export const step = (reply: SubmissionsReply, progress: Progress): Effect.Effect
  */
 export const toSubmissionsPage: (reply: SubmissionsReply) => Effect.Effect<SubmissionsPage, StorageUnavailable> =
   Effect.fnUntraced(function* (reply: SubmissionsReply) {
-    const submissions: Array<Submission> = []
+    const submissions: Array<IdentifiedSubmission> = []
     let progress: Progress = start(reply)
     for (;;) {
       const page: Step = yield* step(reply, progress)
       // An entry is the submission as the reply writes it, so it parses to the reply's object.
-      for (const entry of page.entries) submissions.push(JSON.parse(entry) as Submission)
+      for (const entry of page.entries) submissions.push(JSON.parse(entry) as IdentifiedSubmission)
       if (page.end !== undefined) return { submissions, next: page.end.next, hasMore: page.end.hasMore }
       progress = page.progress
     }

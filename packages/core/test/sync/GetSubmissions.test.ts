@@ -73,8 +73,10 @@ describe("getSubmissions: access", () => {
       ])
       const page = yield* SubmissionsReply.toSubmissionsPage(reply)
       expect(journal.at(-1)).toBe("submissions contact")
+      const ids = repository.ids("contact")
       expect(page.submissions).toEqual(
-        repository.submissions("contact").map((row) => ({
+        repository.submissions("contact").map((row, i) => ({
+          id: ids[i],
           createdDate: row.createdDate,
           content: JSON.parse(row.contentJson)
         }))

@@ -8,6 +8,7 @@ import * as FileDataEncoder from "../../src/read/FileDataEncoder.js"
 import { type FileId, type StoredFile, timestampFromEpochMillis, type UserId } from "../../src/shared/FileData.js"
 import type * as FileRepository from "../../src/shared/FileRepository.js"
 import * as SubmissionEntry from "../../src/shared/SubmissionEntry.js"
+import * as SubmissionId from "../../src/shared/SubmissionId.js"
 import * as SubmissionCursor from "../../src/sync/SubmissionCursor.js"
 import * as SubmissionsEncoder from "../../src/sync/SubmissionsEncoder.js"
 import * as SubmissionsReply from "../../src/sync/SubmissionsReply.js"
@@ -25,6 +26,8 @@ const file: StoredFile = {
 const entry = (n: number, padding = 0) =>
   SubmissionEntry.render(n, JSON.stringify({ n: String(n), pad: "x".repeat(padding) }))
 
+const idOf = (n: number) => SubmissionId.unsafeStored(`sub_${n}`)
+
 /** A reply of at most `limit` of `count` submissions (positions are indexes); the size of each read is noted. */
 const replyOf = (count: number, limit: number, padding = 0) => {
   const reads: Array<number> = []
@@ -38,6 +41,7 @@ const replyOf = (count: number, limit: number, padding = 0) => {
         const to = Math.min(count, from + size)
         return {
           entries: Array.from({ length: to - from }, (_, i) => entry(from + i, padding)),
+          ids: Array.from({ length: to - from }, (_, i) => idOf(from + i)),
           next: String(to),
           hasMore: to < count
         }
@@ -66,7 +70,11 @@ describe("SubmissionsEncoder", () => {
           const parsed = JSON.parse(text)
           const held = Math.min(count, limit)
           expect(Object.keys(parsed)).toEqual(["submissions", "next", "hasMore"])
-          expect(parsed.submissions).toEqual(Array.from({ length: held }, (_, n) => JSON.parse(entry(n))))
+          // Each submission with its id first.
+          expect(parsed.submissions).toEqual(
+            Array.from({ length: held }, (_, n) => ({ id: idOf(n), ...JSON.parse(entry(n)) }))
+          )
+          expect(parsed.submissions.every((submission: object) => Object.keys(submission)[0] === "id")).toBe(true)
           expect(parsed.hasMore).toBe(count > limit)
           expect(SubmissionCursor.decode(file.id, parsed.next)).toEqual(Option.some(String(held)))
           expect(pieces.map(([, last]) => last)).toEqual(pieces.map((_, i) => i === pieces.length - 1))
