@@ -25,7 +25,7 @@ import * as ProblemDocument from "./ProblemDocument.js"
 
 /**
  * The client: `client.files.getFileData({ payload })`, `client.files.getSubmissions({ payload })`,
- * `client.system.health()`. Besides the refusals of each operation, a call fails with `ApiError.Unreachable`
+ * `client.files.getChanges({ payload })` (the change feed), `client.system.health()`. Besides the refusals of each operation, a call fails with `ApiError.Unreachable`
  * when no connection to the service could be made.
  *
  * @since 0.1.0
@@ -212,7 +212,7 @@ export const exportBytes = (
   )
 
 /**
- * An NDJSON export decoded: one `Submission` per line, in reply order, read as the body arrives.
+ * An NDJSON export decoded: one submission with its id per line, in reply order, read as the body arrives.
  *
  * @since 0.2.0
  * @category exports
@@ -220,10 +220,10 @@ export const exportBytes = (
 export const exportRows = (
   options: Options,
   payload: Omit<Models.ExportRequest, "format">
-): Stream.Stream<Models.Submission, ExportError, HttpClient.HttpClient> =>
+): Stream.Stream<Models.IdentifiedSubmission, ExportError, HttpClient.HttpClient> =>
   exportBytes(options, { ...payload, format: "ndjson" }).pipe(
     Stream.decodeText(),
     Stream.splitLines,
     Stream.filter((line) => line.length > 0),
-    Stream.mapEffect((line) => Schema.decodeUnknown(Schema.parseJson(Models.Submission))(line))
+    Stream.mapEffect((line) => Schema.decodeUnknown(Schema.parseJson(Models.IdentifiedSubmission))(line))
   )

@@ -83,7 +83,10 @@ export const GetChangesRequest = Schema.Struct({
     Schema.String.pipe(Schema.minLength(1)).annotations({
       title: "ChangeCursor",
       description:
-        "The next of an earlier change feed reply for the same file (or a webhook event's changesNext): continue after its last change. Opaque; any other text, a cursor of the incremental read included, is refused. Without it the feed starts at the file's first change"
+        "The next of an earlier change feed reply for the same file (or a webhook event's changesNext): continue after its last change. Opaque; any other text, a cursor of the incremental read included, is refused. Without it the feed starts at the file's first change",
+      // Swagger UI's Try it out fills in each field's example (else "string", refused): a cursor of the demo's
+      // contact form, after its second change.
+      examples: [ChangeCursor.encode(FileId.make("demo-contact-form"), "2")]
     }),
     { exact: true }
   ),
