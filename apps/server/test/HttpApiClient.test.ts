@@ -194,6 +194,13 @@ interface Synced {
   readonly requests: number
 }
 
+// The submissions of an incremental read without their ids, each checked to have one.
+const withoutIds = (submissions: ReadonlyArray<Models.IdentifiedSubmission>): Array<Models.Submission> =>
+  submissions.map(({ id, ...submission }) => {
+    expect(id).toMatch(/^sub_/)
+    return submission
+  })
+
 // A client's sync loop: pages of `limit` from `after` (or the start) until the reply says no more matched.
 const sync = (client: FileDataClient.Client, limit: number, after?: string) =>
   Effect.gen(function* () {
@@ -209,7 +216,7 @@ const sync = (client: FileDataClient.Client, limit: number, after?: string) =>
       }
       const page = yield* client.files.getSubmissions({ payload })
       requests++
-      submissions.push(...page.submissions)
+      submissions.push(...withoutIds(page.submissions))
       cursor = page.next
       if (!page.hasMore) {
         const synced: Synced = { submissions, next: page.next, requests }
@@ -286,6 +293,53 @@ layer(syncServer)("the typed client's sync loop against the whole server", (it) 
         .getSubmissions({ payload: { ...base, limit: 0 } })
         .pipe(Effect.catchTag("ValidationFailed", (refusal) => Effect.succeed(refusal.errors)))
       expect(caught).toEqual([{ pointer: "/limit", detail: expect.any(String) }])
+    })
+  )
+
+  it.effect("the change feed: every change once in commit order, a backdated append after the rest", () =>
+    Effect.gen(function* () {
+      const client = yield* clientOf()
+      const changes: Array<Models.Change> = []
+      const feed = (after?: string) =>
+        Effect.gen(function* () {
+          let cursor = after
+          for (;;) {
+            const payload: Models.GetChangesRequest = {
+              fileId: "journal",
+              apiKey: "alice-key",
+              limit: 3,
+              ...(cursor === undefined ? {} : { after: cursor })
+            }
+            const page = yield* client.files.getChanges({ payload })
+            changes.push(...page.changes)
+            cursor = page.next
+            if (!page.hasMore) return page.next
+          }
+        })
+      const start = yield* feed()
+      // The feed holds what the file holds: its submissions with the same ids as the incremental read's.
+      const read = yield* client.files.getSubmissions({ payload: { fileId: "journal", apiKey: "alice-key" } })
+      expect(changes.map((change) => change.id).sort()).toEqual(read.submissions.map(({ id }) => id).sort())
+      expect(changes.every((change) => change.type === "submission.created")).toBe(true)
+      expect(changes).toHaveLength(read.submissions.length)
+
+      const backdated = { createdDate: "2023-06-01T00:00:00.000Z", content: { entry: "backdated" } }
+      const store = yield* OperatorStore.OperatorStore
+      yield* store.appendSubmissions(
+        yield* AppendDocument.decode({ files: [{ id: "journal", submissions: [backdated] }] })
+      )
+      changes.length = 0
+      const next = yield* feed(start)
+      expect(changes).toEqual([{ type: "submission.created", id: expect.stringMatching(/^sub_/), ...backdated }])
+      expect(next).not.toBe(start)
+      // The incremental read's cursor is refused by the feed, by the client before sending.
+      let sentRequests = 0
+      const counted = yield* clientOf(HttpClient.tapRequest(() => Effect.sync(() => sentRequests++)))
+      const refused = yield* Effect.flip(
+        counted.files.getChanges({ payload: { fileId: "journal", apiKey: "alice-key", after: read.next } })
+      )
+      expect(refused).toMatchObject({ _tag: "ValidationFailed", errors: [{ pointer: "/after" }] })
+      expect(sentRequests).toBe(0)
     })
   )
 
