@@ -3,13 +3,14 @@
 // the CLI would. The same checks, refusals and quota as the other operations on a file, every `after` that is
 // not a feed cursor of the file refused on /after (an incremental read's included), paging with limit, every
 // change once in commit order (a backdated append after the changes before it), and a waiting request answered
-// by an append, or by SIGTERM (the built server) with the empty page.
+// by an append, or by SIGTERM (the built server) with the empty page. On PostgreSQL (needs TEST_DATABASE_URL;
+// skipped, saying why, without it): two instances agree on the feed, and both wake on another's append.
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
 import { OperatorStore } from "@filedata/core"
 import { AppendDocument } from "@filedata/fixture"
 import { Storage } from "@filedata/runtime"
-import { Processes } from "@filedata/testing"
+import { Processes, TestServices } from "@filedata/testing"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -72,6 +73,24 @@ const follow = async (base: string, body: Record<string, unknown>, after?: strin
   }
 }
 
+interface Appended {
+  readonly createdDate: string
+  readonly content: object
+}
+
+// Appends through the operator store on a connection of its own, as another process would.
+const appendThroughStore = (env: Record<string, string>, fileId: string, submissions: ReadonlyArray<Appended>) =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const store = yield* OperatorStore.OperatorStore
+      yield* store.appendSubmissions(yield* AppendDocument.decode({ files: [{ id: fileId, submissions }] }))
+    }).pipe(
+      Effect.provide(Storage.layerConfig.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson(env))))),
+      Effect.scoped,
+      Effect.orDie
+    )
+  )
+
 afterEach(() => Processes.killLeftovers())
 
 describe("the change feed on the server with SQLite", () => {
@@ -79,18 +98,7 @@ describe("the change feed on the server with SQLite", () => {
   let served: InProcess.Served | undefined
   let base = ""
 
-  // Appends through the operator store on a connection of its own, as another process would.
-  const append = (fileId: string, submissions: ReadonlyArray<{ createdDate: string; content: object }>) =>
-    Effect.runPromise(
-      Effect.gen(function* () {
-        const store = yield* OperatorStore.OperatorStore
-        yield* store.appendSubmissions(yield* AppendDocument.decode({ files: [{ id: fileId, submissions }] }))
-      }).pipe(
-        Effect.provide(Storage.layerConfig.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson(env))))),
-        Effect.scoped,
-        Effect.orDie
-      )
-    )
+  const append = (fileId: string, submissions: ReadonlyArray<Appended>) => appendThroughStore(env, fileId, submissions)
 
   beforeAll(async () => {
     const imported = await TestServer.importedDatabase("changes", fixture)
@@ -230,3 +238,47 @@ describe("the change feed on the server with SQLite", () => {
     }
   }, 90_000)
 })
+
+const testDatabaseUrl = TestServices.databaseUrl
+if (testDatabaseUrl === undefined) console.warn(`The change feed on PostgreSQL SKIPPED: ${TestServices.databaseUnset}`)
+
+if (testDatabaseUrl === undefined) {
+  describe("the change feed on two instances on one PostgreSQL", () => {
+    it.skip(`SKIPPED: ${TestServices.databaseUnset}`, () => {})
+  })
+} else {
+  describe("the change feed on two instances on one PostgreSQL", () => {
+    let database: Awaited<ReturnType<typeof TestServices.temporaryDatabase>> | undefined
+    let env: Record<string, string> = {}
+
+    beforeAll(async () => {
+      database = await TestServices.temporaryDatabase("filedata_changes")
+      env = { DATABASE_URL: database.url, DATABASE_POOL_MAX: "4", PORT: "0", HOST: "127.0.0.1", RATE_LIMIT_MAX: "1000" }
+      await TestServer.importInto(env, fixture)
+    }, 60_000)
+
+    afterAll(async () => {
+      await database?.drop()
+    }, 60_000)
+
+    it("both instances give the same feed, and wake on an append committed through the other's database", async () => {
+      const [a, b] = await Promise.all([InProcess.serve(env), InProcess.serve(env)])
+      try {
+        const body = { fileId: "journal", apiKey: "alice-key", limit: 4 }
+        const [fromA, fromB] = await Promise.all([follow(a.base, body), follow(b.base, body)])
+        expect(told(fromA.changes)).toEqual(journal.map(({ content }) => `created ${content.n}`))
+        expect(fromB).toEqual(fromA)
+        // A cursor of one instance continues on the other.
+        const waiting = [a, b].map((served) => post(served.base, changesPath, { ...body, after: fromA.next, wait: 30 }))
+        await new Promise((resolve) => setTimeout(resolve, 300))
+        await appendThroughStore(env, "journal", [{ createdDate: minute(-5), content: { n: "pg-backdated" } }])
+        for (const reply of await Promise.all(waiting)) {
+          expect(reply.status).toBe(200)
+          expect(told(reply.json.changes)).toEqual(["created pg-backdated"])
+        }
+      } finally {
+        await Promise.all([InProcess.stop(a), InProcess.stop(b)])
+      }
+    }, 120_000)
+  })
+}
