@@ -23,8 +23,15 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as EncodedPages from "../shared/EncodedPages.js"
 import { FileId, InstantFromIso } from "../shared/FileData.js"
-import { type GetSubmissionsError, type InvalidRequest, Issue, pointer } from "../shared/FileDataError.js"
+import {
+  type GetSubmissionsError,
+  type InvalidRequest,
+  Issue,
+  pointer,
+  type StorageUnavailable
+} from "../shared/FileDataError.js"
 import type * as FileRepository from "../shared/FileRepository.js"
 import * as FileRequest from "../shared/FileRequest.js"
 import * as Immediate from "../shared/Immediate.js"
@@ -234,25 +241,33 @@ export const parseRequest = (body: unknown): Effect.Effect<SubmissionsQuery, Inv
  */
 export const RequestJson = RequestSchema.wire(GetSubmissionsRequest, parseRequest)
 
-// Every page is read up to the file's read point; `first`, when given, is the reply's first page, read already.
+// A page of the request's range after `after`, up to the file's read point, each submission with its id first.
+const read = (
+  files: FileRepository.FileRepository,
+  request: SubmissionsQuery,
+  file: FileRepository.FoundFile,
+  after: string | undefined,
+  limit: number
+): Effect.Effect<EncodedPages.JoinedPage, StorageUnavailable> =>
+  EncodedPages.of(files).readJoined(
+    file.id,
+    { after, since: request.since, until: request.until, limit, upTo: file.readPoint },
+    "withId"
+  )
+
+// `first`, when given, is the reply's first page, read already.
 const answer = (
   files: FileRepository.FileRepository,
   request: SubmissionsQuery,
   file: FileRepository.FoundFile,
-  first?: FileRepository.SubmissionPage
+  first?: EncodedPages.JoinedPage
 ): SubmissionsReply => ({
   file,
   limit: request.limit,
   submissionPage: (after, limit) =>
     first !== undefined && after === undefined
       ? Effect.succeed(first)
-      : files.readSubmissions(file.id, {
-          after: after ?? request.after,
-          since: request.since,
-          until: request.until,
-          limit,
-          upTo: file.readPoint
-        })
+      : read(files, request, file, after ?? request.after, limit)
 })
 
 // The wait of one request (`LongPoll.waited`): its first page read as every page of its reply is.
@@ -263,15 +278,8 @@ const waited = (
   found: FileRepository.FoundFile
 ): Effect.Effect<SubmissionsReply, GetSubmissionsError> =>
   LongPoll.waited(ports, input, request, found, {
-    first: (file) =>
-      ports.files.readSubmissions(file.id, {
-        after: request.after,
-        since: request.since,
-        until: request.until,
-        limit: Math.min(request.limit, pageLimit),
-        upTo: file.readPoint
-      }),
-    isEmpty: (page) => page.entries.length === 0,
+    first: (file) => read(ports.files, request, file, request.after, Math.min(request.limit, pageLimit)),
+    isEmpty: (page) => page.count === 0,
     reply: (file, first) => answer(ports.files, request, file, first)
   })
 

@@ -457,7 +457,7 @@ describe("getSubmissions: reading", () => {
               { createdDate: at(JAN_1 + 9999), content: { n: "after" } }
             ])
           }
-          pieces.push(piece)
+          pieces.push(typeof piece === "string" ? piece : new TextDecoder().decode(piece))
         })
       )
       const written = JSON.parse(pieces.join("")) as SubmissionsReply.SubmissionsPage
