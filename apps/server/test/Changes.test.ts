@@ -3,11 +3,11 @@
 // the CLI would. The same checks, refusals and quota as the other operations on a file, every `after` that is
 // not a feed cursor of the file refused on /after (an incremental read's included), paging with limit, every
 // change once in commit order (a backdated append after the changes before it), and a waiting request answered
-// by an append, or by SIGTERM (the built server) with the empty page. On PostgreSQL (needs TEST_DATABASE_URL;
+// by an append or an erasure, or by SIGTERM (the built server) with the empty page. On PostgreSQL (needs TEST_DATABASE_URL;
 // skipped, saying why, without it): two instances agree on the feed, and both wake on another's append.
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
-import { OperatorStore } from "@filedata/core"
+import { FileData, OperatorStore } from "@filedata/core"
 import { AppendDocument } from "@filedata/fixture"
 import { Storage } from "@filedata/runtime"
 import { Processes, TestServices } from "@filedata/testing"
@@ -77,6 +77,19 @@ interface Appended {
   readonly createdDate: string
   readonly content: object
 }
+
+// Erases through the operator store on a connection of its own, as `pnpm filedata erase` would.
+const eraseThroughStore = (env: Record<string, string>, fileId: string, where: { name: string; value: string }) =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const store = yield* OperatorStore.OperatorStore
+      return yield* store.eraseSubmissions(FileData.FileId.make(fileId), { _tag: "Where", matches: [where] })
+    }).pipe(
+      Effect.provide(Storage.layerConfig.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson(env))))),
+      Effect.scoped,
+      Effect.orDie
+    )
+  )
 
 // Appends through the operator store on a connection of its own, as another process would.
 const appendThroughStore = (env: Record<string, string>, fileId: string, submissions: ReadonlyArray<Appended>) =>
@@ -219,6 +232,26 @@ describe("the change feed on the server with SQLite", () => {
     expect(told(reply.json.changes)).toEqual(["created woke"])
     expect(reply.json.next).not.toBe(start)
     expect(performance.now() - started).toBeLessThan(20_000)
+  }, 60_000)
+
+  it("an erasure: a waiting request is answered with the erased change, and the created one leaves the feed", async () => {
+    const body = { fileId: "watched", apiKey: "alice-wait-key" }
+    await append("watched", [{ createdDate: minute(1), content: { n: "to-erase" } }])
+    const before = await follow(base, body)
+    const created = before.changes.find((change) => change.content?.n === "to-erase")
+    expect(created?.type).toBe("submission.created")
+    const waiting = post(base, changesPath, { ...body, after: before.next, wait: 30 })
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const summary = await eraseThroughStore(env, "watched", { name: "n", value: "to-erase" })
+    expect(summary.ids).toEqual([created.id])
+    const reply = await waiting
+    expect(reply.status).toBe(200)
+    expect(reply.json.changes).toEqual([{ type: "submission.erased", id: created.id }])
+    // From the start: no change carries the erased content, its erased change is where the erasure committed.
+    const after = await follow(base, body)
+    expect(JSON.stringify(after.changes)).not.toContain("to-erase")
+    expect(after.changes.at(-1)).toEqual({ type: "submission.erased", id: created.id })
+    expect(after.changes.filter((change) => change.id === created.id)).toHaveLength(1)
   }, 60_000)
 
   it("SIGTERM answers a waiting request at once with the empty page, next unchanged, and the server exits 0", async () => {
