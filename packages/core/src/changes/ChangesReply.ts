@@ -106,9 +106,9 @@ export const ChangesPage = Schema.Struct({
     {
       // Ids are drawn when a submission is stored: each file's differ from these.
       changes: [
-        { type: "submission.created", id: "sub_Vb2kQe8WfR1xNc4TgH7pLm0s" as SubmissionId, ...alan },
+        { type: "submission.created", id: "sub_Vb2kQe8WfR1xNc4TgH7p" as SubmissionId, ...alan },
         { type: "submission.created", id: "sub_3q2-7wEXAMPLEu5Ry0QZ" as SubmissionId, ...katherine },
-        { type: "submission.erased", id: "sub_Vb2kQe8WfR1xNc4TgH7pLm0s" as SubmissionId }
+        { type: "submission.erased", id: "sub_Vb2kQe8WfR1xNc4TgH7p" as SubmissionId }
       ],
       next: ChangeCursor.encode(FileId.make("demo-contact-form"), "7"),
       hasMore: false

@@ -62,7 +62,7 @@ export const IdentifiedSubmission = Schema.Struct({
  */
 export type IdentifiedSubmission = typeof IdentifiedSubmission.Type
 
-const exampleIds = ["sub_Vb2kQe8WfR1xNc4TgH7pLm0s", "sub_3q2-7wEXAMPLEu5Ry0QZ"]
+const exampleIds = ["sub_Vb2kQe8WfR1xNc4TgH7p", "sub_3q2-7wEXAMPLEu5Ry0QZ"]
 
 /**
  * The reply as the contract writes it: the submissions in reply order, each with its id, `next` and `hasMore`.
