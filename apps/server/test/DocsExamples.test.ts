@@ -197,12 +197,12 @@ describe("the export and webhook pages' blocks", () => {
     expect(exit.stdout).toBe("createdDate,name,email,message\r\n1060\nthe same bytes\n")
   }, 60_000)
 
-  it("docs/webhooks.md's receiver verifies a delivery, its redelivery, and catches up with data.next", async () => {
+  it("docs/webhooks.md's receiver verifies a delivery, its redelivery, and catches up with both cursors", async () => {
     const block = blocks.find((found) => found.where.startsWith("docs/webhooks.md")) as Block
     const exit = await runBlock(block, served?.base ?? "", apiKey)
     expect(exit.code, exit.stderr).toBe(0)
     expect(exit.stdout).toMatch(
-      /^appended 1 submission to 1 file\ndelivery (\S+): 1 new, SubmissionCounter \d+\nlog: delivered, status 204, attempt 1\ndelivery \1: 1 new, SubmissionCounter \d+\nredelivered under the same webhook-id\ncaught up: 1 since the last cursor, next = data.next\n$/
+      /^appended 1 submission to 1 file\ndelivery (\S+): 1 new, SubmissionCounter \d+\nlog: delivered, status 204, attempt 1\ndelivery \1: 1 new, SubmissionCounter \d+\nredelivered under the same webhook-id\ncaught up: 1 since the last cursor, next = data.next\ncaught up on the feed: 1 change, next = data.changesNext\n$/
     )
   }, 60_000)
 })
