@@ -12,6 +12,7 @@ import { expect, layer } from "@effect/vitest"
 import { ApiError, FileDataClient, type Models } from "@filedata/client"
 import { OperatorStore } from "@filedata/core"
 import { AppendDocument } from "@filedata/fixture"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
@@ -322,6 +323,18 @@ layer(syncServer)("the typed client's sync loop against the whole server", (it) 
       expect(changes.map((change) => change.id).sort()).toEqual(read.submissions.map(({ id }) => id).sort())
       expect(changes.every((change) => change.type === "submission.created")).toBe(true)
       expect(changes).toHaveLength(read.submissions.length)
+
+      // FileDataClient.changes follows next itself, a reply at a time.
+      const baseUrl = yield* TestServer.url("")
+      const pages = yield* Stream.runCollect(
+        FileDataClient.changes({ baseUrl }, { fileId: "journal", apiKey: "alice-key", limit: 3 }).pipe(
+          Stream.provideLayer(FetchHttpClient.layer)
+        )
+      )
+      const followed = Chunk.toReadonlyArray(pages)
+      expect(followed.map((page) => page.hasMore)).toEqual(followed.map((_, i) => i < followed.length - 1))
+      expect(followed.flatMap((page) => page.changes)).toEqual(changes)
+      expect(followed.at(-1)?.next).toBe(start)
 
       const backdated = { createdDate: "2023-06-01T00:00:00.000Z", content: { entry: "backdated" } }
       const store = yield* OperatorStore.OperatorStore

@@ -227,3 +227,36 @@ export const exportRows = (
     Stream.filter((line) => line.length > 0),
     Stream.mapEffect((line) => Schema.decodeUnknown(Schema.parseJson(Models.IdentifiedSubmission))(line))
   )
+
+/**
+ * What following the change feed fails with: what `client.files.getChanges` fails with, a refusal of the service,
+ * a transport failure, or a reply that is not what the contract says.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type ChangesError = Effect.Effect.Error<ReturnType<Client["files"]["getChanges"]>>
+
+/**
+ * `POST /api/v1/file-data/changes` followed from `payload.after` (or the file's first change): each reply of the
+ * feed as it comes, the next asked for with the last one's `next` while it says `hasMore`. Store a page's `next`
+ * once its changes are applied, and start there next time; a refusal (the body's too, before any request, as
+ * `ValidationFailed`) fails the stream with its `ApiError`.
+ *
+ * @since 0.3.0
+ * @category change feed
+ */
+export const changes = (
+  options: Options,
+  payload: Models.GetChangesRequest
+): Stream.Stream<Models.ChangesPage, ChangesError, HttpClient.HttpClient> =>
+  Stream.unwrap(
+    Effect.map(make(options), (client) =>
+      Stream.paginateEffect(payload.after, (after) =>
+        Effect.map(
+          client.files.getChanges({ payload: after === undefined ? payload : { ...payload, after } }),
+          (page) => [page, page.hasMore ? Option.some(page.next) : Option.none()] as const
+        )
+      )
+    )
+  )
