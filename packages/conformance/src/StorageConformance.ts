@@ -57,7 +57,7 @@ const registered = {
  * imported), `textRules` (longest ids, any character, refusals by path), `ranges` (pages, windows, positions,
  * joined pages, incremental reads), `readPoints`, `contentNames`, `exportPages` (CSV and NDJSON pages as the core
  * renders them), `imports` (all or nothing; keys), `appends`, `ids` (submission ids on pages, joined pages and
- * export lines), `changes` (the change feed: commit order, paging, read points) and `accounts` (key prefixes,
+ * export lines), `changes` (the change feed: commit order, paging, read points), `accounts` (key prefixes,
  * users) and `erasures` (by ids and by content, refusals, nothing left to read).
  *
  * @since 0.2.0
