@@ -41,22 +41,28 @@ const submission = (n: string, email = `${n}@example.com`) => ({
 
 interface Delivery {
   readonly headers: IncomingHttpHeaders
+  readonly status: 503 | 204
   body: string
-  status: number | undefined
+  complete: boolean
 }
 
-// A receiver on loopback that answers 503 while `failing`, 204 otherwise; each request is kept from its start,
-// so what arrived after a moment is told apart from what was already on its way.
+// A receiver on loopback that answers 503 while `failing`, 204 otherwise, as it was when the request began;
+// each request is kept from its start, so what arrived after a moment is told apart from what was on its way.
 const receiver = async () => {
   const received: Array<Delivery> = []
   const state = { failing: false }
   const server: Server = createServer((request, response) => {
-    const delivery: Delivery = { headers: request.headers, body: "", status: undefined }
+    const delivery: Delivery = {
+      headers: request.headers,
+      status: state.failing ? 503 : 204,
+      body: "",
+      complete: false
+    }
     received.push(delivery)
     request.setEncoding("utf8")
     request.on("data", (chunk) => (delivery.body += chunk))
     request.on("end", () => {
-      delivery.status = state.failing ? 503 : 204
+      delivery.complete = true
       response.writeHead(delivery.status).end()
     })
   })
@@ -158,7 +164,7 @@ const scenario = async (database: Record<string, string>) => {
     const settled = (from: number, count: number, what: string) =>
       Conditions.until(
         () => {
-          const done = hook.received.slice(from).filter((delivery) => delivery.status === 204)
+          const done = hook.received.slice(from).filter((delivery) => delivery.complete && delivery.status === 204)
           return done.length >= count ? done : undefined
         },
         { what, limitMillis: 20_000 }
@@ -183,7 +189,10 @@ const scenario = async (database: Record<string, string>) => {
     await append(env, [submission("b1"), submission("m1", MARKED_EMAIL)])
     await append(env, [submission("m2", MARKED_EMAIL)])
     const refused = await Conditions.until(
-      () => hook.received.find((delivery) => delivery.status === 503 && delivery.body.includes(MARKER)),
+      () =>
+        hook.received.find(
+          (delivery) => delivery.complete && delivery.status === 503 && delivery.body.includes(MARKER)
+        ),
       { what: "an attempt refused with the erased text in it", limitMillis: 20_000 }
     )
     const pendingId = refused.headers["webhook-id"]
