@@ -151,9 +151,10 @@ export type MakeInstances = (
 >
 
 /**
- * Registers under `name` the change feed read while writers on several instances append to one file
- * (docs/architecture.md#the-change-feed): every reader, on every instance, sees every change exactly once and
- * in one order, which keeps each writer's own.
+ * Registers under `name` the change feed read while writers on several instances append to one file and erase
+ * from it, by ids and by content (docs/architecture.md#the-change-feed): every reader, on every instance, sees
+ * every change of the final feed exactly once and in its order, which keeps each writer's own; the only other
+ * changes it sees are `created` changes of submissions erased later, at their place and before their `erased`.
  *
  * @since 0.3.0
  * @category suites

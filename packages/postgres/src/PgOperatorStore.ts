@@ -102,6 +102,9 @@ export const dialect: SqlDialect.Make = (sql) => ({
   },
   // `->>` has an integer and a text form: the name is cast so the parameter picks the text one.
   contentHas: (name, value) => sql`(content::json ->> ${name}::text) = ${value}::text`,
+  // An erasure is an operator's command, not a request: a `--where` scans the whole file, which the requests'
+  // statement budget (5 s by default) does not allow for at a million submissions.
+  beforeErasure: Effect.asVoid(sql`SET LOCAL statement_timeout = 0`),
   // The submissions' own sequence, as the erasures' DEFAULT is; taken under the write lock, so ascending.
   takeSeqs: (count) =>
     Effect.map(

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Erasure, FileData, OperatorStore, type SubmissionId } from "@filedata/core"
+import { Erasure, FileData, FileRepository, OperatorStore, type SubmissionId } from "@filedata/core"
 import { PgStorage } from "@filedata/postgres"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import { admin, importDocument, tempSchema, testDatabaseUrl, urlForSchema } from "./utils.js"
 
 const fileId = (id: string): FileData.FileId => FileData.FileId.make(id)
@@ -74,5 +76,48 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage eraseSubmissions", () 
         expect(left.map((row) => row.id)).toEqual([ofF1[0], ofF1[2]])
       }).pipe(Effect.provide(PgStorage.layer({ url: urlForSchema(schema), poolMax: 2 })))
     })
+  )
+  it.live("runs without the requests' statement timeout, which still bounds the reads of the same pool", () =>
+    Effect.gen(function* () {
+      const schema = yield* tempSchema
+      yield* Effect.gen(function* () {
+        yield* importDocument({
+          users: [{ id: "u1", apiKeys: ["k1"] }],
+          files: [
+            {
+              id: "f1",
+              userId: "u1",
+              name: "F1",
+              creationDate: "2024-01-01T00:00:00Z",
+              submissions: rows(3, (i) => (i === 1 ? "gone@x" : `p${i}@x`))
+            }
+          ]
+        })
+        // Another session holds the files table for longer than the timeout, so that every statement reading it
+        // waits: the erasure's first read of the file after its lock, and a read's.
+        const locked = yield* Deferred.make<void>()
+        yield* admin((sql) =>
+          sql.withTransaction(
+            sql`LOCK TABLE ${sql(schema)}.files IN ACCESS EXCLUSIVE MODE`.pipe(
+              Effect.zipRight(Deferred.succeed(locked, undefined)),
+              Effect.zipRight(Effect.sleep("700 millis"))
+            )
+          )
+        ).pipe(Effect.forkScoped)
+        yield* Deferred.await(locked)
+        const store = yield* OperatorStore.OperatorStore
+        const files = yield* FileRepository.FileRepository
+        const [erased, read] = yield* Effect.all(
+          [
+            store.eraseSubmissions(fileId("f1"), { _tag: "Where", matches: [{ name: "email", value: "gone@x" }] }),
+            Effect.exit(files.findFile(fileId("f1")))
+          ],
+          { concurrency: "unbounded" }
+        )
+        expect(erased.ids).toHaveLength(1)
+        expect(erased.submissionCounter).toBe(2)
+        expect(Exit.isFailure(read)).toBe(true)
+      }).pipe(Effect.provide(PgStorage.layer({ url: urlForSchema(schema), poolMax: 2, statementTimeoutMillis: 200 })))
+    }).pipe(Effect.scoped)
   )
 })

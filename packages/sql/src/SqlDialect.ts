@@ -102,6 +102,13 @@ export interface SqlDialect {
    */
   readonly takeSeqs: (count: number) => Effect.Effect<ReadonlyArray<string>, SqlError>
   /**
+   * First in an erasure's transaction, once it holds the write lock: what an operator command that may scan a
+   * whole file needs of the engine (PostgreSQL lifts the requests' statement timeout). None: nothing.
+   *
+   * @since 0.3.0
+   */
+  readonly beforeErasure?: Effect.Effect<void, SqlError> | undefined
+  /**
    * After an erasure has committed, outside its transaction: what takes the erased text out of the engine's
    * files where a commit alone leaves it (SQLite's WAL). Best effort; it says whether it got all of it.
    *

@@ -61,7 +61,7 @@ export const make = (
   dialect: SqlDialect.SqlDialect,
   outbox: ReturnType<typeof Outbox.make>
 ) => {
-  const { epochMillis, int8, boolean, contentHas, takeSeqs } = dialect
+  const { epochMillis, int8, boolean, contentHas, takeSeqs, beforeErasure } = dialect
 
   const counters = (fileId: string) =>
     Effect.map(
@@ -201,6 +201,7 @@ export const make = (
     selection: Erasure.Selection
   ): Effect.Effect<Erasure.Summary, Erasure.UnknownFile | Erasure.SubmissionsNotInFile | SqlError> =>
     Effect.gen(function* () {
+      if (beforeErasure !== undefined) yield* beforeErasure
       const before = yield* counters(fileId)
       if (before === undefined) return yield* new Erasure.UnknownFile({ fileId })
       const found = [
