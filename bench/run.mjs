@@ -651,7 +651,12 @@ for (const r of rows) {
     `| ${r.profile} | ${r.metric} | ${format(r.filedata)} | ${format(r.baseline)} | ${r.unit} | ${format(r.ratio)} |`
   )
 }
-if (codings.length > 0 && profiles.some((profile) => shapes[profile]?.load !== true)) {
+// The note on codings and imports, when a big-reply profile ran (a scale profile has neither row).
+const bigReplyRan = profiles.some((profile) => {
+  const shape = shapes[onPostgres[profile] ?? profile]
+  return shape !== undefined && shape.load !== true
+})
+if (codings.length > 0 && bigReplyRan) {
   print("")
   print(
     `Rows ${codings.map((coding) => `"${coding}:"`).join(", ")}: filedata's reply in that coding; the baseline ` +
