@@ -90,7 +90,7 @@ export const dialect: SqlDialect.Make = (sql) => ({
     close: Effect.zipRight(sql`DROP TABLE temp.import_submissions`, sql`DROP TABLE temp.import_files`)
   },
   // One lookup of the name as a quoted label, whose JSON escapes SQLite reads (so any name can be written), where
-  // json_each walked every member: 480 ms against 640 for a million rows (docs/performance.md#erasure-at-a-million).
+  // json_each walked every member: 480 ms against 610 to 700 for a million rows (docs/performance.md#erasure-at-a-million).
   // A content is an object of strings with no name twice, as the import and append rules write it.
   contentHas: (name, value) => sql`json_extract(content, ${`$.${JSON.stringify(name)}`}) = ${value}`,
   // AUTOINCREMENT's counter is the row of sqlite_sequence; moved past the positions taken, no later insert
