@@ -13,6 +13,7 @@
 // Redis server (bench/baseline-pg.mjs) on a copy of that database, with the same pool size; both report
 // PostgreSQL's (their databases' backends) and Redis's CPU a request beside their own. It joins the default
 // profiles when both URLs are set.
+// scale, scale-pg: the change feed and erasure of a million-submission file (bench/lib/scale.mjs; only when named).
 
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
@@ -26,6 +27,7 @@ import { writeFixture } from "./lib/fixture.mjs"
 import { bodiesOf, load } from "./lib/load.mjs"
 import { commandLine } from "./lib/options.mjs"
 import { build, cpuMs, resetPeak, root, start, status, stop } from "./lib/processes.mjs"
+import { measureScale, sqliteDatabase } from "./lib/scale.mjs"
 
 const work = join(root, ".bench")
 const option = commandLine(import.meta.url, [
@@ -580,7 +582,34 @@ const exportReplies = async (profile, filedata) => {
   }
 }
 
-for (const profile of profiles) await measure(profile)
+// scale, scale-pg: the change feed and erasure at a million submissions (bench/lib/scale.mjs), on SQLite and on
+// PostgreSQL + Redis; only when named.
+const scaleDatabases = {
+  scale: sqliteDatabase(work),
+  "scale-pg": async () => {
+    if (!(databaseUrl && redisUrl)) throw new Error("scale-pg needs the PostgreSQL and Redis URLs, as small-pg")
+    const name = `filedata_bench_${Date.now().toString(36)}_scale`
+    await admin(`CREATE DATABASE ${name}`)
+    return { url: pgUrl(name), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
+  }
+}
+const scale = (profile) =>
+  measureScale(profile, {
+    work,
+    database: scaleDatabases[profile],
+    env: {
+      ...(profile === "scale-pg" ? { REDIS_URL: redisUrl } : {}),
+      PORT: "0",
+      HOST: "127.0.0.1",
+      LOG_LEVEL: benchLevel,
+      RATE_LIMIT_MAX: "1000000000",
+      RATE_LIMIT_IP_MAX: "1000000000"
+    },
+    row,
+    target
+  })
+
+for (const profile of profiles) await (scaleDatabases[profile] === undefined ? measure(profile) : scale(profile))
 
 if (imports.huge !== undefined) {
   const ratio = imports.huge.filedata.seconds / imports.huge.baseline.seconds
@@ -622,7 +651,12 @@ for (const r of rows) {
     `| ${r.profile} | ${r.metric} | ${format(r.filedata)} | ${format(r.baseline)} | ${r.unit} | ${format(r.ratio)} |`
   )
 }
-if (codings.length > 0 && profiles.some((profile) => shapes[profile]?.load !== true)) {
+// The note on codings and imports, when a big-reply profile ran (a scale profile has neither row).
+const bigReplyRan = profiles.some((profile) => {
+  const shape = shapes[onPostgres[profile] ?? profile]
+  return shape !== undefined && shape.load !== true
+})
+if (codings.length > 0 && bigReplyRan) {
   print("")
   print(
     `Rows ${codings.map((coding) => `"${coding}:"`).join(", ")}: filedata's reply in that coding; the baseline ` +

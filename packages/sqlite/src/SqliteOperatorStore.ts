@@ -89,9 +89,10 @@ export const dialect: SqlDialect.Make = (sql) => ({
     // Temporary tables outlive a transaction on SQLite; a failed one takes them away with its rollback.
     close: Effect.zipRight(sql`DROP TABLE temp.import_submissions`, sql`DROP TABLE temp.import_files`)
   },
-  // json_each compares the name as data: no JSON path to quote, whatever characters the name has.
-  contentHas: (name, value) =>
-    sql`EXISTS (SELECT 1 FROM json_each(content) AS j WHERE j.key = ${name} AND j.type = 'text' AND j.value = ${value})`,
+  // One lookup of the name as a quoted label, whose JSON escapes SQLite reads (so any name can be written), where
+  // json_each walked every member: 480 ms against 610 to 700 for a million rows (docs/performance.md#erasure-at-a-million).
+  // A content is an object of strings with no name twice, as the import and append rules write it.
+  contentHas: (name, value) => sql`json_extract(content, ${`$.${JSON.stringify(name)}`}) = ${value}`,
   // AUTOINCREMENT's counter is the row of sqlite_sequence; moved past the positions taken, no later insert
   // into submissions reuses one.
   takeSeqs: (count) =>

@@ -138,4 +138,38 @@ describe("SqliteStorage eraseSubmissions", () => {
       }).pipe(Effect.provide(SqliteStorage.layer({ filename })))
     })
   )
+
+  // The name goes into a JSON path as a quoted label (SqliteOperatorStore's contentHas): escapes and path syntax in
+  // it name the member, nothing else.
+  it.scoped("finds a name by content whatever characters it has: escapes, dots, brackets, `$`, none", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDatabase
+      yield* Effect.gen(function* () {
+        const store = yield* OperatorStore.OperatorStore
+        const names = ["back\\slash", "new\nline", 'qu"ote', "a.b", "[0]", "$", "", "ünï"]
+        yield* store.importFixture(
+          yield* fixture({
+            users: [{ id: "u1", apiKeys: ["k1"] }],
+            files: [
+              file({
+                id: "f1",
+                userId: "u1",
+                submissions: names.map((name, i) => ({
+                  createdDate: new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString(),
+                  content: { [name]: "v", a: "other", b: "other" }
+                }))
+              })
+            ]
+          })
+        )
+        for (const [i, name] of names.entries()) {
+          const summary = yield* store.eraseSubmissions(fileId("f1"), {
+            _tag: "Where",
+            matches: [{ name, value: "v" }]
+          })
+          expect([name, summary.ids.length, summary.submissionCounter]).toEqual([name, 1, names.length - i - 1])
+        }
+      }).pipe(Effect.provide(SqliteStorage.layer({ filename })))
+    })
+  )
 })
