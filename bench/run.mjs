@@ -13,6 +13,7 @@
 // Redis server (bench/baseline-pg.mjs) on a copy of that database, with the same pool size; both report
 // PostgreSQL's (their databases' backends) and Redis's CPU a request beside their own. It joins the default
 // profiles when both URLs are set.
+// scale, scale-pg: the change feed and erasure of a million-submission file (bench/lib/scale.mjs; only when named).
 // wakeups, wakeups-pg: how soon another process's append answers a waiting incremental read and reaches a webhook's
 // receiver, on SQLite and on PostgreSQL (bench/wakeups.mjs; a fresh database, dropped after; wakeups-pg joins the
 // default profiles when BENCH_DATABASE_URL or TEST_DATABASE_URL is set). --wakeups 100: samples of each.
@@ -29,6 +30,7 @@ import { writeFixture } from "./lib/fixture.mjs"
 import { bodiesOf, load } from "./lib/load.mjs"
 import { commandLine } from "./lib/options.mjs"
 import { build, cpuMs, resetPeak, root, start, status, stop } from "./lib/processes.mjs"
+import { measureScale, sqliteDatabase } from "./lib/scale.mjs"
 import { wakeupRows } from "./lib/wakeups.mjs"
 
 const work = join(root, ".bench")
@@ -594,6 +596,33 @@ const exportReplies = async (profile, filedata) => {
   }
 }
 
+// scale, scale-pg: the change feed and erasure at a million submissions (bench/lib/scale.mjs), on SQLite and on
+// PostgreSQL + Redis; only when named.
+const scaleDatabases = {
+  scale: sqliteDatabase(work),
+  "scale-pg": async () => {
+    if (!(databaseUrl && redisUrl)) throw new Error("scale-pg needs the PostgreSQL and Redis URLs, as small-pg")
+    const name = `filedata_bench_${Date.now().toString(36)}_scale`
+    await admin(`CREATE DATABASE ${name}`)
+    return { url: pgUrl(name), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
+  }
+}
+const scale = (profile) =>
+  measureScale(profile, {
+    work,
+    database: scaleDatabases[profile],
+    env: {
+      ...(profile === "scale-pg" ? { REDIS_URL: redisUrl } : {}),
+      PORT: "0",
+      HOST: "127.0.0.1",
+      LOG_LEVEL: benchLevel,
+      RATE_LIMIT_MAX: "1000000000",
+      RATE_LIMIT_IP_MAX: "1000000000"
+    },
+    row,
+    target
+  })
+
 // Wake-ups have no baseline: their rows are filedata's latencies, their targets the issue's bounds.
 const wakeupEngines = { wakeups: "sqlite", "wakeups-pg": "postgres" }
 const wakeups = async (profile) => {
@@ -605,7 +634,13 @@ const wakeups = async (profile) => {
   for (const t of measured.targets) target(t.name, t.measured, t.bound, t.met)
 }
 
-for (const profile of profiles) await (wakeupEngines[profile] === undefined ? measure(profile) : wakeups(profile))
+const run = (profile) =>
+  scaleDatabases[profile] !== undefined
+    ? scale(profile)
+    : wakeupEngines[profile] !== undefined
+      ? wakeups(profile)
+      : measure(profile)
+for (const profile of profiles) await run(profile)
 
 if (imports.huge !== undefined) {
   const ratio = imports.huge.filedata.seconds / imports.huge.baseline.seconds
@@ -647,12 +682,12 @@ for (const r of rows) {
     `| ${r.profile} | ${r.metric} | ${format(r.filedata)} | ${format(r.baseline)} | ${r.unit} | ${format(r.ratio)} |`
   )
 }
-// The big-reply profiles: a dataset of their own, not the small one's load (nor wake-ups, which have none).
-const servesBigReplies = (profile) => {
+// The note on codings and imports, when a big-reply profile ran (a scale or wake-up profile has neither row).
+const bigReplyRan = profiles.some((profile) => {
   const shape = shapes[onPostgres[profile] ?? profile]
   return shape !== undefined && shape.load !== true
-}
-if (codings.length > 0 && profiles.some(servesBigReplies)) {
+})
+if (codings.length > 0 && bigReplyRan) {
   print("")
   print(
     `Rows ${codings.map((coding) => `"${coding}:"`).join(", ")}: filedata's reply in that coding; the baseline ` +

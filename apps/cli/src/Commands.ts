@@ -23,6 +23,7 @@ import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as CliError from "./CliError.js"
 import * as Demo from "./commands/demo.js"
+import * as Erase from "./commands/erase.js"
 import * as Export from "./commands/export.js"
 import * as Import from "./commands/import.js"
 import * as Key from "./commands/key.js"
@@ -36,7 +37,14 @@ import * as Webhook from "./commands/webhook.js"
  * @since 0.1.0
  * @category errors
  */
-export type CommandError = Import.Failure | Export.Failure | Demo.Failure | User.Failure | Key.Failure | Webhook.Failure
+export type CommandError =
+  | Import.Failure
+  | Export.Failure
+  | Demo.Failure
+  | User.Failure
+  | Key.Failure
+  | Webhook.Failure
+  | Erase.Failure
 
 /**
  * The storage ports the commands use; `main` provides them from the configured storage, once a command runs.
@@ -69,12 +77,13 @@ const commands = [
   Demo.demoCommand,
   User.userCommand,
   Key.keyCommand,
-  Webhook.webhookCommand
+  Webhook.webhookCommand,
+  Erase.eraseCommand
 ] as const
 
 /**
- * The whole tree: `import`, `append`, `export`, `demo`, `user create|list`, `key create|revoke|list|find` and
- * `webhook list|disable`, each group in a module of `commands/`.
+ * The whole tree: `import`, `append`, `export`, `demo`, `user create|list`, `key create|revoke|list|find`,
+ * `webhook list|disable` and `erase`, each group in a module of `commands/`.
  *
  * @since 0.1.0
  * @category commands

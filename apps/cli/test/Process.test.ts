@@ -90,7 +90,7 @@ describe("the CLI as a real process", () => {
       stdout: "",
       stderr:
         'unknown command "bogus"\n' +
-        "the commands of filedata: append, demo, export, import, key, user, webhook (filedata --help describes them)\n"
+        "the commands of filedata: append, demo, erase, export, import, key, user, webhook (filedata --help describes them)\n"
     })
   }, 60_000)
 

@@ -62,7 +62,7 @@ describe("the CLI as main runs it", () => {
       [
         ["improt", "x.json"],
         'unknown command "improt": did you mean "import"?\n' +
-          "the commands of filedata: append, demo, export, import, key, user, webhook (filedata --help describes them)\n"
+          "the commands of filedata: append, demo, erase, export, import, key, user, webhook (filedata --help describes them)\n"
       ],
       [
         ["key", "creat", "--user", "ivan"],
@@ -78,7 +78,7 @@ describe("the CLI as main runs it", () => {
       [
         ["bogus"],
         'unknown command "bogus"\n' +
-          "the commands of filedata: append, demo, export, import, key, user, webhook (filedata --help describes them)\n"
+          "the commands of filedata: append, demo, erase, export, import, key, user, webhook (filedata --help describes them)\n"
       ]
     ] as const
     for (const [args, stderr] of cases) {

@@ -92,6 +92,7 @@ export const files = (
         return handlers
           .handleRaw("getFileData", serve(Operations.getFileData))
           .handleRaw("getSubmissions", serve(Operations.getSubmissions))
+          .handleRaw("getChanges", serve(Operations.getChanges))
           .handleRaw("exportSubmissions", serve(Operations.exportSubmissions))
       }
     )

@@ -96,6 +96,24 @@ const expectExportFields = (reply: Reply, contentType: string, fileName: string)
   expect(reply.headers.ratelimit).toMatch(/"api-key";r=\d+/)
 }
 
+// An NDJSON export's lines: each `{"id":"sub_…",` then the File reply's entry after its opening brace. Gives the ids,
+// and the lines as the File reply writes its entries.
+const ndjsonLines = (text: string): { readonly ids: Array<string>; readonly entries: Array<string> } => {
+  expect(text.endsWith("\n")).toBe(true)
+  const ids: Array<string> = []
+  const entries = text
+    .slice(0, -1)
+    .split("\n")
+    .filter((line) => line.length > 0)
+    .map((line) => {
+      const match = /^\{"id":"(sub_[A-Za-z0-9_-]+)",/.exec(line)
+      expect(match, line.slice(0, 60)).not.toBeNull()
+      ids.push(match?.[1] ?? "")
+      return `{${line.slice(match?.[0].length ?? 0)}`
+    })
+  return { ids, entries }
+}
+
 /** What every storage shows: the formats, a window, the refusals, and the header after appends. */
 // With the CLI as a process: its export and the appends (`withCli`); see the PostgreSQL suite for why not there.
 const scenario = async (base: string, env: Record<string, string>, dir: string, apiKey: string, withCli: boolean) => {
@@ -116,13 +134,12 @@ const scenario = async (base: string, env: Record<string, string>, dir: string, 
   expectExportFields(ndjson, "application/x-ndjson", "odd.ndjson")
   const whole = await send(base, fileDataPath, body)
   const entries = whole.text.slice(whole.text.indexOf('"submissions":[') + '"submissions":['.length, -"]}".length)
-  expect(ndjson.text.slice(0, -1).split("\n").join(",")).toBe(entries)
-  expect(
-    ndjson.text
-      .split("\n")
-      .slice(0, -1)
-      .map((line) => JSON.parse(line))
-  ).toEqual(oddInReplyOrder)
+  const lines = ndjsonLines(ndjson.text)
+  expect(lines.entries.join(",")).toBe(entries)
+  expect(lines.entries.map((line) => JSON.parse(line))).toEqual(oddInReplyOrder)
+  // The ids of the incremental read, in the same order.
+  const read = await send(base, "/api/v1/file-data/submissions", body)
+  expect(lines.ids).toEqual(JSON.parse(read.text).submissions.map((submission: { id: string }) => submission.id))
 
   if (withCli) {
     // The CLI writes the same bytes to stdout, and nothing else: no progress off a terminal.
@@ -133,7 +150,9 @@ const scenario = async (base: string, env: Record<string, string>, dir: string, 
     const cliNdjson = await finish(
       startBuilt("cli", ["export", "--format", "ndjson", "--file", "odd", "--since", at(1), "--until", at(2)], env)
     )
-    expect(cliNdjson.stdout).toBe(`${[odd[2], odd[3]].map((submission) => JSON.stringify(submission)).join("\n")}\n`)
+    expect(ndjsonLines(cliNdjson.stdout).entries).toEqual(
+      [odd[2], odd[3]].map((submission) => JSON.stringify(submission))
+    )
     const unknown = await finish(startBuilt("cli", ["export", "--file", "missing", "--format", "csv"], env))
     expect([unknown.code, unknown.stdout, unknown.stderr.trim()]).toEqual([1, "", "no file has this id"])
     for (const wrong of [
@@ -243,12 +262,7 @@ describe("the export on the server with SQLite", () => {
       ...big.map((submission) => [submission.createdDate, submission.content.email, submission.content.message])
     ])
     const ndjson = await send(base, exportPath, { ...body, format: "ndjson" }, { "accept-encoding": "gzip" })
-    expect(
-      ndjson.text
-        .split("\n")
-        .slice(0, -1)
-        .map((line) => JSON.parse(line))
-    ).toEqual(big)
+    expect(ndjsonLines(ndjson.text).entries.map((line) => JSON.parse(line))).toEqual(big)
 
     const named = await send(base, exportPath, { fileId: 'forms/é "x"', apiKey: "alice-key", format: "csv" })
     expect(named.headers["content-disposition"]).toBe(

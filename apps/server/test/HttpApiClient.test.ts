@@ -12,6 +12,7 @@ import { expect, layer } from "@effect/vitest"
 import { ApiError, FileDataClient, type Models } from "@filedata/client"
 import { OperatorStore } from "@filedata/core"
 import { AppendDocument } from "@filedata/fixture"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
@@ -194,6 +195,13 @@ interface Synced {
   readonly requests: number
 }
 
+// The submissions of an incremental read without their ids, each checked to have one.
+const withoutIds = (submissions: ReadonlyArray<Models.IdentifiedSubmission>): Array<Models.Submission> =>
+  submissions.map(({ id, ...submission }) => {
+    expect(id).toMatch(/^sub_/)
+    return submission
+  })
+
 // A client's sync loop: pages of `limit` from `after` (or the start) until the reply says no more matched.
 const sync = (client: FileDataClient.Client, limit: number, after?: string) =>
   Effect.gen(function* () {
@@ -209,7 +217,7 @@ const sync = (client: FileDataClient.Client, limit: number, after?: string) =>
       }
       const page = yield* client.files.getSubmissions({ payload })
       requests++
-      submissions.push(...page.submissions)
+      submissions.push(...withoutIds(page.submissions))
       cursor = page.next
       if (!page.hasMore) {
         const synced: Synced = { submissions, next: page.next, requests }
@@ -286,6 +294,65 @@ layer(syncServer)("the typed client's sync loop against the whole server", (it) 
         .getSubmissions({ payload: { ...base, limit: 0 } })
         .pipe(Effect.catchTag("ValidationFailed", (refusal) => Effect.succeed(refusal.errors)))
       expect(caught).toEqual([{ pointer: "/limit", detail: expect.any(String) }])
+    })
+  )
+
+  it.effect("the change feed: every change once in commit order, a backdated append after the rest", () =>
+    Effect.gen(function* () {
+      const client = yield* clientOf()
+      const changes: Array<Models.Change> = []
+      const feed = (after?: string) =>
+        Effect.gen(function* () {
+          let cursor = after
+          for (;;) {
+            const payload: Models.GetChangesRequest = {
+              fileId: "journal",
+              apiKey: "alice-key",
+              limit: 3,
+              ...(cursor === undefined ? {} : { after: cursor })
+            }
+            const page = yield* client.files.getChanges({ payload })
+            changes.push(...page.changes)
+            cursor = page.next
+            if (!page.hasMore) return page.next
+          }
+        })
+      const start = yield* feed()
+      // The feed holds what the file holds: its submissions with the same ids as the incremental read's.
+      const read = yield* client.files.getSubmissions({ payload: { fileId: "journal", apiKey: "alice-key" } })
+      expect(changes.map((change) => change.id).sort()).toEqual(read.submissions.map(({ id }) => id).sort())
+      expect(changes.every((change) => change.type === "submission.created")).toBe(true)
+      expect(changes).toHaveLength(read.submissions.length)
+
+      // FileDataClient.changes follows next itself, a reply at a time.
+      const baseUrl = yield* TestServer.url("")
+      const pages = yield* Stream.runCollect(
+        FileDataClient.changes({ baseUrl }, { fileId: "journal", apiKey: "alice-key", limit: 3 }).pipe(
+          Stream.provideLayer(FetchHttpClient.layer)
+        )
+      )
+      const followed = Chunk.toReadonlyArray(pages)
+      expect(followed.map((page) => page.hasMore)).toEqual(followed.map((_, i) => i < followed.length - 1))
+      expect(followed.flatMap((page) => page.changes)).toEqual(changes)
+      expect(followed.at(-1)?.next).toBe(start)
+
+      const backdated = { createdDate: "2023-06-01T00:00:00.000Z", content: { entry: "backdated" } }
+      const store = yield* OperatorStore.OperatorStore
+      yield* store.appendSubmissions(
+        yield* AppendDocument.decode({ files: [{ id: "journal", submissions: [backdated] }] })
+      )
+      changes.length = 0
+      const next = yield* feed(start)
+      expect(changes).toEqual([{ type: "submission.created", id: expect.stringMatching(/^sub_/), ...backdated }])
+      expect(next).not.toBe(start)
+      // The incremental read's cursor is refused by the feed, by the client before sending.
+      let sentRequests = 0
+      const counted = yield* clientOf(HttpClient.tapRequest(() => Effect.sync(() => sentRequests++)))
+      const refused = yield* Effect.flip(
+        counted.files.getChanges({ payload: { fileId: "journal", apiKey: "alice-key", after: read.next } })
+      )
+      expect(refused).toMatchObject({ _tag: "ValidationFailed", errors: [{ pointer: "/after" }] })
+      expect(sentRequests).toBe(0)
     })
   )
 

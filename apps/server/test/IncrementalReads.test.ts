@@ -30,6 +30,22 @@ interface Reply {
   readonly headers: IncomingHttpHeaders
   readonly bytes: Buffer
   readonly json: any
+  /** The ids of an incremental read's submissions, which `json` then shows without them. */
+  readonly ids: ReadonlyArray<string>
+}
+
+// An incremental read shows each submission with its id first: checked here, then set apart, so the
+// submissions compare with what was imported.
+const setIdsApart = (json: any): { json: any; ids: ReadonlyArray<string> } => {
+  if (!Array.isArray(json?.submissions)) return { json, ids: [] }
+  const ids: Array<string> = []
+  const submissions = json.submissions.map(({ id, ...submission }: Record<string, unknown>) => {
+    expect(typeof id === "string" && /^sub_[A-Za-z0-9_-]+$/.test(id), String(id)).toBe(true)
+    ids.push(id as string)
+    return submission
+  })
+  for (const submission of json.submissions) expect(Object.keys(submission)[0]).toBe("id")
+  return { json: { ...json, submissions }, ids }
 }
 
 // node:http, not fetch: fetch asks for compression and undoes it itself.
@@ -58,7 +74,8 @@ const send = (
           } catch {
             json = undefined
           }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes, json })
+          const read = path === submissionsPath ? setIdsApart(json) : { json, ids: [] }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes, ...read })
         })
       }
     )
@@ -130,6 +147,7 @@ const fileOf = (id: string, userId: string, submissions: ReadonlyArray<Submissio
 /** The sync loop of a client: pages of `limit` from `after` (or the start) until no more matched. */
 const syncFrom = async (base: string, body: Record<string, unknown>, after?: string) => {
   const submissions: Array<Submission> = []
+  const ids: Array<string> = []
   const pages: Array<number> = []
   let cursor = after
   for (;;) {
@@ -137,9 +155,10 @@ const syncFrom = async (base: string, body: Record<string, unknown>, after?: str
     expect(reply.status, reply.bytes.toString()).toBe(200)
     expectOperationFields(reply)
     submissions.push(...reply.json.submissions)
+    ids.push(...reply.ids)
     pages.push(reply.json.submissions.length)
     cursor = reply.json.next as string
-    if (!reply.json.hasMore) return { submissions, pages, next: cursor }
+    if (!reply.json.hasMore) return { submissions, ids, pages, next: cursor }
   }
 }
 
@@ -163,8 +182,11 @@ const syncScenario = async (
   const whole = await send(base, fileDataPath, { fileId, apiKey: readerKey })
   expect(whole.json.submissions).toEqual(first.submissions)
 
+  // Every submission has its own id, the same on every read.
+  expect(new Set(first.ids).size).toBe(journal.length)
+  expect((await syncFrom(base, { ...body, apiKey: readerKey, limit: 10_000 })).ids).toEqual(first.ids)
   const idle = await syncFrom(base, body, first.next)
-  expect(idle).toEqual({ submissions: [], pages: [0], next: first.next })
+  expect(idle).toEqual({ submissions: [], ids: [], pages: [0], next: first.next })
 
   const later = { createdDate: minute(30), content: { entry: "later" } }
   const sameInstant = { createdDate: journal.at(-1)?.createdDate ?? "", content: { entry: "same instant" } }

@@ -44,6 +44,14 @@ export const fileDataPath = "/api/v1/file-data"
 export const submissionsPath = "/api/v1/file-data/submissions"
 
 /**
+ * Where `getChanges`, the change feed, lives.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const changesPath = "/api/v1/file-data/changes"
+
+/**
  * Where `exportSubmissions` lives.
  *
  * @since 0.2.0
@@ -176,10 +184,34 @@ export class FilesGroup extends HttpApiGroup.make("files")
             "For clients that sync. The same authorisation, checks, refusals and rate limits as getFileData (both count",
             "against the same quotas). The reply holds at most limit submissions (default 1000) with",
             "since <= createdDate < until, after the cursor given as after, in ascending createdDate, ties in insertion",
-            "order; next is the cursor after its last submission and hasMore says whether more matched. Sending next",
-            "back as after continues there, later too: it then returns the submissions appended since whose createdDate",
-            "is not before that of the last submission returned. A cursor belongs to its file: any other after is a 422",
-            "validation_failed naming /after, as are since, until and limit out of range."
+            "order, each with its id; next is the cursor after its last submission and hasMore says whether more",
+            "matched. Sending next back as after continues there, later too: it then returns the submissions appended",
+            "since whose createdDate is not before that of the last submission returned (a backdated append or an",
+            "erasure is not seen: the change feed, getChanges, tells every change). A cursor belongs to its file: any",
+            "other after is a 422 validation_failed naming /after, as are since, until and limit out of range."
+          ].join(" ")
+        )
+    )
+  )
+  .add(
+    fileDataOperation(
+      HttpApiEndpoint.post("getChanges", changesPath)
+        .setPayload(Models.GetChangesRequest)
+        .addSuccess(Models.ChangesPage)
+        .annotate(OpenApi.Summary, "Get a file's changes in commit order: every submission stored or erased")
+        .annotate(
+          OpenApi.Description,
+          [
+            "For pipelines and warehouses that must miss nothing. The same authorisation, checks, refusals and rate",
+            "limits as getFileData. The reply holds at most limit changes (default 1000) after the feed cursor given as",
+            "after (without it, from the file's first change), in commit order: a change committed after another comes",
+            "after it, whatever the submissions' createdDate. submission.created carries the submission with its id;",
+            "submission.erased its id only, and the erased submission's submission.created is no longer in the feed.",
+            "next is the cursor after the last change (the after sent, when there is none) and hasMore says whether",
+            "more were committed; reading after each next in turn sees every change exactly once. wait (0 to 30 s)",
+            "holds a request that finds no change until one is committed. A webhook event's changesNext is a cursor",
+            "of this feed. Any other after, a cursor of getSubmissions or of another file included, is a 422",
+            "validation_failed naming /after, as are limit and wait out of range."
           ].join(" ")
         )
     )
@@ -198,7 +230,8 @@ export class FilesGroup extends HttpApiGroup.make("files")
             "an attachment named after the file id (Content-Disposition). csv: RFC 4180 with CRLF, the header",
             "createdDate then every content name of the file in the order the file first received them; a cell",
             "beginning with = + - @ TAB or CR is prefixed with ' against formula injection. ndjson",
-            "(application/x-ndjson): one submission per line, exactly as in the File reply."
+            '(application/x-ndjson): one submission per line, {"id", "createdDate", "content"}: the File reply\'s',
+            "submission with its id first."
           ].join(" ")
         )
     ).annotate(OpenApi.Transform, internalOpenApi.exportOperation)
@@ -344,7 +377,8 @@ export class FileDataApi extends HttpApi.make("filedata")
     OpenApi.Description,
     [
       "Returns a form file's metadata, counters and every submission it received, to the file's owner, whole",
-      "(getFileData) or page by page with a cursor that later returns what was added since (getSubmissions).",
+      "(getFileData) or page by page with a cursor that later returns what was added since (getSubmissions), and",
+      "every change of a file in commit order, submissions stored and erased (getChanges).",
       "",
       authentication,
       "",

@@ -25,7 +25,7 @@ import * as ProblemDocument from "./ProblemDocument.js"
 
 /**
  * The client: `client.files.getFileData({ payload })`, `client.files.getSubmissions({ payload })`,
- * `client.system.health()`. Besides the refusals of each operation, a call fails with `ApiError.Unreachable`
+ * `client.files.getChanges({ payload })` (the change feed), `client.system.health()`. Besides the refusals of each operation, a call fails with `ApiError.Unreachable`
  * when no connection to the service could be made.
  *
  * @since 0.1.0
@@ -212,7 +212,7 @@ export const exportBytes = (
   )
 
 /**
- * An NDJSON export decoded: one `Submission` per line, in reply order, read as the body arrives.
+ * An NDJSON export decoded: one submission with its id per line, in reply order, read as the body arrives.
  *
  * @since 0.2.0
  * @category exports
@@ -220,10 +220,43 @@ export const exportBytes = (
 export const exportRows = (
   options: Options,
   payload: Omit<Models.ExportRequest, "format">
-): Stream.Stream<Models.Submission, ExportError, HttpClient.HttpClient> =>
+): Stream.Stream<Models.IdentifiedSubmission, ExportError, HttpClient.HttpClient> =>
   exportBytes(options, { ...payload, format: "ndjson" }).pipe(
     Stream.decodeText(),
     Stream.splitLines,
     Stream.filter((line) => line.length > 0),
-    Stream.mapEffect((line) => Schema.decodeUnknown(Schema.parseJson(Models.Submission))(line))
+    Stream.mapEffect((line) => Schema.decodeUnknown(Schema.parseJson(Models.IdentifiedSubmission))(line))
+  )
+
+/**
+ * What following the change feed fails with: what `client.files.getChanges` fails with, a refusal of the service,
+ * a transport failure, or a reply that is not what the contract says.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type ChangesError = Effect.Effect.Error<ReturnType<Client["files"]["getChanges"]>>
+
+/**
+ * `POST /api/v1/file-data/changes` followed from `payload.after` (or the file's first change): each reply of the
+ * feed as it comes, the next asked for with the last one's `next` while it says `hasMore`. Store a page's `next`
+ * once its changes are applied, and start there next time; a refusal (the body's too, before any request, as
+ * `ValidationFailed`) fails the stream with its `ApiError`.
+ *
+ * @since 0.3.0
+ * @category change feed
+ */
+export const changes = (
+  options: Options,
+  payload: Models.GetChangesRequest
+): Stream.Stream<Models.ChangesPage, ChangesError, HttpClient.HttpClient> =>
+  Stream.unwrap(
+    Effect.map(make(options), (client) =>
+      Stream.paginateEffect(payload.after, (after) =>
+        Effect.map(
+          client.files.getChanges({ payload: after === undefined ? payload : { ...payload, after } }),
+          (page) => [page, page.hasMore ? Option.some(page.next) : Option.none()] as const
+        )
+      )
+    )
   )

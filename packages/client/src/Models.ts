@@ -6,9 +6,11 @@
  * @since 0.1.0
  */
 import {
+  ChangesReply,
   CreateWebhook,
   FileData as Domain,
   ExportSubmissions,
+  GetChanges,
   GetFileData,
   GetSubmissions,
   ListWebhooks,
@@ -82,6 +84,38 @@ export const GetSubmissionsRequest = GetSubmissions.RequestJson
 export type GetSubmissionsRequest = typeof GetSubmissionsRequest.Type
 
 /**
+ * The largest `limit` of a change feed read (the core's `GetChanges.maxLimit`).
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const maxChangesLimit = GetChanges.maxLimit
+
+/**
+ * The longest `wait` of a change feed read, in seconds.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const maxChangesWait = GetChanges.maxWait
+
+/**
+ * The body of `POST /api/v1/file-data/changes`: `fileId` and `apiKey` as for `getFileData`, and the optional
+ * `after` (a feed cursor), `limit` and `wait`; refused exactly as the server refuses it (the core's
+ * `GetChanges.RequestJson`), a cursor of the incremental read or of another file included.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const GetChangesRequest = GetChanges.RequestJson
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type GetChangesRequest = typeof GetChangesRequest.Type
+
+/**
  * The formats of an export: `csv` for spreadsheets, `ndjson` for pipelines.
  *
  * @since 0.2.0
@@ -134,6 +168,20 @@ export const Submission = Domain.Submission
 export type Submission = typeof Submission.Type
 
 /**
+ * One form submission with its id, as the incremental read, NDJSON export lines and webhook events show it.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const IdentifiedSubmission = SubmissionsReply.IdentifiedSubmission
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type IdentifiedSubmission = typeof IdentifiedSubmission.Type
+
+/**
  * The reply of `POST /api/v1/file-data`: the file's metadata, its counters and every submission, in
  * ascending `createdDate` with ties in insertion order. The capitals of the counters are part of the names.
  *
@@ -150,8 +198,8 @@ export type FileData = typeof FileData.Type
 
 /**
  * The reply of `POST /api/v1/file-data/submissions`: the submissions of the requested range in reply order
- * (ascending `createdDate`, ties in insertion order), the cursor after the last of them, and whether more
- * matched when the reply was read.
+ * (ascending `createdDate`, ties in insertion order), each with its id, the cursor after the last of them, and
+ * whether more matched when the reply was read.
  *
  * @since 0.1.0
  * @category schemas
@@ -163,6 +211,35 @@ export const SubmissionsPage = SubmissionsReply.SubmissionsPage
  * @category models
  */
 export type SubmissionsPage = typeof SubmissionsPage.Type
+
+/**
+ * One change of the feed: `submission.created` (id, `createdDate`, content) or `submission.erased` (id).
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const Change = ChangesReply.ChangeJson
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type Change = typeof Change.Type
+
+/**
+ * The reply of `POST /api/v1/file-data/changes`: the file's changes in commit order, the feed cursor after the
+ * last of them, and whether more were committed when the reply was read.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const ChangesPage = ChangesReply.ChangesPage
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type ChangesPage = typeof ChangesPage.Type
 
 /**
  * How the rate limiter counts at the moment: in this instance's memory, in Redis, in memory while Redis is

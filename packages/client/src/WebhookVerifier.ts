@@ -1,7 +1,7 @@
 /**
  * The receiver's side of filedata's webhooks: checks that a delivery was signed with the webhook's secret
  * (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`), that it was sent within the last 5
- * minutes, and decodes its body into a typed `submissions.created` event.
+ * minutes, and decodes its body into a typed event: `submissions.created` or `submissions.erased`.
  *
  * Only WebCrypto (`globalThis.crypto.subtle`) and `TextEncoder`: no Node module, so it runs in Node, Deno, Bun,
  * browsers and edge runtimes alike. The signature is checked with `subtle.verify`, which compares in constant
@@ -9,7 +9,7 @@
  *
  * @since 0.2.0
  */
-import { FileData as Domain } from "@filedata/core"
+import { FileData as Domain, SubmissionId, SubmissionsReply } from "@filedata/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -19,8 +19,10 @@ import * as Schema from "effect/Schema"
 
 /**
  * The body of a `submissions.created` delivery: the submissions one append added to one file (at most 100 per
- * event, ascending `createdDate`), the file's counters after the append, and `next`, the cursor of
- * `POST /api/v1/file-data/submissions` after the latest of them, to catch up on what was missed.
+ * event, ascending `createdDate`, each with its id), the file's counters after the append, `next`, the cursor of
+ * `POST /api/v1/file-data/submissions` after the latest of them, and `changesNext` (since 0.3.0), the cursor of
+ * the change feed `POST /api/v1/file-data/changes` after the event's last change: a receiver that missed events
+ * catches up there with nothing missed.
  *
  * @since 0.2.0
  * @category schemas
@@ -32,8 +34,9 @@ export const SubmissionsCreated = Schema.Struct({
     fileId: Schema.String,
     SubmissionCounter: Domain.Count,
     VisitCounter: Domain.Count,
-    submissions: Schema.Array(Domain.Submission),
-    next: Schema.String
+    submissions: Schema.Array(SubmissionsReply.IdentifiedSubmission),
+    next: Schema.String,
+    changesNext: Schema.String
   })
 }).annotations({ identifier: "SubmissionsCreated" })
 
@@ -42,6 +45,45 @@ export const SubmissionsCreated = Schema.Struct({
  * @category models
  */
 export type SubmissionsCreated = typeof SubmissionsCreated.Type
+
+/**
+ * The body of a `submissions.erased` delivery: the ids an operator erased from one file (at most 1000 per event),
+ * the file's counters after the erasure, and `changesNext`, the change feed's cursor after their changes.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const SubmissionsErased = Schema.Struct({
+  type: Schema.Literal("submissions.erased"),
+  timestamp: Domain.Timestamp,
+  data: Schema.Struct({
+    fileId: Schema.String,
+    SubmissionCounter: Domain.Count,
+    VisitCounter: Domain.Count,
+    ids: Schema.Array(SubmissionId.SubmissionId),
+    changesNext: Schema.String
+  })
+}).annotations({ identifier: "SubmissionsErased" })
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type SubmissionsErased = typeof SubmissionsErased.Type
+
+/**
+ * Every event a webhook receives, told apart by `type`.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const WebhookEvent = Schema.Union(SubmissionsCreated, SubmissionsErased)
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type WebhookEvent = typeof WebhookEvent.Type
 
 /**
  * Why a delivery was refused. Answer it with a 4xx and do not act on it.
@@ -93,7 +135,8 @@ export interface Authenticated {
  * @category models
  */
 export interface Verified extends Omit<Authenticated, "body"> {
-  readonly event: SubmissionsCreated
+  /** Since 0.3.0 a `submissions.erased` event too: tell them apart by `type`. */
+  readonly event: WebhookEvent
 }
 
 /**
@@ -103,7 +146,7 @@ export interface Verified extends Omit<Authenticated, "body"> {
 export interface Verifier {
   /** Signature and timestamp only; the body is handed back as text. */
   readonly authenticate: (delivery: Delivery) => Effect.Effect<Authenticated, WebhookVerificationError>
-  /** Signature, timestamp, and the body decoded into a `submissions.created` event. */
+  /** Signature, timestamp, and the body decoded into an event. */
   readonly verify: (delivery: Delivery) => Effect.Effect<Verified, WebhookVerificationError>
 }
 
@@ -205,12 +248,9 @@ export const make = (options: {
       Effect.flatMap(authenticate(delivery), ({ body, id, timestampSeconds }) =>
         Effect.try({ try: () => JSON.parse(body) as unknown, catch: () => refuse("invalid_body", "not JSON") }).pipe(
           Effect.flatMap((json) =>
-            Schema.decodeUnknown(SubmissionsCreated)(json).pipe(
+            Schema.decodeUnknown(WebhookEvent)(json).pipe(
               Effect.mapError((error) =>
-                refuse(
-                  "invalid_body",
-                  `not a submissions.created event: ${ParseResult.TreeFormatter.formatErrorSync(error)}`
-                )
+                refuse("invalid_body", `not a filedata event: ${ParseResult.TreeFormatter.formatErrorSync(error)}`)
               )
             )
           ),

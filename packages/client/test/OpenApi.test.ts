@@ -9,7 +9,7 @@ import { Validator } from "@seriousme/openapi-schema-validator"
 import * as Schema from "effect/Schema"
 import openapiTS, { astToString } from "openapi-typescript"
 import ts from "typescript"
-import { ApiError, FileDataApi } from "../src/index.js"
+import { ApiError, FileDataApi, Models } from "../src/index.js"
 
 const spec = OpenApi.fromApi(FileDataApi.FileDataApi) as unknown as Record<string, any>
 const packageVersion = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version
@@ -49,6 +49,8 @@ describe("the OpenAPI document", () => {
     }
     expect(Object.keys(spec.components.schemas).sort()).toEqual([
       "AccessDenied",
+      "Change",
+      "ChangesPage",
       "Deliveries",
       "Delivery",
       "EventNotFound",
@@ -56,15 +58,19 @@ describe("the OpenAPI document", () => {
       "ExportRequest",
       "FileData",
       "FileNotFound",
+      "GetChangesRequest",
       "GetFileDataRequest",
       "GetSubmissionsRequest",
       "Health",
+      "IdentifiedSubmission",
       "InternalError",
       "RateLimited",
       "RateLimiterCounting",
       "RotatedSecret",
       "ServiceUnavailable",
       "Submission",
+      "SubmissionCreated",
+      "SubmissionErased",
       "SubmissionsPage",
       "ValidationFailed",
       "ValidationIssue",
@@ -118,7 +124,8 @@ describe("the OpenAPI document", () => {
     }
     for (const [path, request, reply] of [
       [FileDataApi.fileDataPath, "GetFileDataRequest", "FileData"],
-      [FileDataApi.submissionsPath, "GetSubmissionsRequest", "SubmissionsPage"]
+      [FileDataApi.submissionsPath, "GetSubmissionsRequest", "SubmissionsPage"],
+      [FileDataApi.changesPath, "GetChangesRequest", "ChangesPage"]
     ] as const) {
       const operation = spec.paths[path].post
       expect(Object.keys(operation.responses).sort(), path).toEqual(["200", "403", "404", "415", "422", "500", "503"])
@@ -169,7 +176,35 @@ describe("the OpenAPI document", () => {
     expect(request.properties.limit).toMatchObject({ type: "integer", minimum: 1, maximum: 10_000 })
     const page = spec.components.schemas.SubmissionsPage
     expect(page.required).toEqual(["submissions", "next", "hasMore"])
-    expect(page.properties.submissions.items).toEqual({ $ref: "#/components/schemas/Submission" })
+    expect(page.properties.submissions.items).toEqual({ $ref: "#/components/schemas/IdentifiedSubmission" })
+    expect(spec.components.schemas.IdentifiedSubmission.required).toEqual(["id", "createdDate", "content"])
+  })
+
+  it("describes the change feed's request and its two kinds of change", () => {
+    const request = spec.components.schemas.GetChangesRequest
+    expect(request.required).toEqual(["fileId", "apiKey"])
+    expect(Object.keys(request.properties)).toEqual(["fileId", "apiKey", "after", "limit", "wait"])
+    expect(request.additionalProperties).toBe(false)
+    expect(request.properties.after).toMatchObject({ type: "string", minLength: 1 })
+    expect(request.properties.limit).toMatchObject({ type: "integer", minimum: 1, maximum: 10_000 })
+    expect(request.properties.wait).toMatchObject({ type: "integer", minimum: 0, maximum: 30 })
+    const page = spec.components.schemas.ChangesPage
+    expect(page.required).toEqual(["changes", "next", "hasMore"])
+    expect(page.properties.changes.items).toEqual({ $ref: "#/components/schemas/Change" })
+    expect(spec.components.schemas.Change.anyOf).toEqual([
+      { $ref: "#/components/schemas/SubmissionCreated" },
+      { $ref: "#/components/schemas/SubmissionErased" }
+    ])
+    expect(spec.components.schemas.SubmissionCreated).toMatchObject({
+      required: ["type", "id", "createdDate", "content"],
+      properties: { type: { enum: ["submission.created"] } }
+    })
+    expect(spec.components.schemas.SubmissionErased).toMatchObject({
+      required: ["type", "id"],
+      properties: { type: { enum: ["submission.erased"] } }
+    })
+    // The example decodes as the reply it illustrates.
+    expect(Schema.decodeUnknownSync(Models.ChangesPage)(page.examples[0])).toEqual(page.examples[0])
   })
 
   it("caps a validation problem's errors at issueLimit, counts the rest in omitted, and bounds fileId", () => {

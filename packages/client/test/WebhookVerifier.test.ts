@@ -26,8 +26,27 @@ const event = {
     fileId: "file-1",
     SubmissionCounter: 3,
     VisitCounter: 10,
-    submissions: [{ createdDate: "2021-02-25T15:02:09.123Z", content: { email: "a@example.com", message: "Hello" } }],
-    next: "c3VibWlzc2lvbi1jdXJzb3I"
+    submissions: [
+      {
+        id: "sub_Vb2kQe8WfR1xNc4TgH7p",
+        createdDate: "2021-02-25T15:02:09.123Z",
+        content: { email: "a@example.com", message: "Hello" }
+      }
+    ],
+    next: "c3VibWlzc2lvbi1jdXJzb3I",
+    changesNext: "Y2hhbmdlLWN1cnNvcg"
+  }
+}
+
+const erased = {
+  type: "submissions.erased",
+  timestamp: "2021-02-25T15:02:10.000Z",
+  data: {
+    fileId: "file-1",
+    SubmissionCounter: 2,
+    VisitCounter: 10,
+    ids: ["sub_Vb2kQe8WfR1xNc4TgH7p"],
+    changesNext: "Y2hhbmdlLWN1cnNvcg"
   }
 }
 
@@ -105,7 +124,7 @@ describe("WebhookVerifier", () => {
     })
   )
 
-  it.effect("decodes a delivery signed by the reference library into a typed submissions.created event", () =>
+  it.effect("decodes a delivery signed by the reference library into a typed event of either type", () =>
     Effect.gen(function* () {
       yield* atVectorTime()
       const body = JSON.stringify(event)
@@ -118,7 +137,9 @@ describe("WebhookVerifier", () => {
       const verified = yield* WebhookVerifier.verify(vector.secret, { headers, body })
       expect(verified.id).toBe("evt_1")
       expect(verified.event).toEqual(event)
-      expect(verified.event.data.submissions[0]?.createdDate).toBe("2021-02-25T15:02:09.123Z")
+      expect(verified.event.type === "submissions.created" && verified.event.data.submissions[0]?.id).toBe(
+        "sub_Vb2kQe8WfR1xNc4TgH7p"
+      )
 
       const sign = (text: string) => ({
         headers: {
@@ -127,9 +148,13 @@ describe("WebhookVerifier", () => {
         },
         body: text
       })
+      expect((yield* WebhookVerifier.verify(vector.secret, sign(JSON.stringify(erased)))).event).toEqual(erased)
       for (const wrong of [
         { ...event, type: "submissions.deleted" },
+        { ...event, type: "submissions.erased" },
+        { ...erased, data: { ...erased.data, ids: ["not-an-id"] } },
         { ...event, data: { ...event.data, next: undefined } },
+        { ...event, data: { ...event.data, changesNext: undefined } },
         { ...event, data: { ...event.data, SubmissionCounter: -1 } },
         { ...event, data: { ...event.data, submissions: [{ createdDate: "yesterday", content: {} }] } }
       ]) {

@@ -10,12 +10,17 @@ import { type FileDataError, FileRepository, type OperatorStore, type Submission
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import { accounts } from "./internal/storage/accounts.js"
 import { appends } from "./internal/storage/appends.js"
+import { changes } from "./internal/storage/changes.js"
+import { concurrentFeed } from "./internal/storage/concurrentFeed.js"
 import { contentNames } from "./internal/storage/contentNames.js"
+import { erasures } from "./internal/storage/erasures.js"
 import { exportPages } from "./internal/storage/exportPages.js"
 import { files } from "./internal/storage/files.js"
 import type { WithStorage } from "./internal/storage/fixtures.js"
+import { ids } from "./internal/storage/ids.js"
 import { imports } from "./internal/storage/imports.js"
 import { ranges } from "./internal/storage/ranges.js"
 import { readPoints } from "./internal/storage/readPoints.js"
@@ -41,14 +46,19 @@ const registered = {
   exportPages,
   imports,
   appends,
-  accounts
+  ids,
+  changes,
+  accounts,
+  erasures
 } satisfies Record<string, (withStorage: WithStorage) => void>
 
 /**
  * The suite's sections, in the order {@link suite} runs them: `files` (keys, finds, content and instants as
  * imported), `textRules` (longest ids, any character, refusals by path), `ranges` (pages, windows, positions,
  * joined pages, incremental reads), `readPoints`, `contentNames`, `exportPages` (CSV and NDJSON pages as the core
- * renders them), `imports` (all or nothing; keys), `appends` and `accounts` (key prefixes, users).
+ * renders them), `imports` (all or nothing; keys), `appends`, `ids` (submission ids on pages, joined pages and
+ * export lines), `changes` (the change feed: commit order, paging, read points), `accounts` (key prefixes,
+ * users) and `erasures` (by ids and by content, refusals, nothing left to read).
  *
  * @since 0.2.0
  * @category models
@@ -123,4 +133,32 @@ export type MakeSignalledStorage = (options: {
  */
 export const signalsSuite = (name: string, makeStorage: MakeSignalledStorage): void => {
   describe(name, { timeout: 60_000 }, () => signals(makeStorage))
+}
+
+/**
+ * Builds `count` instances of the adapter on one empty store, as several processes or servers share one
+ * database: each with connections of its own, all released with the scope.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type MakeInstances = (
+  count: number
+) => Effect.Effect<
+  ReadonlyArray<Context.Context<FileRepository.FileRepository | OperatorStore.OperatorStore>>,
+  FileDataError.StorageUnavailable,
+  Scope.Scope
+>
+
+/**
+ * Registers under `name` the change feed read while writers on several instances append to one file and erase
+ * from it, by ids and by content (docs/architecture.md#the-change-feed): every reader, on every instance, sees
+ * every change of the final feed exactly once and in its order, which keeps each writer's own; the only other
+ * changes it sees are `created` changes of submissions erased later, at their place and before their `erased`.
+ *
+ * @since 0.3.0
+ * @category suites
+ */
+export const concurrentFeedSuite = (name: string, makeInstances: MakeInstances): void => {
+  describe(name, { timeout: 120_000 }, () => concurrentFeed(makeInstances))
 }

@@ -7,6 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import {
   Append,
+  ChangeCursor,
   FileData,
   type FileDataError,
   FileRepository,
@@ -91,8 +92,14 @@ interface EventBody {
     readonly fileId: string
     readonly SubmissionCounter: number
     readonly VisitCounter: number
-    readonly submissions: ReadonlyArray<{ readonly createdDate: string; readonly content: Record<string, string> }>
+    readonly submissions: ReadonlyArray<{
+      readonly id: string
+      readonly createdDate: string
+      readonly content: Record<string, string>
+    }>
+    readonly ids?: ReadonlyArray<string>
     readonly next: string
+    readonly changesNext: string
   }
 }
 
@@ -218,17 +225,23 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
           next = (yield* claim()).find((c) => c.webhookId === a.id)
         }
         expect(events.map((event) => event.data.submissions.length)).toEqual([100, 100, 50])
+        // Each event covers the next 100 submissions in commit order, listed in reply order (instants go down).
         const sent = events.flatMap((event) => event.data.submissions)
-        const expected = submissions(250)
-          .map((submission) => ({ ...submission, createdDate: new Date(submission.createdDate).toISOString() }))
-          .reverse()
-        expect(sent).toEqual(expected)
+        const expected = [0, 100, 200].flatMap((from) =>
+          submissions(250)
+            .slice(from, from + 100)
+            .map((submission) => ({ ...submission, createdDate: new Date(submission.createdDate).toISOString() }))
+            .reverse()
+        )
+        expect(sent.map(({ createdDate, content }) => ({ createdDate, content }))).toEqual(expected)
+        expect(new Set(sent.map((submission) => submission.id)).size).toBe(250)
         for (const event of events) {
           expect(event.type).toBe("submissions.created")
           expect(event.timestamp).toBe("1970-01-01T00:00:00.000Z")
           expect(event.data).toMatchObject({ fileId: "f1", SubmissionCounter: 251, VisitCounter: 9 })
         }
-        // next continues the incremental read after the event's latest submission.
+        // next continues the incremental read after the event's latest submission: the first event holds the
+        // latest instants of all.
         const files = yield* FileRepository.FileRepository
         for (const [i, event] of events.entries()) {
           const position = SubmissionCursor.decode(fileId("f1"), event.data.next)
@@ -237,8 +250,14 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
             after: Option.getOrThrow(position),
             limit: 1000
           })
-          expect(page.entries.length).toBe([150, 50, 0][i])
+          expect(page.entries.length).toBe([0, 100, 200][i])
         }
+        // changesNext is a feed cursor of the file, further on with each event.
+        const positions = events.map((event) =>
+          Number(Option.getOrThrow(ChangeCursor.decode(fileId("f1"), event.data.changesNext)))
+        )
+        expect(positions).toEqual([...positions].sort((a, b) => a - b))
+        expect(new Set(positions).size).toBe(3)
         const backlog = yield* store.backlog
         // b's three and f2's one are still waiting.
         expect(backlog.waiting).toBe(4)
@@ -437,6 +456,94 @@ export const suite = (name: string, makeStorage: MakeStorage): void => {
         yield* TestClock.adjust(60_000)
         const [after] = yield* claim(10, 1000)
         expect(after?.secrets).toEqual({ current: "sealed-new", previous: Option.none() })
+      }))
+
+    test("an erasure rewrites the file's pending and delivered events without it and announces itself", (store) =>
+      Effect.gen(function* () {
+        const operator = yield* OperatorStore.OperatorStore
+        const live = yield* register("f1", "https://live.example/")
+        const off = yield* register("f1", "https://off.example/")
+        yield* store.disable(off.id, "operator")
+        yield* appendTo("f1", 2)
+        yield* appendTo("f1", 1, 2)
+        const [first] = yield* claim()
+        const original = body(first as WebhookStore.Claim)
+        expect(original.data.submissions.map((submission) => submission.content.n)).toEqual(["1", "0"])
+        yield* store.record([{ claim: first as WebhookStore.Claim, result: result("delivered", 0) }])
+
+        const summary = yield* operator.eraseSubmissions(fileId("f1"), {
+          _tag: "Where",
+          matches: [{ name: "n", value: "1" }]
+        })
+        const again = yield* operator.eraseSubmissions(fileId("f1"), {
+          _tag: "Where",
+          matches: [{ name: "n", value: "2" }]
+        })
+        // The second append's event carried only n=2: it is gone. Each erasure sent its event, to the live webhook.
+        const announced: Array<EventBody> = []
+        for (;;) {
+          const claimed = yield* claim()
+          if (claimed.length === 0) break
+          expect(claimed.map((c) => c.webhookId)).toEqual([live.id])
+          announced.push(...claimed.map(body))
+          yield* store.record(claimed.map((c) => ({ claim: c, result: result("delivered", 0) })))
+        }
+        expect(announced.map((event) => [event.type, event.data.ids])).toEqual([
+          ["submissions.erased", summary.ids],
+          ["submissions.erased", again.ids]
+        ])
+        expect(announced[1]?.data).toMatchObject({ fileId: "f1", SubmissionCounter: 2, VisitCounter: 5 })
+        const [one, two] = announced.map((event) =>
+          Number(Option.getOrThrow(ChangeCursor.decode(fileId("f1"), event.data.changesNext)))
+        )
+        expect(one).toBeLessThan(two as number)
+
+        // The delivered event, sent again, no longer carries n=1; the rest of it is as it was.
+        expect(yield* store.redeliver(live.id, (first as WebhookStore.Claim).eventId)).toBe(true)
+        const [resent] = yield* claim()
+        const rewritten = body(resent as WebhookStore.Claim)
+        expect(rewritten.data.submissions).toEqual(original.data.submissions.filter((s) => s.content.n !== "1"))
+        expect({ ...rewritten, data: { ...rewritten.data, submissions: [] } }).toEqual({
+          ...original,
+          data: { ...original.data, submissions: [] }
+        })
+        expect(resent?.body).not.toContain(`"n":"1"`)
+      }))
+
+    test("an erasure of more ids than one event holds sends several, and drops the events left empty", () =>
+      Effect.gen(function* () {
+        const operator = yield* OperatorStore.OperatorStore
+        yield* register("f1")
+        yield* append({
+          files: [
+            {
+              id: "f1",
+              submissions: Array.from({ length: Webhook.idsPerEvent + 1 }, (_, i) => ({
+                createdDate: new Date(Date.UTC(2024, 5, 1) + i).toISOString(),
+                content: { list: "spam" }
+              }))
+            }
+          ]
+        })
+        const summary = yield* operator.eraseSubmissions(fileId("f1"), {
+          _tag: "Where",
+          matches: [{ name: "list", value: "spam" }]
+        })
+        expect(summary.ids.length).toBe(Webhook.idsPerEvent + 1)
+        const store = yield* WebhookStore.WebhookStore
+        const sent: Array<EventBody> = []
+        for (;;) {
+          const claimed = yield* claim()
+          if (claimed.length === 0) break
+          sent.push(...claimed.map(body))
+          yield* store.record(claimed.map((c) => ({ claim: c, result: result("delivered", 0) })))
+        }
+        expect(sent.map((event) => [event.type, event.data.ids?.length])).toEqual([
+          ["submissions.erased", Webhook.idsPerEvent],
+          ["submissions.erased", 1]
+        ])
+        expect(sent.flatMap((event) => event.data.ids)).toEqual(summary.ids)
+        expect(sent[1]?.data.SubmissionCounter).toBe(1)
       }))
 
     test("removing a webhook removes its events and log; the owner of a key is found by the key", (store) =>

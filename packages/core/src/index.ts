@@ -19,6 +19,18 @@ export * as GetFileData from "./read/GetFileData.js"
  * @since 0.3.0
  */
 export * as ChangeCursor from "./changes/ChangeCursor.js"
+/**
+ * @since 0.3.0
+ */
+export * as ChangesEncoder from "./changes/ChangesEncoder.js"
+/**
+ * @since 0.3.0
+ */
+export * as ChangesReply from "./changes/ChangesReply.js"
+/**
+ * @since 0.3.0
+ */
+export * as GetChanges from "./changes/GetChanges.js"
 
 // Incremental reads: the use case, its cursor, long-poll waits, its reply and its JSON encoder
 

@@ -7,8 +7,15 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
 import type { FileDataError } from "@filedata/core"
-import { type EncodedPages, FileData, FileRepository, SubmissionEntry, type SubmissionSignals } from "@filedata/core"
-import { JoinedText, KeyHash, StorageFailure, SubmissionPosition } from "@filedata/sql"
+import {
+  type EncodedPages,
+  FileData,
+  FileRepository,
+  SubmissionEntry,
+  SubmissionId,
+  type SubmissionSignals
+} from "@filedata/core"
+import { ChangeRows, JoinedText, KeyHash, StorageFailure, SubmissionPosition } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Pg from "pg"
@@ -48,11 +55,19 @@ type AccessRow = {
 const prefetchedCapacity = 1024
 const prefetchedChars = 4 * 1024 * 1024
 
-// entry is the submission as the reply writes it.
+// entry is the submission as the reply writes it, id its id.
 interface SubmissionRow {
   readonly seq: string
   readonly created_date: string
+  readonly id: string
   readonly entry: string
+}
+
+// A page's rows each as one text: the entry as stored, or with its id first.
+interface TextRow {
+  readonly seq: string
+  readonly created_date: string
+  readonly text: string
 }
 
 // An export's row: its line, made by PostgreSQL from what the write stored.
@@ -81,7 +96,7 @@ const toFoundFile = (row: FileRow): FileRepository.FoundFile => ({
  * @category models
  */
 export interface PgFileRepository extends FileRepository.FileRepository {
-  /** The files with submissions committed past a read point's seq, and the highest seq among them. */
+  /** The files with submissions stored or erased past a read point's seq, and the highest seq among them. */
   readonly changesAfter: (
     position: number
   ) => Effect.Effect<SubmissionSignals.Changes, FileDataError.StorageUnavailable>
@@ -117,16 +132,29 @@ export const makeWith = (options: {
     const read = <A>(statement: Effect.Effect<A, SqlError>): Effect.Effect<A, FileDataError.StorageUnavailable> =>
       statement.pipe(Effect.retry({ times: 2, while: lostConnection }), Effect.mapError(StorageFailure.unavailable))
 
+    // A submission with its id first, as `SubmissionEntry.withId` writes it (the incremental read's and the NDJSON
+    // export's form), made by PostgreSQL in the page's statement. An id is URL-safe.
+    const withId = sql`'{"id":"' || id || '",' || substr(entry, 2)`
+
+    // Where a range's read starts, or undefined for a position no adapter makes, which names no submission.
+    const lowerOf = (range: FileRepository.SubmissionRange): SubmissionPosition.Position | undefined => {
+      const after = range.after === undefined ? undefined : SubmissionPosition.parse(range.after)
+      return range.after !== undefined && after === undefined
+        ? undefined
+        : SubmissionPosition.lowerBound(after, range.since)
+    }
+    const nextOf = (
+      range: FileRepository.SubmissionRange,
+      lower: SubmissionPosition.Position,
+      last: { readonly seq: string; readonly created_date: string } | undefined
+    ) =>
+      last === undefined
+        ? (range.after ?? SubmissionPosition.format(lower))
+        : SubmissionPosition.format({ createdDate: Number(last.created_date), seq: last.seq })
+
     // Keyset paging: each page seeks past the last row of the previous one with a row comparison, which
     // PostgreSQL answers from the index (file_id, created_date, seq) in order, so no page sorts and the
     // last page of a million rows costs what the first does. One row more than asked says whether more match.
-    const page = (
-      fileId: FileData.FileId,
-      lower: SubmissionPosition.Position,
-      range: FileRepository.SubmissionRange,
-      limit: number
-    ) => rowsOf<SubmissionRow>(sql`entry`, fileId, lower, range, limit)
-
     // The rows of a page, each as `columns` and its position. ORDER BY names the table's columns: a bare
     // `created_date` is the output column of that name, epoch milliseconds, which no index serves, and PostgreSQL
     // then scanned and sorted the file for each page (55 ms a page of 1,000 at 100,000 submissions, 0.7 ms now).
@@ -226,35 +254,51 @@ export const makeWith = (options: {
           })
         ),
       readSubmissions: (fileId, range) => {
-        const after = range.after === undefined ? undefined : SubmissionPosition.parse(range.after)
-        const lower = SubmissionPosition.lowerBound(after, range.since)
-        // A position no adapter makes names none.
-        if (range.after !== undefined && after === undefined) {
-          return Effect.succeed({
-            entries: [],
-            next: range.after ?? SubmissionPosition.format(lower),
-            hasMore: false
-          })
-        }
+        const lower = lowerOf(range)
+        if (lower === undefined) return Effect.succeed({ entries: [], ids: [], next: range.after, hasMore: false })
         const limit = range.limit ?? pageSize
-        return Effect.map(read(page(fileId, lower, range, limit)), (rows) => {
-          const entries = rows.slice(0, limit).map((row) => SubmissionEntry.unsafeStored(row.entry))
-          const last = rows[entries.length - 1]
-          return {
-            entries,
-            next:
-              last === undefined
-                ? (range.after ?? SubmissionPosition.format(lower))
-                : SubmissionPosition.format({ createdDate: Number(last.created_date), seq: last.seq }),
-            hasMore: rows.length > limit
+        return Effect.map(read(rowsOf<SubmissionRow>(sql`id, entry`, fileId, lower, range, limit)), (rows) => {
+          const count = Math.min(rows.length, limit)
+          const entries: Array<SubmissionEntry.SubmissionEntry> = new Array(count)
+          const ids: Array<SubmissionId.SubmissionId> = new Array(count)
+          for (let i = 0; i < count; i++) {
+            const row = rows[i] as SubmissionRow
+            entries[i] = SubmissionEntry.unsafeStored(row.entry)
+            ids[i] = SubmissionId.unsafeStored(row.id)
           }
+          const next = nextOf(range, lower, rows[count - 1])
+          return rows.length > limit ? { entries, ids, next, hasMore: true } : { entries, ids, next, hasMore: false }
         })
       },
-      // The first page `findAccess` read, for the reply of a whole file that asks no end position; otherwise
-      // `readSubmissions`' page joined.
+      // A page of the file's change feed (docs/architecture.md#the-change-feed): its stored submissions and its
+      // erasures past a seq, up to the read point, merged in seq order. EXPLAIN: a `Merge Append` of each
+      // table's index scan in seq order under the `Limit`, so a page reads as far as it needs. Each side has the
+      // limit too: with statistics that call a file small, PostgreSQL may read it by a bitmap and sort it, and
+      // the limit keeps that sort a page's (top-N), never the file's.
+      readChanges: (fileId, range) => {
+        const after = range.after ?? ChangeRows.start
+        const seq = ChangeRows.parse(after)
+        // A position no adapter makes names no change.
+        if (seq === undefined) return Effect.succeed({ changes: [], next: after, hasMore: false })
+        const limit = range.limit ?? pageSize
+        const upTo = range.upTo === undefined ? sql`` : sql` AND seq <= ${range.upTo}::int8`
+        return Effect.map(
+          read(
+            sql`(SELECT seq, id, entry FROM submissions
+                WHERE file_id = ${fileId} AND seq > ${seq}::int8${upTo} ORDER BY seq LIMIT ${limit + 1})
+              UNION ALL (SELECT seq, submission_id, NULL FROM submission_erasures
+                WHERE file_id = ${fileId} AND seq > ${seq}::int8${upTo} ORDER BY seq LIMIT ${limit + 1})
+              ORDER BY seq LIMIT ${limit + 1}`.values
+          ),
+          (rows) => ChangeRows.page(rows as ReadonlyArray<ChangeRows.Row>, limit, after)
+        )
+      },
+      // The first page `findAccess` read, for the reply of a whole file that asks no end position; otherwise a
+      // page of each entry as stored, or with its id first, joined.
       encodedPages: {
-        readJoined: (fileId, range) => {
+        readJoined: (fileId, range, form) => {
           if (
+            form === "stored" &&
             range.after === undefined &&
             range.since === undefined &&
             range.until === undefined &&
@@ -265,31 +309,38 @@ export const makeWith = (options: {
             const page = take(`${range.upTo}:${fileId}`)
             if (page !== undefined) return Effect.succeed(page)
           }
-          return Effect.map(repository.readSubmissions(fileId, range), JoinedText.page)
+          const lower = lowerOf(range)
+          if (lower === undefined) return Effect.succeed({ joined: "", count: 0, next: range.after, hasMore: false })
+          const limit = range.limit ?? pageSize
+          const text = form === "stored" ? sql`entry AS text` : sql`${withId} AS text`
+          return Effect.map(read(rowsOf<TextRow>(text, fileId, lower, range, limit)), (rows) => {
+            const count = Math.min(rows.length, limit)
+            const texts: Array<string> = new Array(count)
+            for (let i = 0; i < count; i++) texts[i] = (rows[i] as TextRow).text
+            const joined = JoinedText.join(texts, ",")
+            const next = nextOf(range, lower, rows[count - 1])
+            return rows.length > limit
+              ? { joined, count, next, hasMore: true }
+              : { joined, count, next, hasMore: false }
+          })
         },
         // Each row's line made by PostgreSQL from what import stored (docs/performance.md#export-rows-rendered-at-import),
         // joined here as `readJoined` joins entries.
         readExportRows: (fileId, range, rows) => {
-          const after = range.after === undefined ? undefined : SubmissionPosition.parse(range.after)
-          const lower = SubmissionPosition.lowerBound(after, range.since)
-          if (range.after !== undefined && after === undefined) {
-            return Effect.succeed({ joined: "", count: 0, next: range.after, hasMore: false })
-          }
+          const lower = lowerOf(range)
+          if (lower === undefined) return Effect.succeed({ joined: "", count: 0, next: range.after, hasMore: false })
           const limit = range.limit ?? pageSize
-          // The line ends are written by the join, not concatenated to each row here.
+          // The line ends are written by the join, not concatenated to each row here. An NDJSON line is the entry
+          // with its id first.
           const [line, end] =
             rows.format === "csv"
               ? [sql`csv || repeat(',', ${rows.names.length}::int4 - csv_width)`, "\r\n"]
-              : [sql`entry`, "\n"]
+              : [withId, "\n"]
           return Effect.map(read(rowsOf<ExportRow>(sql`${line} AS line`, fileId, lower, range, limit)), (found) => {
             const count = Math.min(found.length, limit)
             const lines: Array<string> = new Array(count)
             for (let i = 0; i < count; i++) lines[i] = (found[i] as ExportRow).line
-            const last = found[count - 1]
-            const next =
-              last === undefined
-                ? (range.after ?? SubmissionPosition.format(lower))
-                : SubmissionPosition.format({ createdDate: Number(last.created_date), seq: last.seq })
+            const next = nextOf(range, lower, found[count - 1])
             const joined = JoinedText.join(lines, end, end)
             return found.length > limit
               ? { joined, count, next, hasMore: true }
@@ -312,11 +363,13 @@ export const makeWith = (options: {
           Effect.map((rows) => (rows[0] === undefined ? Option.none() : Option.some(toFoundFile(rows[0]))))
         ),
       ping: Effect.asVoid(read(sql`SELECT 1`)),
-      // The files with rows past a seq, by a range of the primary key: one seek when nothing is new.
+      // The files with rows or erasures past a seq, by a range of each primary key: two seeks when nothing is new.
       changesAfter: (position: number) =>
         Effect.map(
           read(sql<{ readonly file_id: string; readonly top: string }>`SELECT file_id, max(seq) AS top
-            FROM submissions WHERE seq > ${position}::int8 GROUP BY file_id`),
+            FROM (SELECT file_id, seq FROM submissions WHERE seq > ${position}::int8
+              UNION ALL SELECT file_id, seq FROM submission_erasures WHERE seq > ${position}::int8) AS changed
+            GROUP BY file_id`),
           (rows): SubmissionSignals.Changes => {
             let top: number | undefined
             for (const row of rows) top = Math.max(top ?? 0, Number(row.top))

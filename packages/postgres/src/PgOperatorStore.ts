@@ -41,6 +41,7 @@ export const dialect: SqlDialect.Make = (sql) => ({
         sql`SET LOCAL statement_timeout = 0`,
         sql`CREATE TEMP TABLE import_submissions (
           seq bigserial,
+          id text NOT NULL,
           file_index int4 NOT NULL,
           created_millis int8 NOT NULL,
           content text NOT NULL,
@@ -52,10 +53,11 @@ export const dialect: SqlDialect.Make = (sql) => ({
       ],
       { discard: true }
     ),
-    // A batch travels as four array parameters, which PostgreSQL takes far faster than thousands of scalars.
+    // A batch travels as array parameters, which PostgreSQL takes far faster than thousands of scalars.
     insert: (submissions) =>
-      sql`INSERT INTO import_submissions (file_index, created_millis, content, entry, csv, csv_width)
+      sql`INSERT INTO import_submissions (id, file_index, created_millis, content, entry, csv, csv_width)
         SELECT * FROM unnest(
+          ${submissions.map((submission) => submission.id)}::text[],
           ${submissions.map((submission) => submission.file)}::int4[],
           ${submissions.map((submission) => submission.createdDate)}::int8[],
           ${submissions.map((submission) => submission.content)}::text[],
@@ -85,8 +87,8 @@ export const dialect: SqlDialect.Make = (sql) => ({
         }
       }),
     // Milliseconds become a timestamptz as `instant` makes them: whole seconds, exact as float8, plus the rest.
-    copy: sql`INSERT INTO submissions (file_id, created_date, content, entry, csv, csv_width)
-      SELECT f.id,
+    copy: sql`INSERT INTO submissions (id, file_id, created_date, content, entry, csv, csv_width)
+      SELECT s.id, f.id,
         to_timestamp(div(s.created_millis, 1000)::float8) + mod(s.created_millis, 1000)::int * interval '1 millisecond',
         s.content, s.entry, s.csv, s.csv_width
       FROM import_submissions AS s JOIN import_files AS f USING (file_index)
@@ -97,7 +99,20 @@ export const dialect: SqlDialect.Make = (sql) => ({
     // the write it follows.
     settle: (copied) => (copied >= ANALYZE_AFTER ? Effect.asVoid(sql`ANALYZE submissions`) : Effect.void),
     close: Effect.void
-  }
+  },
+  // `->>` has an integer and a text form: the name is cast so the parameter picks the text one.
+  contentHas: (name, value) => sql`(content::json ->> ${name}::text) = ${value}::text`,
+  // An erasure is an operator's command, not a request: a `--where` scans the whole file, which the requests'
+  // statement budget (5 s by default) does not allow for at a million submissions.
+  beforeErasure: Effect.asVoid(sql`SET LOCAL statement_timeout = 0`),
+  // The submissions' own sequence, as the erasures' DEFAULT is; taken under the write lock, so ascending.
+  takeSeqs: (count) =>
+    Effect.map(
+      sql<{ readonly seq: string }>`SELECT s.n::text AS seq FROM (
+          SELECT nextval(pg_get_serial_sequence('submissions', 'seq')) AS n FROM generate_series(1, ${count}::int4)
+        ) AS s ORDER BY s.n`,
+      (rows) => rows.map((row) => row.seq)
+    )
 })
 
 /**

@@ -29,32 +29,44 @@ const schemaOf = (schema: string) =>
   )
 
 describe.skipIf(testDatabaseUrl === undefined)("PgMigrations on PostgreSQL (TEST_DATABASE_URL)", () => {
-  it.scoped(
-    "a new database gets the initial schema: every stored form of a submission NOT NULL, no partial index",
-    () =>
-      Effect.gen(function* () {
-        const schema = yield* tempSchema
-        yield* start(schema)
-        const first = yield* schemaOf(schema)
-        expect(first.recorded).toEqual([{ migration_id: 1, name: "initial_schema" }])
-        expect(
-          first.columns
-            .filter((column) => column.table_name === "submissions")
-            .map((column) => `${column.column_name} ${column.is_nullable}`)
-        ).toEqual(["seq NO", "file_id NO", "created_date NO", "content NO", "entry NO", "csv NO", "csv_width NO"])
-        expect(
-          first.indexes.filter((index) => index.indexdef.includes(".submissions ")).map((i) => i.indexname)
-        ).toEqual(["submissions_file_created_seq", "submissions_pkey"])
-        expect(first.triggers.map((trigger) => trigger.trigger_name)).toEqual([
-          "submissions_advance_read_point",
-          "submissions_notify"
-        ])
-        const readPoint = yield* admin((sql) => sql`SELECT seq FROM ${sql(schema)}.submission_read_point`)
-        expect(readPoint).toEqual([{ seq: "0" }])
-        // A restart finds nothing to do.
-        yield* start(schema)
-        expect(yield* schemaOf(schema)).toEqual(first)
-      })
+  it.scoped("a new database gets every migration: every stored form of a submission NOT NULL, no partial index", () =>
+    Effect.gen(function* () {
+      const schema = yield* tempSchema
+      yield* start(schema)
+      const first = yield* schemaOf(schema)
+      expect(first.recorded).toEqual([
+        { migration_id: 1, name: "initial_schema" },
+        { migration_id: 2, name: "submission_ids_and_changes" }
+      ])
+      expect(
+        first.columns
+          .filter((column) => column.table_name === "submissions")
+          .map((column) => `${column.column_name} ${column.is_nullable}`)
+      ).toEqual([
+        "seq NO",
+        "file_id NO",
+        "created_date NO",
+        "content NO",
+        "entry NO",
+        "csv NO",
+        "csv_width NO",
+        "id NO"
+      ])
+      expect(first.indexes.filter((index) => index.indexdef.includes(".submissions ")).map((i) => i.indexname)).toEqual(
+        ["submissions_file_created_seq", "submissions_file_seq", "submissions_id", "submissions_pkey"]
+      )
+      expect(first.triggers.map((trigger) => trigger.trigger_name)).toEqual([
+        "submission_erasures_advance_read_point",
+        "submission_erasures_notify",
+        "submissions_advance_read_point",
+        "submissions_notify"
+      ])
+      const readPoint = yield* admin((sql) => sql`SELECT seq FROM ${sql(schema)}.submission_read_point`)
+      expect(readPoint).toEqual([{ seq: "0" }])
+      // A restart finds nothing to do.
+      yield* start(schema)
+      expect(yield* schemaOf(schema)).toEqual(first)
+    })
   )
 
   it.scoped("a database made by filedata 0.x's migrations is refused with what to do, and left as it was", () =>

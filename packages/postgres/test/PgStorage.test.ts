@@ -1,9 +1,10 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
 import { EncodedPages, FileData, FileRepository, OperatorStore, SubmissionSignals } from "@filedata/core"
-import { PgStorage } from "@filedata/postgres"
+import { PgFileRepository, PgStorage } from "@filedata/postgres"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -48,7 +49,10 @@ const failureTag = <A, E>(exit: Exit.Exit<A, E>) => {
 const migrations = (schema: string) =>
   admin((sql) => sql`SELECT migration_id, name FROM ${sql(schema)}.effect_sql_migrations ORDER BY migration_id`)
 
-const allMigrations = [{ migration_id: 1, name: "initial_schema" }]
+const allMigrations = [
+  { migration_id: 1, name: "initial_schema" },
+  { migration_id: 2, name: "submission_ids_and_changes" }
+]
 
 // SHA-256 of the UTF-8 text, computed independently of the adapter.
 const SHA256_KEY_ONE = "9b346041bc9a49574eb2665b2ad2a0a3f9f9cce4e42f5d1f26deb8a256b5966a"
@@ -272,7 +276,7 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
         Effect.gen(function* () {
           const access = yield* files.findAccess(apiKey(key), fileId(id))
           const file = Option.getOrThrow(access.file)
-          return yield* readJoined(file.id, { upTo: file.readPoint, endPosition: false })
+          return yield* readJoined(file.id, { upTo: file.readPoint, endPosition: false }, "stored")
         })
       const expected = (id: string) =>
         Effect.map(files.readSubmissions(fileId(id), {}), (page) => EncodedPages.joinedText(EncodedPages.join(page)))
@@ -281,7 +285,7 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
       const access = yield* files.findAccess(apiKey("k1"), fileId("small"))
       yield* files.findAccess(apiKey("k2"), fileId("small"))
       const file = Option.getOrThrow(access.file)
-      const small = yield* readJoined(file.id, { upTo: file.readPoint, endPosition: false })
+      const small = yield* readJoined(file.id, { upTo: file.readPoint, endPosition: false }, "stored")
       expect([EncodedPages.joinedText(small), small.count, small.hasMore]).toEqual([yield* expected("small"), 3, false])
       // A file past one page reads its pages as before.
       const big = yield* reply("k1", "big")
@@ -348,7 +352,8 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
         "submissions.content text",
         "submissions.entry text",
         "submissions.csv text",
-        "submissions.csv_width integer"
+        "submissions.csv_width integer",
+        "submissions.id text"
       ])
       const stored = yield* admin(
         (sql) => sql<{ content: string; entry: string; created: string; key_hash: string }>`
@@ -384,6 +389,90 @@ describe.skipIf(testDatabaseUrl === undefined)("PgStorage on PostgreSQL (TEST_DA
       expect(text).toMatch(/Index Cond: .*created_date < .*seq <= /)
       expect(text).not.toMatch(/Filter/)
       expect(text).not.toMatch(/Sort/)
+    })
+  )
+
+  it.scoped("reads a whole file's page in reply order through its index, not the feed's (EXPLAIN)", () =>
+    Effect.gen(function* () {
+      // Bounded by the read point alone, the seq condition could take the feed's (file_id, seq) index, and sort.
+      const text = yield* explain(
+        (sql, schema) => sql`EXPLAIN SELECT seq, (extract(epoch from created_date) * 1000)::int8 AS created_date, entry
+          FROM ${sql(schema)}.submissions WHERE file_id = 'f1' AND seq <= 9::int8
+          ORDER BY submissions.created_date, submissions.seq LIMIT 1001`
+      )
+      expect(text).toMatch(/Index Scan using submissions_file_created_seq/)
+      expect(text).not.toMatch(/Sort/)
+    })
+  )
+
+  it.scoped("reads a page of the feed by merging the two (file_id, seq) indexes, without sorting (EXPLAIN)", () =>
+    Effect.gen(function* () {
+      // As PgFileRepository.readChanges reads a page.
+      const text = yield* explain(
+        (sql, schema) => sql`EXPLAIN (SELECT seq, id, entry FROM ${sql(schema)}.submissions
+            WHERE file_id = 'f1' AND seq > 5::int8 AND seq <= 9::int8 ORDER BY seq LIMIT 1001)
+          UNION ALL (SELECT seq, submission_id, NULL FROM ${sql(schema)}.submission_erasures
+            WHERE file_id = 'f1' AND seq > 5::int8 AND seq <= 9::int8 ORDER BY seq LIMIT 1001)
+          ORDER BY seq LIMIT 1001`
+      )
+      expect(text).toMatch(
+        /Limit[\s\S]*Merge Append[\s\S]*Index Scan using submissions_file_seq[\s\S]*Index Scan using submission_erasures_file_seq/
+      )
+      // The Merge Append's own "Sort Key" is its merge order; no node sorts.
+      expect(text).not.toMatch(/Sort {2}\(|Filter/)
+    })
+  )
+
+  it.scoped("an erasure moves the read point up, is told by the feed and wakes the poll, its created change gone", () =>
+    Effect.gen(function* () {
+      const schema = yield* tempSchema
+      const tag = (entry: string) => JSON.parse(entry).content.tag
+      yield* importDocument({
+        users: [{ id: "u1" }],
+        files: ["a", "b", "c"].map((id) => ({
+          id,
+          userId: "u1",
+          name: id,
+          creationDate: "2024-01-01T00:00:00.000Z",
+          submissions: [0, 1].map((i) => ({ createdDate: "2024-01-01T00:00:00.000Z", content: { tag: `${id}${i}` } }))
+        }))
+      }).pipe(open(schema))
+      const client = yield* Layer.build(PgClient.layer({ url: urlForSchema(schema), maxConnections: 1 }))
+      const files = yield* PgFileRepository.makeWith({ pageSize: 10 }).pipe(Effect.provide(client))
+      const readPoint = Effect.map(files.findFile(fileId("c")), (found) => Number(Option.getOrThrow(found).readPoint))
+      const before = yield* readPoint
+      const [, last] = (yield* files.readSubmissions(fileId("c"), {})).ids
+      // An erasure as the store writes one (PgMigrations): its row takes the next value of the submissions'
+      // sequence by default, and the submission's row is deleted; the triggers move the read point.
+      yield* admin((sql) =>
+        sql.withTransaction(
+          Effect.zipRight(
+            sql`INSERT INTO ${sql(schema)}.submission_erasures (file_id, submission_id)
+              SELECT file_id, id FROM ${sql(schema)}.submissions WHERE id = ${last ?? ""}`,
+            sql`DELETE FROM ${sql(schema)}.submissions WHERE id = ${last ?? ""}`
+          )
+        )
+      )
+      const after = yield* readPoint
+      expect(after).toBe(before + 1)
+      const feed = yield* files.readChanges(fileId("c"), {})
+      expect(
+        feed.changes.map((change) => [change.type, change.type === "submission.created" && tag(change.entry)])
+      ).toEqual([
+        ["submission.created", "c0"],
+        ["submission.erased", false]
+      ])
+      expect(feed.changes[1]).toEqual({ type: "submission.erased", id: last })
+      expect(feed.next).toBe(String(after))
+      const upToBefore = { upTo: FileRepository.ReadPoint(String(before)) }
+      expect((yield* files.readChanges(fileId("c"), upToBefore)).changes).toHaveLength(1)
+      expect(yield* files.readChanges(fileId("c"), { after: String(before) })).toEqual({
+        changes: [{ type: "submission.erased", id: last }],
+        next: String(after),
+        hasMore: false
+      })
+      expect(yield* files.changesAfter(before)).toEqual({ files: ["c"], top: after })
+      expect(yield* files.changesAfter(after)).toEqual({ files: [], top: undefined })
     })
   )
 

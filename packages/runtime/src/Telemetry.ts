@@ -117,11 +117,12 @@ const rateLimitRefusals = counter(
   "Requests refused by the rate limit, by the quota they were past (apiKey, clientAddress)"
 )
 
-type StorageOperation = "findAccess" | "readSubmissions" | "readContentNames" | "findFile" | "ping"
+type StorageOperation = "findAccess" | "readSubmissions" | "readChanges" | "readContentNames" | "findFile" | "ping"
 
 const operations = labels<StorageOperation>("operation", [
   "findAccess",
   "readSubmissions",
+  "readChanges",
   "readContentNames",
   "findFile",
   "ping"
@@ -160,6 +161,8 @@ const observedRepository = (files: FileRepository.FileRepository, enabled: Enabl
       observe(files.findAccess(apiKey, fileId), "findAccess", { "filedata.file_id": fileId }),
     readSubmissions: (fileId, range) =>
       observe(files.readSubmissions(fileId, range), "readSubmissions", { "filedata.file_id": fileId }),
+    readChanges: (fileId, range) =>
+      observe(files.readChanges(fileId, range), "readChanges", { "filedata.file_id": fileId }),
     // The optional capability kept when the port has it (without, a reply or an export joins and renders each
     // page in JavaScript, docs/performance.md#export-rows-rendered-at-import), its pages counted as the pages
     // they are.
@@ -167,8 +170,10 @@ const observedRepository = (files: FileRepository.FileRepository, enabled: Enabl
       ? {}
       : {
           encodedPages: {
-            readJoined: (fileId, range) =>
-              observe(encodedPages.readJoined(fileId, range), "readSubmissions", { "filedata.file_id": fileId }),
+            readJoined: (fileId, range, form) =>
+              observe(encodedPages.readJoined(fileId, range, form), "readSubmissions", {
+                "filedata.file_id": fileId
+              }),
             readExportRows: (fileId, range, rows) =>
               observe(encodedPages.readExportRows(fileId, range, rows), "readSubmissions", {
                 "filedata.file_id": fileId

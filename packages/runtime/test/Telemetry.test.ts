@@ -23,6 +23,7 @@ const failingPorts = Layer.succeedContext(
   Context.make(FileRepository.FileRepository, {
     findAccess: () => Effect.fail(unavailable),
     readSubmissions: () => Effect.fail(unavailable),
+    readChanges: () => Effect.fail(unavailable),
     readContentNames: () => Effect.fail(unavailable),
     findFile: () => Effect.fail(unavailable),
     ping: Effect.fail(unavailable)
@@ -66,6 +67,7 @@ const callEvery = Effect.gen(function* () {
   const limiter = yield* RateLimiter.RateLimiter
   yield* Effect.exit(files.findAccess(apiKey, fileId))
   yield* Effect.exit(files.readSubmissions(fileId, {}))
+  yield* Effect.exit(files.readChanges(fileId, {}))
   yield* Effect.exit(files.readContentNames(fileId, FileRepository.ReadPoint("1")))
   yield* Effect.exit(files.findFile(fileId))
   yield* Effect.exit(files.ping)
@@ -139,6 +141,7 @@ describe("Telemetry.instrumentedPorts", () => {
       expect(delta(before[0] ?? {}, after[0] ?? {})).toEqual({
         "operation=findAccess": 1,
         "operation=readSubmissions": 1,
+        "operation=readChanges": 1,
         "operation=readContentNames": 1,
         "operation=findFile": 1,
         "operation=ping": 1
@@ -164,6 +167,7 @@ describe("Telemetry.instrumentedPorts", () => {
         "request",
         "FileRepository.findAccess",
         "FileRepository.readSubmissions",
+        "FileRepository.readChanges",
         "FileRepository.readContentNames",
         "FileRepository.findFile",
         "FileRepository.ping",
@@ -175,13 +179,14 @@ describe("Telemetry.instrumentedPorts", () => {
           Option.some("request")
         )
       }
-      expect(spans.slice(1, 5).map((span) => Object.fromEntries(span.attributes))).toEqual([
+      expect(spans.slice(1, 6).map((span) => Object.fromEntries(span.attributes))).toEqual([
+        { "filedata.file_id": "file-1" },
         { "filedata.file_id": "file-1" },
         { "filedata.file_id": "file-1" },
         { "filedata.file_id": "file-1" },
         { "filedata.file_id": "file-1" }
       ])
-      expect(spans.slice(6).map((span) => span.attributes.get("filedata.rate_limit.scope"))).toEqual([
+      expect(spans.slice(7).map((span) => span.attributes.get("filedata.rate_limit.scope"))).toEqual([
         "clientAddress",
         "apiKey"
       ])
@@ -249,6 +254,7 @@ describe("Telemetry.instrumentedPorts, optional reads", () => {
         Context.make(FileRepository.FileRepository, {
           findAccess: () => Effect.fail(unavailable),
           readSubmissions: () => Effect.fail(unavailable),
+          readChanges: () => Effect.fail(unavailable),
           encodedPages: {
             readJoined: () => Effect.fail(unavailable),
             readExportRows: () => Effect.fail(unavailable)
@@ -265,7 +271,7 @@ describe("Telemetry.instrumentedPorts, optional reads", () => {
         Effect.provide(Telemetry.instrumentedPorts.pipe(Layer.provide(withPages), Layer.provide(enabled)))
       )
       const before = counters("filedata_storage_failures_total")
-      yield* Effect.exit(files.encodedPages?.readJoined(fileId, {}) ?? Effect.void)
+      yield* Effect.exit(files.encodedPages?.readJoined(fileId, {}, "withId") ?? Effect.void)
       yield* Effect.exit(files.encodedPages?.readExportRows(fileId, {}, { format: "ndjson" }) ?? Effect.void)
       expect(delta(before, counters("filedata_storage_failures_total"))["operation=readSubmissions"]).toBe(2)
       const plain = yield* FileRepository.FileRepository.pipe(

@@ -6,7 +6,13 @@
  *
  * @since 0.2.0
  */
-import { type EncodedPages, ExportEncoder, type FileRepository, type SubmissionEntry } from "@filedata/core"
+import {
+  type EncodedPages,
+  ExportEncoder,
+  type FileRepository,
+  SubmissionEntry,
+  type SubmissionId
+} from "@filedata/core"
 
 /**
  * About how long, in UTF-16 code units, a joined text may grow before it is joined as bytes instead.
@@ -61,17 +67,24 @@ const joined = (page: FileRepository.SubmissionPage, text: string | Uint8Array):
     ? { joined: text, count: page.entries.length, next: page.next, hasMore: true }
     : { joined: text, count: page.entries.length, next: page.next, hasMore: false }
 
+// Each entry of a page with its id first (`SubmissionEntry.withId`); `ids` is parallel to `entries`.
+const withIds = (page: FileRepository.SubmissionPage): Array<string> =>
+  page.entries.map((entry, i) => SubmissionEntry.withId(page.ids[i] as SubmissionId.SubmissionId, entry))
+
 /**
- * A domain page as `EncodedPages.join` gives it, joined by {@link join}.
+ * A domain page as `EncodedPages.join` gives it in `form`, joined by {@link join}.
  *
  * @since 0.2.0
  * @category encoding
  */
-export const page = (page: FileRepository.SubmissionPage): EncodedPages.JoinedPage =>
-  joined(page, join(page.entries as ReadonlyArray<SubmissionEntry.SubmissionEntry>, ","))
+export const page = (
+  page: FileRepository.SubmissionPage,
+  form: EncodedPages.EntryForm = "stored"
+): EncodedPages.JoinedPage => joined(page, join(form === "stored" ? page.entries : withIds(page), ","))
 
 /**
- * A domain page as `EncodedPages.render` gives it, joined by {@link join}.
+ * A domain page as an export writes it, joined by {@link join}: each NDJSON line the entry with its id first
+ * and `\n`, each CSV row as `ExportEncoder.csvRows` renders it.
  *
  * @since 0.2.0
  * @category encoding
@@ -79,4 +92,10 @@ export const page = (page: FileRepository.SubmissionPage): EncodedPages.JoinedPa
 export const exportPage = (
   rows: EncodedPages.ExportRows,
   page: FileRepository.SubmissionPage
-): EncodedPages.JoinedPage => joined(page, join(page.entries.map(ExportEncoder.lineOf(rows)), ""))
+): EncodedPages.JoinedPage =>
+  joined(
+    page,
+    rows.format === "ndjson"
+      ? join(withIds(page), "\n", "\n")
+      : join(page.entries.map(ExportEncoder.csvRows(rows.names)), "")
+  )

@@ -9,14 +9,16 @@ import type * as Statement from "@effect/sql/Statement"
 import type * as Effect from "effect/Effect"
 
 /**
- * A submission on its way through the staging table of an import or an append: `file` is its file's index in
- * the document's `$.files`, `entry` the submission as the reply writes it, `csv` and `csvWidth` its CSV row as an
+ * A submission on its way through the staging table of an import or an append: `id` the id it is stored
+ * under (`SubmissionId`), `file` its file's index in the document's `$.files`, `entry` the submission as the
+ * reply writes it, `csv` and `csvWidth` its CSV row as an
  * export writes it (`ExportEncoder.StoredCsvRow`).
  *
  * @since 0.1.0
  * @category models
  */
 export interface StagedSubmission {
+  readonly id: string
   readonly file: number
   readonly createdDate: number
   readonly content: string
@@ -85,6 +87,34 @@ export interface SqlDialect {
   readonly claimLock: Effect.Effect<void, SqlError>
   /** The staging tables of imports and appends. */
   readonly staging: Staging
+  /**
+   * Where a submission's stored content has exactly `value` under `name` (an erasure's `--where`): both are
+   * bound as parameters, never spliced into the SQL.
+   *
+   * @since 0.3.0
+   */
+  readonly contentHas: (name: string, value: string) => Statement.Fragment
+  /**
+   * `count` new feed positions for an erasure's changes, ascending, from the counter the submissions' `seq`
+   * comes from, so created and erased changes share one order; under the write lock.
+   *
+   * @since 0.3.0
+   */
+  readonly takeSeqs: (count: number) => Effect.Effect<ReadonlyArray<string>, SqlError>
+  /**
+   * First in an erasure's transaction, once it holds the write lock: what an operator command that may scan a
+   * whole file needs of the engine (PostgreSQL lifts the requests' statement timeout). None: nothing.
+   *
+   * @since 0.3.0
+   */
+  readonly beforeErasure?: Effect.Effect<void, SqlError> | undefined
+  /**
+   * After an erasure has committed, outside its transaction: what takes the erased text out of the engine's
+   * files where a commit alone leaves it (SQLite's WAL). Best effort; it says whether it got all of it.
+   *
+   * @since 0.3.0
+   */
+  readonly afterErasure?: Effect.Effect<boolean, SqlError> | undefined
 }
 
 /**

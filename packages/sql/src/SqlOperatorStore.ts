@@ -16,7 +16,8 @@ import {
   type Fixture,
   ImportRules,
   type OperatorStore,
-  SubmissionEntry
+  SubmissionEntry,
+  SubmissionId
 } from "@filedata/core"
 import * as Arr from "effect/Array"
 import * as Clock from "effect/Clock"
@@ -25,6 +26,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as ContentNames from "./ContentNames.js"
 import * as Accounts from "./internal/accounts.js"
+import * as Erasure from "./internal/erasure.js"
 import * as Outbox from "./internal/outbox.js"
 import * as Rows from "./internal/rows.js"
 import { hashKeyText } from "./KeyHash.js"
@@ -54,6 +56,7 @@ export const make = (
     const engine = dialect(sql)
     const { instant, boolean, int8, writeLock, staging } = engine
     const outbox = Outbox.make(sql, engine)
+    const erasure = Erasure.make(sql, engine, outbox)
 
     // Ids obey the core's text rules (`TextRules`) before they reach a port, so every engine can look them up.
     const found = SqlSchema.findAll({
@@ -107,7 +110,7 @@ export const make = (
         })
       })
 
-    // Each submission is staged with its content as imported and rendered as the reply and the CSV export write
+    // Each submission is staged with its new id, its content as imported and rendered as the reply and the CSV export write
     // it, so no read formats it. The content names they bring are collected on the way, with each CSV row.
     const stage =
       (names: ContentNames.Collector) =>
@@ -117,6 +120,7 @@ export const make = (
             const createdDate = FileData.timestampFromEpochMillis(submission.createdDate)
             const csv = names.add(submission.file, createdDate, submission.contentJson)
             return {
+              id: SubmissionId.unsafeRandom(),
               file: submission.file,
               createdDate: submission.createdDate,
               content: submission.contentJson,
@@ -300,6 +304,24 @@ export const make = (
               })
           )
         }),
+
+      // The text is gone from the files once the engine's own step after the commit got it all; a commit that
+      // stands is the erasure's outcome either way, so a step that falls short is a warning, not a failure.
+      eraseSubmissions: (fileId, selection) =>
+        Effect.tap(transaction(Effect.zipRight(writeLock, erasure.erase(fileId, selection))), (summary) =>
+          summary.ids.length === 0 || engine.afterErasure === undefined
+            ? Effect.void
+            : engine.afterErasure.pipe(
+                Effect.catchAll((error) => Effect.as(Effect.logWarning(error), false)),
+                Effect.flatMap((complete) =>
+                  complete
+                    ? Effect.void
+                    : Effect.logWarning(
+                        "The erased text may stay in the database's WAL until its next checkpoint (docs/security.md#erasure)"
+                      )
+                )
+              )
+        ),
 
       ...Accounts.make(sql, engine, { existing, transaction })
     }

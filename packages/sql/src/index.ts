@@ -1,4 +1,8 @@
 /**
+ * @since 0.3.0
+ */
+export * as ChangeRows from "./ChangeRows.js"
+/**
  * @since 0.2.0
  */
 export * as ContentNames from "./ContentNames.js"

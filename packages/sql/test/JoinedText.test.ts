@@ -1,13 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
-import { EncodedPages, type FileRepository, SubmissionEntry } from "@filedata/core"
+import { EncodedPages, type FileRepository, SubmissionEntry, SubmissionId } from "@filedata/core"
 import { JoinedText } from "@filedata/sql"
 import * as FastCheck from "effect/FastCheck"
 
 const entry = (text: string) => SubmissionEntry.render(0, JSON.stringify({ text }))
+const idsOf = (entries: ReadonlyArray<unknown>) => entries.map(() => SubmissionId.unsafeRandom())
 
 describe("JoinedText.page", () => {
   it.prop(
-    "joins a page's entries by commas, as text while short and as UTF-8 bytes once long, with its count and end",
+    "joins a page's entries, as stored or with their ids, by commas, as text while short and as UTF-8 bytes once long",
     {
       texts: FastCheck.array(
         FastCheck.oneof(
@@ -16,15 +17,21 @@ describe("JoinedText.page", () => {
         ),
         { maxLength: 12 }
       ),
-      hasMore: FastCheck.boolean()
+      hasMore: FastCheck.boolean(),
+      form: FastCheck.constantFrom("stored" as const, "withId" as const)
     },
-    ({ hasMore, texts }) => {
+    ({ form, hasMore, texts }) => {
       const entries = texts.map(entry)
+      const ids = idsOf(entries)
       const page: FileRepository.SubmissionPage = hasMore
-        ? { entries, next: "n", hasMore: true }
-        : { entries, next: undefined, hasMore: false }
-      const joined = JoinedText.page(page)
-      const text = entries.join(",")
+        ? { entries, ids, next: "n", hasMore: true }
+        : { entries, ids, next: undefined, hasMore: false }
+      const joined = JoinedText.page(page, form)
+      const text = (
+        form === "stored"
+          ? entries
+          : entries.map((one, i) => SubmissionEntry.withId(ids[i] as SubmissionId.SubmissionId, one))
+      ).join(",")
       expect(EncodedPages.joinedText(joined)).toBe(text)
       expect(typeof joined.joined === "string").toBe(text.length < JoinedText.maxTextLength)
       expect({ ...joined, joined: undefined }).toEqual({
@@ -41,13 +48,13 @@ describe("JoinedText.page", () => {
       entry(text),
       entry(text)
     ])
-    const joined = JoinedText.page({ entries, next: undefined, hasMore: false })
+    const joined = JoinedText.page({ entries, ids: idsOf(entries), next: undefined, hasMore: false })
     expect(joined.joined).toBeInstanceOf(Uint8Array)
     expect(joined.joined).toEqual(new TextEncoder().encode(entries.join(",")))
   })
 
   it.prop(
-    "an export page is the core's rendering of the same page, as text while short and as bytes once long",
+    "an export page: NDJSON lines with ids, CSV rows as the core renders them, as text while short and as bytes once long",
     {
       texts: FastCheck.array(FastCheck.constantFrom("a", 'é,"', "x".repeat(30_000), "😀".repeat(9_000)), {
         maxLength: 6
@@ -57,9 +64,12 @@ describe("JoinedText.page", () => {
     ({ csv, texts }) => {
       const entries = texts.map(entry)
       const rows: EncodedPages.ExportRows = csv ? { format: "csv", names: ["text"] } : { format: "ndjson" }
-      const page: FileRepository.SubmissionPage = { entries, next: undefined, hasMore: false }
+      const ids = idsOf(entries)
+      const page: FileRepository.SubmissionPage = { entries, ids, next: undefined, hasMore: false }
       const joined = JoinedText.exportPage(rows, page)
-      const text = EncodedPages.render(rows, page).joined as string
+      const text = csv
+        ? (EncodedPages.render(rows, page).joined as string)
+        : entries.map((one, i) => `${SubmissionEntry.withId(ids[i] as SubmissionId.SubmissionId, one)}\n`).join("")
       expect(EncodedPages.joinedText(joined)).toBe(text)
       expect(typeof joined.joined === "string").toBe(text.length < JoinedText.maxTextLength)
     }

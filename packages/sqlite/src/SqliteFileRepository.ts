@@ -17,14 +17,21 @@ import {
   type Immediate,
   type SubmissionSignals
 } from "@filedata/core"
-import { JoinedText, KeyHash } from "@filedata/sql"
+import { ChangeRows, JoinedText, KeyHash } from "@filedata/sql"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as JoinedOrder from "./internal/joinedOrder.js"
-import { ending, endingAt, entriesOf, isWhole, spanOf } from "./internal/pageEnd.js"
+import { ending, endingAt, entriesAndIds, isWhole, rowsOf, spanOf } from "./internal/pageEnd.js"
 import * as ReadConnection from "./internal/readConnection.js"
-import { type JoinedRow, joinedPageSize, joinedSql, prepare, toFoundFile } from "./internal/statements.js"
+import {
+  type ChangeRow,
+  type JoinedRow,
+  joinedPageSize,
+  joinedSql,
+  prepare,
+  toFoundFile
+} from "./internal/statements.js"
 
 /**
  * How many submissions one page reads when no size is given.
@@ -50,6 +57,10 @@ export interface SqliteFileRepository extends FileRepository.FileRepository {
     fileId: FileData.FileId,
     range: FileRepository.SubmissionRange
   ) => Immediate.Immediate<FileRepository.SubmissionPage, FileDataError.StorageUnavailable>
+  readonly readChanges: (
+    fileId: FileData.FileId,
+    range: FileRepository.ChangeRange
+  ) => Immediate.Immediate<FileRepository.ChangePage, FileDataError.StorageUnavailable>
   readonly readContentNames: (
     fileId: FileData.FileId,
     upTo: FileRepository.ReadPoint
@@ -64,7 +75,8 @@ export interface SqliteFileRepository extends FileRepository.FileRepository {
   readonly encodedPages: {
     readonly readJoined: (
       fileId: FileData.FileId,
-      range: FileRepository.SubmissionRange
+      range: FileRepository.SubmissionRange,
+      form: EncodedPages.EntryForm
     ) => Immediate.Immediate<EncodedPages.JoinedPage, FileDataError.StorageUnavailable>
     readonly readExportRows: (
       fileId: FileData.FileId,
@@ -83,7 +95,7 @@ export interface SqliteFileRepository extends FileRepository.FileRepository {
    * rollback-journal mode the reader's lock would hold it up) and after it (so the next read sees it).
    */
   readonly aroundWrite: <A, E, R>(write: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
-  /** The files with submissions committed past a read point's seq, and the highest seq among them. */
+  /** The files with submissions stored or erased past a read point's seq, and the highest seq among them. */
   readonly changesAfter: (
     position: number
   ) => Effect.Effect<SubmissionSignals.Changes, FileDataError.StorageUnavailable>
@@ -127,29 +139,43 @@ export const make = (options: {
         read((statements) => {
           const span = spanOf(fileId, range)
           // A position no adapter makes names no submission.
-          if (span === undefined) return { entries: [], next: range.after, hasMore: false }
+          if (span === undefined) return { entries: [], ids: [], next: range.after, hasMore: false }
           const bounds = span[1]
           const limit = range.limit ?? pageSize
-          const entries = entriesOf(statements, bounds, limit, isWhole(range))
-          return { entries, ...ending(statements, span, range, entries.length, limit) }
+          const page = entriesAndIds(statements, bounds, limit, isWhole(range))
+          return { ...page, ...ending(statements, span, range, page.entries.length, limit) }
+        }),
+      readChanges: (fileId, range) =>
+        read((statements) => {
+          const after = range.after ?? ChangeRows.start
+          // A position no adapter makes names no change.
+          if (ChangeRows.parse(after) === undefined) return { changes: [], next: after, hasMore: false }
+          const limit = range.limit ?? pageSize
+          const upTo = range.upTo === undefined ? Number.MAX_SAFE_INTEGER : Number(range.upTo)
+          const seq = Number(after)
+          const rows: Array<ChangeRow> = statements.changesOf.all(fileId, seq, upTo, fileId, seq, upTo, limit + 1)
+          return ChangeRows.page(rows, limit, after)
         }),
       encodedPages: {
-        readJoined: (fileId, range) =>
+        // Each entry as stored (the File reply's), or with its id first (the incremental read's), made by SQLite
+        // either way.
+        readJoined: (fileId, range, form) =>
           read((statements) => {
             const span = spanOf(fileId, range)
             if (span === undefined) return { joined: "", count: 0, next: range.after, hasMore: false }
             const bounds = span[1]
-            const { joined: joinedStatement, joinedOf } = statements
+            const joined = statements.joined?.[form]
             // A range's first page as rows joined here: it is most often a whole reply of a few submissions, which
             // measured faster that way (docs/performance.md#pages-joined-in-storage).
-            if (joinedStatement === undefined || joinedOf === undefined || range.after === undefined) {
+            if (joined === undefined || range.after === undefined) {
               const limit = range.limit ?? pageSize
-              const entries = entriesOf(statements, bounds, limit, isWhole(range))
-              return JoinedText.page({ entries, ...ending(statements, span, range, entries.length, limit) })
+              const texts = rowsOf(statements, statements.entries[form], bounds, limit, isWhole(range))
+              const end = ending(statements, span, range, texts.length, limit)
+              return { joined: JoinedText.join(texts, ","), count: texts.length, ...end }
             }
             const limit = range.limit ?? joinedPageSize(pageSize)
             const [stored, count, lastDate] = (
-              range.limit === undefined ? joinedStatement.get(...bounds) : joinedOf.get(...bounds, limit)
+              range.limit === undefined ? joined.pages.get(...bounds) : joined.pagesOf.get(...bounds, limit)
             ) as JoinedRow
             const end =
               (count === limit && lastDate !== null && endingAt(statements, bounds, lastDate)) ||
@@ -166,9 +192,9 @@ export const make = (options: {
             const limit = range.limit ?? (range.after === undefined ? pageSize : joinedPageSize(pageSize))
             const csv = rows.format === "csv"
             if (statements.exportCsv === undefined || statements.exportLines === undefined) {
-              const entries = entriesOf(statements, bounds, limit, false)
-              const end = ending(statements, span, range, entries.length, limit)
-              return JoinedText.exportPage(rows, { entries, ...end })
+              const page = entriesAndIds(statements, bounds, limit, false)
+              const end = ending(statements, span, range, page.entries.length, limit)
+              return JoinedText.exportPage(rows, { ...page, ...end })
             }
             const [stored, count, lastDate] = (
               csv
@@ -195,7 +221,7 @@ export const make = (options: {
         read((statements) => {
           const files: Array<FileData.FileId> = []
           let top: number | undefined
-          for (const [fileId, seq] of statements.changes.all(position)) {
+          for (const [fileId, seq] of statements.changes.all(position, position)) {
             files.push(fileId as FileData.FileId)
             if (top === undefined || seq > top) top = seq
           }

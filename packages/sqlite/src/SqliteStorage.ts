@@ -98,9 +98,12 @@ const client = (filename: string) =>
 
 const configure = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  // Both settings belong to the connection, not the file, so they are set on every open.
+  // These settings belong to the connection, not the file, so they are set on every open.
   yield* sql`PRAGMA busy_timeout = 5000`
   yield* sql`PRAGMA foreign_keys = ON`
+  // Deleted rows are overwritten with zeros, not only unlinked, so an erasure's text leaves the pages
+  // (docs/security.md#erasure). Writes that delete nothing, as appends, pay nothing for it.
+  yield* sql`PRAGMA main.secure_delete = ON`
   yield* SqliteMigrations.run
   // Once started, a write waits for another process's lock on a timer (`writeLock`), never with the thread.
   yield* sql`PRAGMA busy_timeout = 0`
@@ -145,6 +148,8 @@ export const layer = (options: SqliteStorageOptions): SqlStorage.SqlStorage => {
         ...operator,
         importFixture: (fixture) => aroundWrite(operator.importFixture(fixture)),
         appendSubmissions: (source) => Effect.tap(aroundWrite(operator.appendSubmissions(source)), () => signals.poke),
+        eraseSubmissions: (fileId, selection) =>
+          Effect.tap(aroundWrite(operator.eraseSubmissions(fileId, selection)), () => signals.poke),
         createKey: (userId, apiKey) => aroundWrite(operator.createKey(userId, apiKey)),
         revokeKey: (keyId) => aroundWrite(operator.revokeKey(keyId)),
         createUser: (userId) => aroundWrite(operator.createUser(userId))

@@ -232,13 +232,13 @@ describe("SqliteFileRepository", () => {
   )
 
   it.scoped(
-    "reads the key before the file, pages through the index without sorting, the read point from the rowid (EXPLAIN QUERY PLAN)",
+    "reads the key before the file, pages and the feed through indexes without sorting, the read point from the rowids (EXPLAIN QUERY PLAN)",
     () =>
       Effect.gen(function* () {
         const filename = yield* tempDatabase
         yield* Effect.void.pipe(withStorage(filename))
         // The same statements SqliteFileRepository sends for a request's access, a whole file's first page, a
-        // page, where a full page ends, and where the range ends.
+        // page, where a full page ends, where the range ends, a page of the feed, and the waiting requests' poll.
         const range = (sql: SqlClient.SqlClient) =>
           sql`file_id = ${"f1"} AND created_date >= ${0}
           AND (created_date > ${0} OR (created_date = ${0} AND seq > ${0}))
@@ -246,17 +246,28 @@ describe("SqliteFileRepository", () => {
         const plans = yield* inspect(filename, (sql) =>
           Effect.all([
             sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT k.user_id, f.user_id, f.name, f.creation_date,
-            f.public_availability, f.submission_counter, f.visit_counter, (SELECT max(seq) FROM submissions)
+            f.public_availability, f.submission_counter, f.visit_counter,
+            max(coalesce((SELECT max(seq) FROM submissions), 0), coalesce((SELECT max(seq) FROM submission_erasures), 0))
             FROM api_keys k LEFT JOIN files f ON f.id = ${"f1"}
             WHERE k.key_hash = ${"hash"} AND k.revoked_at IS NULL`,
-            sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT entry FROM submissions
+            sql<{
+              detail: string
+            }>`EXPLAIN QUERY PLAN SELECT entry FROM submissions INDEXED BY submissions_file_created_seq
             WHERE file_id = ${"f1"} AND seq <= ${5} ORDER BY created_date, seq LIMIT ${1000}`,
             sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT entry FROM submissions WHERE ${range(sql)}
             ORDER BY created_date, seq LIMIT ${1000}`,
             sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT created_date, seq FROM submissions WHERE ${range(sql)}
             ORDER BY created_date, seq LIMIT 2 OFFSET ${999}`,
             sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT created_date, seq FROM submissions WHERE ${range(sql)}
-            ORDER BY created_date DESC, seq DESC LIMIT 1`
+            ORDER BY created_date DESC, seq DESC LIMIT 1`,
+            sql<{ detail: string }>`EXPLAIN QUERY PLAN
+            SELECT seq, id, entry FROM submissions WHERE file_id = ${"f1"} AND seq > ${0} AND seq <= ${5}
+            UNION ALL SELECT seq, submission_id, NULL FROM submission_erasures
+            WHERE file_id = ${"f1"} AND seq > ${0} AND seq <= ${5}
+            ORDER BY 1 LIMIT ${1001}`,
+            sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT file_id, max(seq) FROM (
+            SELECT file_id, seq FROM submissions WHERE seq > ${0}
+            UNION ALL SELECT file_id, seq FROM submission_erasures WHERE seq > ${0}) GROUP BY file_id`
           ])
         )
         expect(plans.map((plan) => plan.map((row) => row.detail))).toEqual([
@@ -264,7 +275,9 @@ describe("SqliteFileRepository", () => {
             "SEARCH k USING INDEX sqlite_autoindex_api_keys_1 (key_hash=?)",
             "SEARCH f USING INDEX sqlite_autoindex_files_1 (id=?) LEFT-JOIN",
             "SCALAR SUBQUERY 1",
-            "SEARCH submissions"
+            "SEARCH submissions",
+            "SCALAR SUBQUERY 2",
+            "SEARCH submission_erasures"
           ],
           ["SEARCH submissions USING INDEX submissions_file_created_seq (file_id=?)"],
           [
@@ -275,6 +288,23 @@ describe("SqliteFileRepository", () => {
           ],
           [
             "SEARCH submissions USING COVERING INDEX submissions_file_created_seq (file_id=? AND created_date>? AND created_date<?)"
+          ],
+          [
+            "MERGE (UNION ALL)",
+            "LEFT",
+            "SEARCH submissions USING INDEX submissions_file_seq (file_id=? AND seq>? AND seq<?)",
+            "RIGHT",
+            "SEARCH submission_erasures USING INDEX submission_erasures_file_seq (file_id=? AND seq>? AND seq<?)"
+          ],
+          [
+            "CO-ROUTINE (subquery-2)",
+            "COMPOUND QUERY",
+            "LEFT-MOST SUBQUERY",
+            "SEARCH submissions USING INTEGER PRIMARY KEY (rowid>?)",
+            "UNION ALL",
+            "SEARCH submission_erasures USING INTEGER PRIMARY KEY (rowid>?)",
+            "SCAN (subquery-2)",
+            "USE TEMP B-TREE FOR GROUP BY"
           ]
         ])
       })
@@ -337,6 +367,65 @@ describe("SqliteFileRepository", () => {
         reader.endSnapshot()
         expect(yield* access("key-one", reader)).toEqual([Option.some("u1"), Option.some("renamed")])
       }).pipe(withStorage(filename))
+    })
+  )
+
+  it.scoped("an erasure moves the read point up, is told by the feed and wakes the poll, its created change gone", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDatabase
+      const tag = (entry: string) => JSON.parse(entry).content.tag
+      yield* importDocument({
+        users: [{ id: "u1", apiKeys: ["key-one"] }],
+        files: ["a", "b", "c"].map((id) =>
+          file({
+            id,
+            userId: "u1",
+            submissions: [0, 1].map((i) => ({ createdDate: "2024-01-01T00:00:00.000Z", content: { tag: `${id}${i}` } }))
+          })
+        )
+      }).pipe(withStorage(filename))
+      const files = yield* SqliteFileRepository.make({ filename, pageSize: 10 })
+      // Each call reads now: a read here is answered when it is made.
+      const readPoint = () =>
+        Effect.map(files.findFile(fileId("c")), (found) => Number(Option.getOrThrow(found).readPoint))
+      const before = yield* readPoint()
+      const [, last] = (yield* files.readSubmissions(fileId("c"), {})).ids
+      // An erasure as the store writes one (SqliteMigrations): the next seq of the submissions' counter, taken
+      // from sqlite_sequence and bumped there, for the erasure's row; the submission's row deleted. The erased
+      // row is the highest seq, so the submissions' own highest seq drops.
+      const other = new Database(filename)
+      yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
+      other.transaction(() => {
+        other.prepare("UPDATE sqlite_sequence SET seq = seq + 1 WHERE name = 'submissions'").run()
+        other
+          .prepare(`INSERT INTO submission_erasures (seq, file_id, submission_id)
+            SELECT (SELECT seq FROM sqlite_sequence WHERE name = 'submissions'), file_id, id FROM submissions WHERE id = ?`)
+          .run(last)
+        other.prepare("DELETE FROM submissions WHERE id = ?").run(last)
+      })()
+      files.endSnapshot()
+      const after = yield* readPoint()
+      expect(after).toBe(before + 1)
+      const feed = yield* files.readChanges(fileId("c"), {})
+      expect(
+        feed.changes.map((change) => [change.type, change.type === "submission.created" && tag(change.entry)])
+      ).toEqual([
+        ["submission.created", "c0"],
+        ["submission.erased", false]
+      ])
+      expect(feed.changes[1]).toEqual({ type: "submission.erased", id: last })
+      expect(feed.next).toBe(String(after))
+      // Bounded by the read point from before: the erased submission's created change is gone all the same.
+      expect(
+        (yield* files.readChanges(fileId("c"), { upTo: FileRepository.ReadPoint(String(before)) })).changes
+      ).toHaveLength(1)
+      expect(yield* files.readChanges(fileId("c"), { after: String(before) })).toEqual({
+        changes: [{ type: "submission.erased", id: last }],
+        next: String(after),
+        hasMore: false
+      })
+      expect(yield* files.changesAfter(before)).toEqual({ files: ["c"], top: after })
+      expect(yield* files.changesAfter(after)).toEqual({ files: [], top: undefined })
     })
   )
 })

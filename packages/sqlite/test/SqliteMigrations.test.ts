@@ -50,36 +50,43 @@ const madeBy0x = (filename: string, recorded: ReadonlyArray<readonly [number, st
 }
 
 describe("SqliteMigrations", () => {
-  it.scoped(
-    "a new database gets the initial schema: every stored form of a submission NOT NULL, no partial index",
-    () =>
-      Effect.gen(function* () {
-        const filename = yield* tempDatabase
-        const first = yield* Effect.zipRight(start(filename), schemaOf(filename))
-        expect(first.recorded).toEqual([{ migration_id: 1, name: "initial_schema" }])
-        const columns = yield* inspect(
-          filename,
-          (sql) => sql<{ name: string; notnull: number }>`SELECT name, "notnull" FROM pragma_table_info('submissions')`
-        )
-        expect(columns).toEqual([
-          { name: "seq", notnull: 0 },
-          { name: "file_id", notnull: 1 },
-          { name: "created_date", notnull: 1 },
-          { name: "content", notnull: 1 },
-          { name: "entry", notnull: 1 },
-          { name: "csv", notnull: 1 },
-          { name: "csv_width", notnull: 1 }
-        ])
-        const indexes = yield* inspect(
-          filename,
-          (sql) => sql<{ name: string }>`SELECT name FROM sqlite_master
+  it.scoped("a new database gets every migration: every stored form of a submission NOT NULL, no partial index", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDatabase
+      const first = yield* Effect.zipRight(start(filename), schemaOf(filename))
+      expect(first.recorded).toEqual([
+        { migration_id: 1, name: "initial_schema" },
+        { migration_id: 2, name: "submission_ids_and_changes" }
+      ])
+      const columns = yield* inspect(
+        filename,
+        (sql) => sql<{ name: string; notnull: number }>`SELECT name, "notnull" FROM pragma_table_info('submissions')`
+      )
+      expect(columns).toEqual([
+        { name: "seq", notnull: 0 },
+        { name: "file_id", notnull: 1 },
+        { name: "created_date", notnull: 1 },
+        { name: "content", notnull: 1 },
+        { name: "entry", notnull: 1 },
+        { name: "csv", notnull: 1 },
+        { name: "csv_width", notnull: 1 },
+        // NOT NULL by the store's rule: SQLite adds no such column without a default (SqliteMigrations).
+        { name: "id", notnull: 0 }
+      ])
+      const indexes = yield* inspect(
+        filename,
+        (sql) => sql<{ name: string }>`SELECT name FROM sqlite_master
           WHERE type = 'index' AND tbl_name = 'submissions' AND sql IS NOT NULL ORDER BY name`
-        )
-        expect(indexes).toEqual([{ name: "submissions_file_created_seq" }])
-        // A restart finds nothing to do.
-        yield* start(filename)
-        expect(yield* schemaOf(filename)).toEqual(first)
-      })
+      )
+      expect(indexes).toEqual([
+        { name: "submissions_file_created_seq" },
+        { name: "submissions_file_seq" },
+        { name: "submissions_id" }
+      ])
+      // A restart finds nothing to do.
+      yield* start(filename)
+      expect(yield* schemaOf(filename)).toEqual(first)
+    })
   )
 
   it.scoped("a database made by filedata 0.x's migrations is refused with what to do, and left as it was", () =>
@@ -106,11 +113,11 @@ describe("SqliteMigrations", () => {
     Effect.gen(function* () {
       const filename = yield* tempDatabase
       yield* start(filename)
-      yield* inspect(filename, (sql) => sql`INSERT INTO effect_sql_migrations (migration_id, name) VALUES (2, 'later')`)
+      yield* inspect(filename, (sql) => sql`INSERT INTO effect_sql_migrations (migration_id, name) VALUES (3, 'later')`)
       const before = yield* schemaOf(filename)
       const error = yield* refusal(filename)
       expect((error.cause as Migrator.MigrationError).message).toBe(
-        "this database records migrations this version of filedata does not know (2_later): it was made by another " +
+        "this database records migrations this version of filedata does not know (3_later): it was made by another " +
           "version; run that version, or delete the database"
       )
       expect(yield* schemaOf(filename)).toEqual(before)

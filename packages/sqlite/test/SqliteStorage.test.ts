@@ -44,7 +44,10 @@ describe("SqliteStorage", () => {
       yield* Effect.void.pipe(open(filename))
       expect(yield* counts(filename)).toEqual({ users: 1, apiKeys: 1, files: 1, submissions: 0 })
       const migrations = yield* inspect(filename, (sql) => sql`SELECT migration_id, name FROM effect_sql_migrations`)
-      expect(migrations).toEqual([{ migration_id: 1, name: "initial_schema" }])
+      expect(migrations).toEqual([
+        { migration_id: 1, name: "initial_schema" },
+        { migration_id: 2, name: "submission_ids_and_changes" }
+      ])
     })
   )
 

@@ -14,10 +14,11 @@ const event = {
     SubmissionCounter: 2,
     VisitCounter: 5,
     submissions: [
-      { createdDate: "2026-11-28T03:59:59.000Z", content: { email: "a@example.com" } },
-      { createdDate: "2026-11-28T03:59:59.500Z", content: { email: "b@example.com", message: "Hi" } }
+      { id: "sub_a1", createdDate: "2026-11-28T03:59:59.000Z", content: { email: "a@example.com" } },
+      { id: "sub_b2", createdDate: "2026-11-28T03:59:59.500Z", content: { email: "b@example.com", message: "Hi" } }
     ],
-    next: "bmV4dA"
+    next: "bmV4dA",
+    changesNext: "YzE"
   }
 }
 

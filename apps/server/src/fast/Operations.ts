@@ -12,11 +12,13 @@
 import type { IncomingHttpHeaders, ServerResponse } from "node:http"
 import { FileDataApi } from "@filedata/client"
 import {
+  ChangesEncoder,
   ExportEncoder,
   ExportSubmissions,
   FileDataEncoder,
   type FileDataError,
   type FileRequest,
+  GetChanges,
   GetFileData,
   GetSubmissions,
   SubmissionsEncoder
@@ -109,6 +111,18 @@ export const getSubmissions: Operation = make(
 )
 
 /**
+ * `POST /api/v1/file-data/changes`: the change feed; its waits end as the incremental read's do.
+ *
+ * @since 0.3.0
+ * @category operations
+ */
+export const getChanges: Operation = make(
+  FileDataApi.changesPath,
+  (ports, input, response) => GetChanges.runWith(ports, { ...input, gone: gone(response) }),
+  ChangesEncoder.writeTo
+)
+
+/**
  * `POST /api/v1/file-data/export`: every submission, or a window of them, as CSV or NDJSON, as an attachment
  * named after the file.
  *
@@ -131,7 +145,7 @@ export const exportSubmissions: Operation = make(
  * @since 0.1.0
  * @category operations
  */
-export const all: ReadonlyArray<Operation> = [getFileData, getSubmissions, exportSubmissions]
+export const all: ReadonlyArray<Operation> = [getFileData, getSubmissions, getChanges, exportSubmissions]
 
 /**
  * The operation served at a path, if any.

@@ -2,7 +2,8 @@
  * The body of an export (`ExportSubmissions`) in its format, written page by page as storage gives the pages
  * (`EncodedPages.readExportRows`), each as text or as UTF-8 bytes, so an export of any size is never one string.
  *
- * - NDJSON: each submission's stored entry (`SubmissionEntry`), the text the File reply holds for it, then `\n`.
+ * - NDJSON: each submission's stored entry (`SubmissionEntry`), the text the File reply holds for it, with the
+ *   submission's id first (`SubmissionEntry.withId`), then `\n`.
  * - CSV (RFC 4180, CRLF): the header `createdDate` and the file's content names, then one row per submission.
  *   A cell is quoted when it holds a comma, a quote, CR or LF (quotes doubled); a cell beginning with `=`, `+`,
  *   `-`, `@`, a tab or CR is prefixed with `'` (OWASP's rule against CSV injection), header cells too.
@@ -12,8 +13,10 @@
 import * as Effect from "effect/Effect"
 import type * as EncodedPages from "../shared/EncodedPages.js"
 import type { StorageUnavailable } from "../shared/FileDataError.js"
+import type { SubmissionPage } from "../shared/FileRepository.js"
 import * as Pieces from "../shared/internal/pieces.js"
 import * as SubmissionEntry from "../shared/SubmissionEntry.js"
+import type { SubmissionId } from "../shared/SubmissionId.js"
 import type { ExportReply, Format } from "./ExportSubmissions.js"
 
 /**
@@ -165,33 +168,37 @@ export const csvRows = (names: ReadonlyArray<string>): ((entry: SubmissionEntry.
 }
 
 /**
- * The NDJSON line of an entry: the entry itself, the File reply's text of the submission, and `\n`.
+ * The NDJSON line of a submission: its entry with its id first (`SubmissionEntry.withId`), and `\n`.
  *
  * @since 0.2.0
  * @category encoding
  */
-export const ndjsonLine = (entry: SubmissionEntry.SubmissionEntry): string => `${entry}\n`
+export const ndjsonLine = (entry: SubmissionEntry.SubmissionEntry, id: SubmissionId): string =>
+  `${SubmissionEntry.withId(id, entry)}\n`
 
 /**
- * Each entry's line as `rows` says: its NDJSON line, or its CSV row under the header of `rows.names`.
+ * Each submission's line as `rows` says: its NDJSON line, or its CSV row under the header of `rows.names`
+ * (which shows no id).
  *
  * @since 0.2.0
  * @category encoding
  */
-export const lineOf = (rows: EncodedPages.ExportRows): ((entry: SubmissionEntry.SubmissionEntry) => string) =>
+export const lineOf = (
+  rows: EncodedPages.ExportRows
+): ((entry: SubmissionEntry.SubmissionEntry, id: SubmissionId) => string) =>
   rows.format === "ndjson" ? ndjsonLine : csvRows(rows.names)
 
 /**
- * A page's entries rendered as `rows` says and joined, as `EncodedPages.readExportRows` gives a page: for an
+ * A page's submissions rendered as `rows` says and joined, as `EncodedPages.readExportRows` gives a page: for an
  * adapter without it, and for rows stored without their CSV row.
  *
  * @since 0.2.0
  * @category encoding
  */
-export const renderEntries = (
-  rows: EncodedPages.ExportRows,
-  entries: ReadonlyArray<SubmissionEntry.SubmissionEntry>
-): string => entries.map(lineOf(rows)).join("")
+export const renderEntries = (rows: EncodedPages.ExportRows, page: Pick<SubmissionPage, "entries" | "ids">): string => {
+  const line = lineOf(rows)
+  return page.entries.map((entry, i) => line(entry, page.ids[i] as SubmissionId)).join("")
+}
 
 // Where the writing stands between pages: the position to read after, and what each row is, known once the
 // header is written (undefined before the first page).

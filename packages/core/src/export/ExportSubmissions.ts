@@ -38,7 +38,8 @@ import { GetSubmissionsRequest } from "../sync/GetSubmissions.js"
  */
 export const Format = Schema.Literal("csv", "ndjson").annotations({
   identifier: "ExportFormat",
-  description: "csv (RFC 4180, one column per content name) or ndjson (one submission per line, as in the File reply)"
+  description:
+    "csv (RFC 4180, one column per content name) or ndjson (one submission per line: its id, createdDate and content)"
 })
 
 /**

@@ -75,15 +75,19 @@ export class SubmissionsNotInFile extends Failure.withMessage<SubmissionsNotInFi
     unknown: Schema.Array(Schema.String),
     elsewhere: Schema.Array(Schema.String)
   },
-  (failure) =>
-    [
-      failure.elsewhere.length > 0
-        ? `${failure.elsewhere.join(", ")} ${failure.elsewhere.length === 1 ? "is a submission" : "are submissions"} of another file`
-        : undefined,
-      failure.unknown.length > 0
-        ? `${failure.unknown.join(", ")} ${failure.unknown.length === 1 ? "names" : "name"} no submission`
-        : undefined
-    ]
-      .filter((part) => part !== undefined)
-      .join("; ") + `, not of file ${JSON.stringify(failure.fileId)}: nothing was erased`
+  (failure) => {
+    const file = JSON.stringify(failure.fileId)
+    const parts: Array<string> = []
+    if (failure.unknown.length > 0) {
+      const ids = failure.unknown.join(", ")
+      parts.push(`No submission has the id${failure.unknown.length === 1 ? "" : "s"} ${ids}`)
+    }
+    if (failure.elsewhere.length > 0) {
+      const ids = failure.elsewhere.join(", ")
+      parts.push(
+        `${ids} ${failure.elsewhere.length === 1 ? "is a submission" : "are submissions"} of another file, not of file ${file}`
+      )
+    }
+    return `${parts.join("; ")}: nothing was erased`
+  }
 ) {}

@@ -106,7 +106,7 @@ export const join = (page: SubmissionPage, form: EntryForm = "stored"): JoinedPa
  * @category constructors
  */
 export const render = (rows: ExportRows, page: SubmissionPage): JoinedPage => {
-  const joined = ExportEncoder.renderEntries(rows, page.entries)
+  const joined = ExportEncoder.renderEntries(rows, page)
   return page.hasMore
     ? { joined, count: page.entries.length, next: page.next, hasMore: true }
     : { joined, count: page.entries.length, next: page.next, hasMore: false }

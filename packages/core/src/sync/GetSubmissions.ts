@@ -20,12 +20,18 @@
  *
  * @since 0.1.0
  */
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as EncodedPages from "../shared/EncodedPages.js"
 import { FileId, InstantFromIso } from "../shared/FileData.js"
-import { about, type GetSubmissionsError, type InvalidRequest, Issue, pointer } from "../shared/FileDataError.js"
+import {
+  type GetSubmissionsError,
+  type InvalidRequest,
+  Issue,
+  pointer,
+  type StorageUnavailable
+} from "../shared/FileDataError.js"
 import type * as FileRepository from "../shared/FileRepository.js"
 import * as FileRequest from "../shared/FileRequest.js"
 import * as Immediate from "../shared/Immediate.js"
@@ -33,6 +39,7 @@ import type * as RateLimiter from "../shared/RateLimiter.js"
 import * as RequestDecoding from "../shared/RequestDecoding.js"
 import * as RequestSchema from "../shared/RequestSchema.js"
 import * as TextRules from "../shared/TextRules.js"
+import * as LongPoll from "./internal/longPoll.js"
 import * as SubmissionCursor from "./SubmissionCursor.js"
 import * as SubmissionSignals from "./SubmissionSignals.js"
 import { pageLimit, type SubmissionsReply } from "./SubmissionsReply.js"
@@ -234,89 +241,46 @@ export const parseRequest = (body: unknown): Effect.Effect<SubmissionsQuery, Inv
  */
 export const RequestJson = RequestSchema.wire(GetSubmissionsRequest, parseRequest)
 
-// Every page is read up to the file's read point; `first`, when given, is the reply's first page, read already.
+// A page of the request's range after `after`, up to the file's read point, each submission with its id first.
+const read = (
+  files: FileRepository.FileRepository,
+  request: SubmissionsQuery,
+  file: FileRepository.FoundFile,
+  after: string | undefined,
+  limit: number
+): Effect.Effect<EncodedPages.JoinedPage, StorageUnavailable> =>
+  EncodedPages.of(files).readJoined(
+    file.id,
+    { after, since: request.since, until: request.until, limit, upTo: file.readPoint },
+    "withId"
+  )
+
+// `first`, when given, is the reply's first page, read already.
 const answer = (
   files: FileRepository.FileRepository,
   request: SubmissionsQuery,
   file: FileRepository.FoundFile,
-  first?: FileRepository.SubmissionPage
+  first?: EncodedPages.JoinedPage
 ): SubmissionsReply => ({
   file,
   limit: request.limit,
   submissionPage: (after, limit) =>
     first !== undefined && after === undefined
       ? Effect.succeed(first)
-      : files.readSubmissions(file.id, {
-          after: after ?? request.after,
-          since: request.since,
-          until: request.until,
-          limit,
-          upTo: file.readPoint
-        })
+      : read(files, request, file, after ?? request.after, limit)
 })
 
-// The wait of one request: read the first page; while it is empty and time is left, wait for the file to change
-// (or the wait to end), then read the file again through the same rules. Written as plain steps, not a scope
-// and a generator: ten thousand requests may wait at once, and what each holds is what its fiber keeps
-// (docs/performance.md#long-poll).
+// The wait of one request (`LongPoll.waited`): its first page read as every page of its reply is.
 const waited = (
   ports: Ports,
   input: GetSubmissionsInput,
   request: SubmissionsQuery,
   found: FileRepository.FoundFile
 ): Effect.Effect<SubmissionsReply, GetSubmissionsError> =>
-  Effect.flatMap(Clock.currentTimeMillis, (now) => {
-    const { files, signals, waiting } = ports
-    const deadline = now + request.wait * 1000
-    // Ended when the wait must end at once: the process stops, or the client went away. Made at the first
-    // wait, with the hold on the bounds and the client's listener, both given back when the request ends.
-    let end: SubmissionSignals.WaitEnd | undefined
-    let release: (() => void) | undefined
-    const look = (file: FileRepository.FoundFile): Effect.Effect<SubmissionsReply, GetSubmissionsError> =>
-      Immediate.flatMap(
-        files.readSubmissions(file.id, {
-          after: request.after,
-          since: request.since,
-          until: request.until,
-          limit: Math.min(request.limit, pageLimit),
-          upTo: file.readPoint
-        }),
-        (first) =>
-          Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<SubmissionsReply, GetSubmissionsError> => {
-            const reply = answer(files, request, file, first)
-            const left = deadline - now
-            if (first.entries.length > 0 || left <= 0) return Immediate.succeed(reply)
-            const waitFor = (ending: SubmissionSignals.WaitEnd) =>
-              Effect.flatMap(
-                // One registration, no fiber or timer of its own: a waiting request costs little more than its socket.
-                signals.changed(file.id, file.readPoint, { timeoutMillis: left, end: ending }),
-                (changed) =>
-                  changed ? Effect.flatMap(FileRequest.reopen(files, request), look) : Immediate.succeed(reply)
-              )
-            if (end !== undefined) return waitFor(end)
-            const ending = new SubmissionSignals.WaitEnd()
-            end = ending
-            return Immediate.flatMap(
-              waiting === undefined
-                ? Immediate.succeed(undefined)
-                : waiting.hold(request.apiKey, input.clientAddress, ending),
-              (given) => {
-                const forget = input.gone?.(() => ending.end())
-                release = () => {
-                  given?.()
-                  forget?.()
-                }
-                return waitFor(ending)
-              }
-            )
-          })
-      )
-    // A refusal after the first check names what that check found (`FileDataError.about`).
-    const asked = { fileId: found.id, userId: found.ownerId }
-    return Effect.ensuring(
-      Effect.mapError(look(found), (failure) => about(failure, asked)),
-      Effect.sync(() => release?.())
-    )
+  LongPoll.waited(ports, input, request, found, {
+    first: (file) => read(ports.files, request, file, request.after, Math.min(request.limit, pageLimit)),
+    isEmpty: (page) => page.count === 0,
+    reply: (file, first) => answer(ports.files, request, file, first)
   })
 
 const operation = FileRequest.operation(parseRequest, (files, request: SubmissionsQuery, file) => ({

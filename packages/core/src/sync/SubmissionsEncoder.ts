@@ -1,6 +1,7 @@
 /**
- * The body of an incremental read, `{"submissions":[…],"next":"…","hasMore":…}`, written as JSON text piece by
- * piece, in the same bounded pieces as `FileDataEncoder`, so a reply of 10,000 submissions is never one string.
+ * The body of an incremental read, `{"submissions":[…],"next":"…","hasMore":…}`, written page by page as
+ * `FileDataEncoder` writes the File reply: each page as storage joined it (text, or UTF-8 bytes when long), so a
+ * reply of 10,000 submissions is never one string.
  *
  * @since 0.1.0
  */
@@ -35,20 +36,21 @@ interface Position {
   readonly empty: boolean
 }
 
-// Reads one page and renders it as the next pieces of the reply; no next position after the last page.
+// Reads one page and gives it as the next pieces of the reply, between the head before the first and the tail
+// after the last; no next position after the last page.
 const step = (
   reply: SubmissionsReply.SubmissionsReply,
   position: Position
-): Effect.Effect<readonly [pieces: Array<string>, next: Position | undefined], StorageUnavailable> =>
-  Effect.map(SubmissionsReply.step(reply, position.progress), (page) => {
-    const { entries } = page
-    const before = (position.first ? head : "") + (position.empty || entries.length === 0 ? "" : ",")
-    return page.end === undefined
+): Effect.Effect<readonly [pieces: Array<string | Uint8Array>, next: Position | undefined], StorageUnavailable> =>
+  Effect.map(SubmissionsReply.step(reply, position.progress), (read) => {
+    const { count, joined } = read.page
+    const before = (position.first ? head : "") + (position.empty || count === 0 ? "" : ",")
+    return read.end === undefined
       ? [
-          Pieces.pieces(entries, before, ""),
-          { progress: page.progress, first: false, empty: position.empty && entries.length === 0 }
+          Pieces.aroundJoined(before, joined, "", false),
+          { progress: read.progress, first: false, empty: position.empty && count === 0 }
         ]
-      : [Pieces.pieces(entries, before, tail(page.end.next, page.end.hasMore)), undefined]
+      : [Pieces.aroundJoined(before, joined, tail(read.end.next, read.end.hasMore), position.first), undefined]
   })
 
 const begin = (reply: SubmissionsReply.SubmissionsReply): Position => ({
@@ -60,9 +62,9 @@ const begin = (reply: SubmissionsReply.SubmissionsReply): Position => ({
 const body = Pieces.body(begin, step)
 
 /**
- * Writes the whole reply through `write`, piece by piece (about `FileDataEncoder.maxPieceLength` each), reading the
- * next page only once `write` is done with the last: the transport decides how to wait for a slow reader, with
- * the same `write` it gives `FileDataEncoder.writeTo`. A reply of one short page is one piece, `last`.
+ * Writes the whole reply through `write`, in pieces of text or of UTF-8 bytes (each page as storage joined it),
+ * reading the next page only once `write` is done with the last: the transport decides how to wait for a slow
+ * reader, with the same `write` it gives `FileDataEncoder.writeTo`. A reply of one page is one piece, `last`.
  *
  * @since 0.1.0
  * @category encoding

@@ -1,18 +1,19 @@
 /**
  * A successful answer of `GetSubmissions`: the requested run of a file's submissions, read page by page as it
  * is written (so up to 10,000 submissions never sit in memory at once), each page up to the read point taken
- * with the file, and how the reply ends: `next`, the cursor after its last submission, and `hasMore`, whether
- * more matched. `SubmissionsEncoder` writes it as JSON text.
+ * with the file and joined with each submission's id first (`EncodedPages.readJoined`, form `"withId"`: by the
+ * adapter when it can), and how the reply ends: `next`, the cursor after its last submission, and `hasMore`,
+ * whether more matched. `SubmissionsEncoder` writes it as JSON text.
  *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { type StoredFile, Submission } from "../shared/FileData.js"
+import * as EncodedPages from "../shared/EncodedPages.js"
+import { type StoredFile, SubmissionContent, Timestamp } from "../shared/FileData.js"
 import type { StorageUnavailable } from "../shared/FileDataError.js"
-import type { SubmissionPage } from "../shared/FileRepository.js"
 import * as DemoExamples from "../shared/internal/demoExamples.js"
-import type { SubmissionEntry } from "../shared/SubmissionEntry.js"
+import { SubmissionId } from "../shared/SubmissionId.js"
 import * as SubmissionCursor from "./SubmissionCursor.js"
 
 /**
@@ -25,13 +26,13 @@ export interface SubmissionsReply {
   /** How many submissions the reply holds at most. */
   readonly limit: number
   /**
-   * At most `limit` entries of the requested range after `after` (`undefined`: where the request starts), as
-   * the file was when it was read.
+   * At most `limit` submissions of the requested range after `after` (`undefined`: where the request starts),
+   * as the file was when it was read, joined by commas, each with its id first.
    */
   readonly submissionPage: (
     after: string | undefined,
     limit: number
-  ) => Effect.Effect<SubmissionPage, StorageUnavailable>
+  ) => Effect.Effect<EncodedPages.JoinedPage, StorageUnavailable>
 }
 
 /**
@@ -43,13 +44,34 @@ export interface SubmissionsReply {
 export const pageLimit = 1000
 
 /**
- * The reply as the contract writes it: the submissions in reply order, `next` and `hasMore`.
+ * A submission as the incremental read, the NDJSON export and the change feed show it: the File reply's
+ * submission with its id first (`SubmissionEntry.withId`).
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const IdentifiedSubmission = Schema.Struct({
+  id: SubmissionId,
+  createdDate: Timestamp,
+  content: SubmissionContent
+}).annotations({ identifier: "IdentifiedSubmission" })
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type IdentifiedSubmission = typeof IdentifiedSubmission.Type
+
+const exampleIds = ["sub_Vb2kQe8WfR1xNc4TgH7p", "sub_3q2-7wEXAMPLEu5Ry0QZ"]
+
+/**
+ * The reply as the contract writes it: the submissions in reply order, each with its id, `next` and `hasMore`.
  *
  * @since 0.1.0
  * @category schemas
  */
 export const SubmissionsPage = Schema.Struct({
-  submissions: Schema.Array(Submission),
+  submissions: Schema.Array(IdentifiedSubmission),
   next: Schema.String.annotations({
     title: "Cursor",
     description:
@@ -63,7 +85,10 @@ export const SubmissionsPage = Schema.Struct({
   examples: [
     {
       // The reply to GetSubmissionsRequest's example (its fields' examples) after `pnpm filedata demo`.
-      submissions: DemoExamples.contactFormSubmissions.slice(2),
+      // Ids are drawn when the demo imports its file, so each run's differ from these.
+      submissions: DemoExamples.contactFormSubmissions
+        .slice(2)
+        .map((submission, i) => ({ id: exampleIds[i] as SubmissionId, ...submission })),
       next: "MTljNTNhYzBiMDc2YWRjMzYxNzEwNzQ4NTMwMDA0OjQ",
       hasMore: false
     }
@@ -97,16 +122,16 @@ export interface Progress {
 export const start = (reply: SubmissionsReply): Progress => ({ after: undefined, remaining: reply.limit })
 
 /**
- * One page of a reply: its entries, and either where the next page starts or, after the last page, how the
- * reply ends.
+ * One page of a reply: its submissions as the reply writes them, joined (`EncodedPages.JoinedPage`), and either
+ * where the next page starts or, after the last page, how the reply ends.
  *
  * @since 0.1.0
  * @category models
  */
 export type Step =
-  | { readonly entries: ReadonlyArray<SubmissionEntry>; readonly progress: Progress; readonly end: undefined }
+  | { readonly page: EncodedPages.JoinedPage; readonly progress: Progress; readonly end: undefined }
   | {
-      readonly entries: ReadonlyArray<SubmissionEntry>
+      readonly page: EncodedPages.JoinedPage
       readonly progress: undefined
       readonly end: { readonly next: SubmissionCursor.SubmissionCursor; readonly hasMore: boolean }
     }
@@ -119,16 +144,15 @@ export type Step =
  */
 export const step = (reply: SubmissionsReply, progress: Progress): Effect.Effect<Step, StorageUnavailable> =>
   Effect.flatMap(reply.submissionPage(progress.after, Math.min(progress.remaining, pageLimit)), (page) => {
-    const { entries } = page
-    const remaining = progress.remaining - entries.length
+    const remaining = progress.remaining - page.count
     // An empty page ends the reply too, whatever it says: the reply never asks for the same page twice.
-    if (page.hasMore && remaining > 0 && entries.length > 0) {
-      return Effect.succeed<Step>({ entries, progress: { after: page.next, remaining }, end: undefined })
+    if (page.hasMore && remaining > 0 && page.count > 0) {
+      return Effect.succeed<Step>({ page, progress: { after: page.next, remaining }, end: undefined })
     }
     // The range asked for its end position (the default), which the storage conformance suite holds adapters to.
     if (page.next === undefined) return Effect.dieMessage("the page that ends a reply named no position")
     return Effect.succeed<Step>({
-      entries,
+      page,
       progress: undefined,
       end: { next: SubmissionCursor.encode(reply.file.id, page.next), hasMore: page.hasMore }
     })
@@ -142,13 +166,15 @@ export const step = (reply: SubmissionsReply, progress: Progress): Effect.Effect
  */
 export const toSubmissionsPage: (reply: SubmissionsReply) => Effect.Effect<SubmissionsPage, StorageUnavailable> =
   Effect.fnUntraced(function* (reply: SubmissionsReply) {
-    const submissions: Array<Submission> = []
+    const submissions: Array<IdentifiedSubmission> = []
     let progress: Progress = start(reply)
     for (;;) {
-      const page: Step = yield* step(reply, progress)
-      // An entry is the submission as the reply writes it, so it parses to the reply's object.
-      for (const entry of page.entries) submissions.push(JSON.parse(entry) as Submission)
-      if (page.end !== undefined) return { submissions, next: page.end.next, hasMore: page.end.hasMore }
-      progress = page.progress
+      const read: Step = yield* step(reply, progress)
+      // A joined page is the reply's text of its submissions, so it parses to the reply's objects.
+      if (read.page.count > 0) {
+        submissions.push(...(JSON.parse(`[${EncodedPages.joinedText(read.page)}]`) as Array<IdentifiedSubmission>))
+      }
+      if (read.end !== undefined) return { submissions, next: read.end.next, hasMore: read.end.hasMore }
+      progress = read.progress
     }
   })

@@ -136,7 +136,7 @@ describe("the CSV export", () => {
     })
   )
 
-  it.effect("NDJSON lines are the File reply's entries byte for byte", () =>
+  it.effect("NDJSON lines are the File reply's entries byte for byte, each with its submission's id first", () =>
     Effect.gen(function* () {
       const repository = repositoryOf(
         Array.from({ length: 7 }, (_, i) => ({ n: String(i), "a\nb": "é😀\u2028", [`k${i % 3}`]: '"' }))
@@ -148,8 +148,14 @@ describe("the CSV export", () => {
       const json = Chunk.join(yield* Stream.runCollect(FileDataEncoder.encode(reply)), "")
       const entries = json.slice(json.indexOf('"submissions":[') + '"submissions":['.length, -"]}".length)
       expect(ndjson.endsWith("\n")).toBe(true)
-      expect(ndjson.slice(0, -1).split("\n").join(",")).toBe(entries)
-      expect(ndjson.split("\n")).toHaveLength(8)
+      const lines = ndjson.slice(0, -1).split("\n")
+      expect(lines).toHaveLength(7)
+      const ids = repository.ids("f")
+      // Each line is `{"id":"…",` and the File reply's entry after its opening brace, in reply order.
+      const prefixes = ids.map((id) => `{"id":"${id}",`)
+      expect(lines.map((line, i) => line.startsWith(prefixes[i] as string))).toEqual(ids.map(() => true))
+      expect(lines.map((line, i) => `{${line.slice((prefixes[i] as string).length)}`).join(",")).toBe(entries)
+      expect(JSON.parse(lines[0] as string)).toMatchObject({ id: ids[0], content: { n: "0" } })
     })
   )
 })

@@ -17,6 +17,7 @@ import {
 import type { StorageUnavailable } from "../../src/shared/FileDataError.js"
 import * as FileRepository from "../../src/shared/FileRepository.js"
 import * as SubmissionEntry from "../../src/shared/SubmissionEntry.js"
+import * as SubmissionId from "../../src/shared/SubmissionId.js"
 
 const FIELDS = ["name", "creationDate", "publicAvailability", "SubmissionCounter", "VisitCounter", "submissions"]
 
@@ -83,21 +84,23 @@ const replyOf = (
     Effect.sync((): FileRepository.SubmissionPage => {
       const i = range.after === undefined ? 0 : Number(range.after)
       const entries = Chunk.toReadonlyArray(pages[i] ?? Chunk.empty()).map(SubmissionEntry.fromStored)
+      const ids = entries.map((_, n) => SubmissionId.unsafeStored(`sub_p${i}n${n}`))
       return i + 1 < pages.length
-        ? { entries, next: String(i + 1), hasMore: true }
-        : { entries, next: undefined, hasMore: false }
+        ? { entries, ids, next: String(i + 1), hasMore: true }
+        : { entries, ids, next: undefined, hasMore: false }
     })
   const unused = Effect.die("not read by a reply")
   const files: FileRepository.FileRepository = {
     findAccess: () => unused,
     readSubmissions,
+    readChanges: () => unused,
     readContentNames: () => unused,
     findFile: () => unused,
     ping: unused,
     encodedPages: {
-      readJoined: (fileId, range) =>
+      readJoined: (fileId, range, form) =>
         Effect.map(readSubmissions(fileId, range), (domain) => {
-          const page = EncodedPages.join(domain)
+          const page = EncodedPages.join(domain, form)
           const bytes = kind === "bytes" || (kind === "mixed" && range.after !== undefined)
           return bytes ? { ...page, joined: encoder.encode(EncodedPages.joinedText(page)) } : page
         }),
@@ -117,7 +120,10 @@ const withJoined = (
   const pages = EncodedPages.of(reply.files)
   return {
     ...reply,
-    files: { ...reply.files, encodedPages: { ...pages, readJoined: (id, range) => f(pages.readJoined(id, range)) } }
+    files: {
+      ...reply.files,
+      encodedPages: { ...pages, readJoined: (id, range, form) => f(pages.readJoined(id, range, form)) }
+    }
   }
 }
 

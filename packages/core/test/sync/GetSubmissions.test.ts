@@ -73,8 +73,10 @@ describe("getSubmissions: access", () => {
       ])
       const page = yield* SubmissionsReply.toSubmissionsPage(reply)
       expect(journal.at(-1)).toBe("submissions contact")
+      const ids = repository.ids("contact")
       expect(page.submissions).toEqual(
-        repository.submissions("contact").map((row) => ({
+        repository.submissions("contact").map((row, i) => ({
+          id: ids[i],
           createdDate: row.createdDate,
           content: JSON.parse(row.contentJson)
         }))
@@ -455,7 +457,7 @@ describe("getSubmissions: reading", () => {
               { createdDate: at(JAN_1 + 9999), content: { n: "after" } }
             ])
           }
-          pieces.push(piece)
+          pieces.push(typeof piece === "string" ? piece : new TextDecoder().decode(piece))
         })
       )
       const written = JSON.parse(pieces.join("")) as SubmissionsReply.SubmissionsPage

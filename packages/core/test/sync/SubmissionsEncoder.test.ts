@@ -4,10 +4,11 @@ import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import * as FileDataEncoder from "../../src/read/FileDataEncoder.js"
+import * as EncodedPages from "../../src/shared/EncodedPages.js"
 import { type FileId, type StoredFile, timestampFromEpochMillis, type UserId } from "../../src/shared/FileData.js"
 import type * as FileRepository from "../../src/shared/FileRepository.js"
 import * as SubmissionEntry from "../../src/shared/SubmissionEntry.js"
+import * as SubmissionId from "../../src/shared/SubmissionId.js"
 import * as SubmissionCursor from "../../src/sync/SubmissionCursor.js"
 import * as SubmissionsEncoder from "../../src/sync/SubmissionsEncoder.js"
 import * as SubmissionsReply from "../../src/sync/SubmissionsReply.js"
@@ -25,6 +26,8 @@ const file: StoredFile = {
 const entry = (n: number, padding = 0) =>
   SubmissionEntry.render(n, JSON.stringify({ n: String(n), pad: "x".repeat(padding) }))
 
+const idOf = (n: number) => SubmissionId.unsafeStored(`sub_${n}`)
+
 /** A reply of at most `limit` of `count` submissions (positions are indexes); the size of each read is noted. */
 const replyOf = (count: number, limit: number, padding = 0) => {
   const reads: Array<number> = []
@@ -32,24 +35,34 @@ const replyOf = (count: number, limit: number, padding = 0) => {
     file,
     limit,
     submissionPage: (after, size) =>
-      Effect.sync((): FileRepository.SubmissionPage => {
+      Effect.sync(() => {
         reads.push(size)
         const from = after === undefined ? 0 : Number(after)
         const to = Math.min(count, from + size)
-        return {
+        const page: FileRepository.SubmissionPage = {
           entries: Array.from({ length: to - from }, (_, i) => entry(from + i, padding)),
+          ids: Array.from({ length: to - from }, (_, i) => idOf(from + i)),
           next: String(to),
           hasMore: to < count
         }
+        // Every other page as UTF-8 bytes, as an adapter hands over a long one.
+        const joined = EncodedPages.join(page, "withId")
+        return reads.length % 2 === 1
+          ? joined
+          : { ...joined, joined: new TextEncoder().encode(EncodedPages.joinedText(joined)) }
       })
   }
   return { reply, reads }
 }
 
+const decoder = new TextDecoder()
+
 const written = (reply: SubmissionsReply.SubmissionsReply) =>
   Effect.gen(function* () {
     const pieces: Array<readonly [string, boolean]> = []
-    yield* SubmissionsEncoder.writeTo(reply, (piece, last) => Effect.sync(() => pieces.push([piece, last])))
+    yield* SubmissionsEncoder.writeTo(reply, (piece, last) =>
+      Effect.sync(() => pieces.push([typeof piece === "string" ? piece : decoder.decode(piece), last]))
+    )
     return pieces
   })
 
@@ -66,7 +79,11 @@ describe("SubmissionsEncoder", () => {
           const parsed = JSON.parse(text)
           const held = Math.min(count, limit)
           expect(Object.keys(parsed)).toEqual(["submissions", "next", "hasMore"])
-          expect(parsed.submissions).toEqual(Array.from({ length: held }, (_, n) => JSON.parse(entry(n))))
+          // Each submission with its id first.
+          expect(parsed.submissions).toEqual(
+            Array.from({ length: held }, (_, n) => ({ id: idOf(n), ...JSON.parse(entry(n)) }))
+          )
+          expect(parsed.submissions.every((submission: object) => Object.keys(submission)[0] === "id")).toBe(true)
           expect(parsed.hasMore).toBe(count > limit)
           expect(SubmissionCursor.decode(file.id, parsed.next)).toEqual(Option.some(String(held)))
           expect(pieces.map(([, last]) => last)).toEqual(pieces.map((_, i) => i === pieces.length - 1))
@@ -91,14 +108,15 @@ describe("SubmissionsEncoder", () => {
     })
   )
 
-  it.effect("10,000 submissions are written in pieces of about maxPieceLength, never one string", () =>
+  it.effect("10,000 submissions are written page by page as storage joined them, never one string", () =>
     Effect.gen(function* () {
       const { reply, reads } = replyOf(12_000, 10_000, 200)
       const pieces = yield* written(reply)
       expect(reads).toEqual(Array.from({ length: 10 }, () => SubmissionsReply.pageLimit))
+      // A page is a piece of its own (the head and the tail beside it when it came as bytes).
+      expect(pieces.length).toBeGreaterThanOrEqual(10)
       const longest = Math.max(...pieces.map(([piece]) => piece.length))
-      expect(longest).toBeLessThan(FileDataEncoder.maxPieceLength + 300)
-      expect(pieces.length).toBeGreaterThan(30)
+      expect(longest).toBeLessThan(SubmissionsReply.pageLimit * 300)
       const parsed = JSON.parse(pieces.map(([piece]) => piece).join(""))
       expect(parsed.submissions).toHaveLength(10_000)
       expect(parsed.hasMore).toBe(true)

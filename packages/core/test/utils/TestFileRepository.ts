@@ -1,7 +1,8 @@
 /**
  * An in-memory `FileRepository` built from a fixture-like description. Submissions are served in ascending
  * `createdDate`, ties in insertion order, in small pages, like the real adapters; every submission gets a
- * sequence number as it is added, and a file's read point is the highest one so far.
+ * sequence number and an id (`sub_t<seq>`) as it is added, every erasure a sequence number of the same counter,
+ * and a file's read point is the highest one so far. The change feed is both in sequence order.
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -10,6 +11,7 @@ import * as Redacted from "effect/Redacted"
 import type { FileId, StoredFile, StoredSubmission, Timestamp, UserId } from "../../src/shared/FileData.js"
 import * as FileRepository from "../../src/shared/FileRepository.js"
 import * as SubmissionEntry from "../../src/shared/SubmissionEntry.js"
+import * as SubmissionId from "../../src/shared/SubmissionId.js"
 import * as SubmissionSignals from "../../src/sync/SubmissionSignals.js"
 import type { Journal } from "./Journal.js"
 
@@ -49,8 +51,12 @@ export interface TestFileRepository {
   readonly file: (id: string) => StoredFile | undefined
   /** The stored submissions of a file in reply order. */
   readonly submissions: (id: string) => ReadonlyArray<StoredSubmission>
-  /** Adds submissions to a file and counts them, as a writer's commit would. */
-  readonly append: (id: string, submissions: ReadonlyArray<SubmissionSpec>) => void
+  /** Adds submissions to a file and counts them, as a writer's commit would; gives their ids. */
+  readonly append: (id: string, submissions: ReadonlyArray<SubmissionSpec>) => ReadonlyArray<SubmissionId.SubmissionId>
+  /** The ids of a file's submissions in reply order. */
+  readonly ids: (id: string) => ReadonlyArray<SubmissionId.SubmissionId>
+  /** Erases submissions of a file by id and uncounts them, as an erasure's commit would. */
+  readonly erase: (id: string, ids: ReadonlyArray<SubmissionId.SubmissionId>) => void
   /** The files with submissions past a read point, as the SQL adapters' poll reads them. */
   readonly changesAfter: (position: number) => Effect.Effect<SubmissionSignals.Changes>
   /** `SubmissionSignals.polled` on {@link TestFileRepository.changesAfter}, polling every 250 ms of the clock. */
@@ -59,9 +65,16 @@ export interface TestFileRepository {
 
 interface Row {
   readonly seq: number
+  readonly id: SubmissionId.SubmissionId
   readonly file: string
   readonly createdMillis: number
   readonly submission: StoredSubmission
+}
+
+interface Erasure {
+  readonly seq: number
+  readonly id: SubmissionId.SubmissionId
+  readonly file: string
 }
 
 // Positions are `createdMillis:seq`, as text like every adapter's.
@@ -86,11 +99,19 @@ export const make = (spec: RepositorySpec, journal: Journal = []): TestFileRepos
     for (const key of user.apiKeys) owners.set(key, user.id as UserId)
   }
   const files = new Map<string, StoredFile>()
-  const rows: Array<Row> = []
+  let rows: Array<Row> = []
+  const erasures: Array<Erasure> = []
+  // The counter submissions and erasures share: the read point.
+  let top = 0
   const add = (id: string, submissions: ReadonlyArray<SubmissionSpec>) => {
+    const added: Array<SubmissionId.SubmissionId> = []
     for (const row of submissions) {
+      top += 1
+      const submissionId = SubmissionId.unsafeStored(`sub_t${top}`)
+      added.push(submissionId)
       rows.push({
-        seq: rows.length + 1,
+        seq: top,
+        id: submissionId,
         file: id,
         createdMillis: Date.parse(row.createdDate),
         submission: Object.freeze({
@@ -99,6 +120,7 @@ export const make = (spec: RepositorySpec, journal: Journal = []): TestFileRepos
         })
       })
     }
+    return added
   }
   for (const file of spec.files) {
     const submissions = file.submissions ?? []
@@ -132,7 +154,7 @@ export const make = (spec: RepositorySpec, journal: Journal = []): TestFileRepos
           file:
             file === undefined
               ? Option.none()
-              : Option.some(Object.freeze({ ...file, readPoint: String(rows.length) as FileRepository.ReadPoint }))
+              : Option.some(Object.freeze({ ...file, readPoint: String(top) as FileRepository.ReadPoint }))
         }
       }),
     readSubmissions: (fileId, range) =>
@@ -141,7 +163,7 @@ export const make = (spec: RepositorySpec, journal: Journal = []): TestFileRepos
         const window = range.since === undefined ? START : { createdMillis: range.since, seq: 0 }
         const given = range.after === undefined ? undefined : parsePosition(range.after)
         if (range.after !== undefined && given === undefined) {
-          return { entries: [], next: range.after, hasMore: false }
+          return { entries: [], ids: [], next: range.after, hasMore: false }
         }
         const lower = given !== undefined && compare(given, window) > 0 ? given : window
         const upTo = range.upTo === undefined ? Number.MAX_SAFE_INTEGER : Number(range.upTo)
@@ -155,16 +177,51 @@ export const make = (spec: RepositorySpec, journal: Journal = []): TestFileRepos
         if (range.endPosition === false && matching.length === page.length) {
           return {
             entries: page.map((row) => SubmissionEntry.fromStored(row.submission)),
+            ids: page.map((row) => row.id),
             next: undefined,
             hasMore: false
           }
         }
         return {
           entries: page.map((row) => SubmissionEntry.fromStored(row.submission)),
+          ids: page.map((row) => row.id),
           next:
             last !== undefined
               ? `${last.createdMillis}:${last.seq}`
               : (range.after ?? `${window.createdMillis}:${window.seq}`),
+          hasMore: matching.length > page.length
+        }
+      }),
+    // Stored and erased submissions merged by sequence number; a position that is not one names nothing.
+    readChanges: (fileId, range) =>
+      Effect.sync(() => {
+        if (range.after === undefined) journal.push(`changes ${fileId}`)
+        if (range.after !== undefined && !/^\d{1,15}$/.test(range.after)) {
+          return { changes: [], next: range.after, hasMore: false }
+        }
+        const after = range.after === undefined ? 0 : Number(range.after)
+        const upTo = range.upTo === undefined ? Number.MAX_SAFE_INTEGER : Number(range.upTo)
+        const matching: Array<{ readonly seq: number; readonly change: FileRepository.Change }> = [
+          ...rows
+            .filter((row) => row.file === fileId)
+            .map((row) => ({
+              seq: row.seq,
+              change: {
+                type: "submission.created" as const,
+                id: row.id,
+                entry: SubmissionEntry.fromStored(row.submission)
+              }
+            })),
+          ...erasures
+            .filter((erasure) => erasure.file === fileId)
+            .map((erasure) => ({ seq: erasure.seq, change: { type: "submission.erased" as const, id: erasure.id } }))
+        ]
+          .filter(({ seq }) => seq > after && seq <= upTo)
+          .sort((a, b) => a.seq - b.seq)
+        const page = matching.slice(0, range.limit ?? spec.pageSize ?? 2)
+        return {
+          changes: page.map(({ change }) => change),
+          next: String(page.at(-1)?.seq ?? after),
           hasMore: matching.length > page.length
         }
       }),
@@ -184,7 +241,7 @@ export const make = (spec: RepositorySpec, journal: Journal = []): TestFileRepos
         const file = files.get(fileId)
         return file === undefined
           ? Option.none()
-          : Option.some(Object.freeze({ ...file, readPoint: String(rows.length) as FileRepository.ReadPoint }))
+          : Option.some(Object.freeze({ ...file, readPoint: String(top) as FileRepository.ReadPoint }))
       }),
     ping: Effect.sync(() => {
       journal.push("ping")
@@ -193,10 +250,10 @@ export const make = (spec: RepositorySpec, journal: Journal = []): TestFileRepos
 
   const changesAfter = (position: number) =>
     Effect.sync(() => {
-      const fresh = rows.filter((row) => row.seq > position)
+      const fresh = [...rows, ...erasures].filter((row) => row.seq > position)
       return {
         files: [...new Set(fresh.map((row) => row.file as FileId))],
-        top: fresh.length === 0 ? undefined : rows.length
+        top: fresh.length === 0 ? undefined : top
       }
     })
 
@@ -213,8 +270,21 @@ export const make = (spec: RepositorySpec, journal: Journal = []): TestFileRepos
     append: (id, submissions) => {
       const file = files.get(id)
       if (file === undefined) throw new Error(`no file ${id}`)
-      add(id, submissions)
+      const added = add(id, submissions)
       files.set(id, Object.freeze({ ...file, SubmissionCounter: file.SubmissionCounter + submissions.length }))
+      return added
+    },
+    ids: (id) => ordered(id).map((row) => row.id),
+    erase: (id, ids) => {
+      const file = files.get(id)
+      if (file === undefined) throw new Error(`no file ${id}`)
+      const erased = rows.filter((row) => row.file === id && ids.includes(row.id))
+      rows = rows.filter((row) => !erased.includes(row))
+      for (const row of erased) {
+        top += 1
+        erasures.push({ seq: top, id: row.id, file: id })
+      }
+      files.set(id, Object.freeze({ ...file, SubmissionCounter: file.SubmissionCounter - erased.length }))
     }
   }
 }

@@ -176,6 +176,7 @@ export const make = (
           yield* sql`DELETE FROM webhook_events WHERE webhook_id IN (${webhooks})`
           yield* sql`DELETE FROM webhooks WHERE file_id IN (${files})`
           yield* sql`DELETE FROM content_names WHERE file_id IN (${files})`
+          yield* sql`DELETE FROM submission_erasures WHERE file_id IN (${files})`
           yield* sql`DELETE FROM submissions WHERE file_id IN (${files})`
           yield* sql`DELETE FROM files WHERE user_id = ${userId}`
           yield* sql`DELETE FROM api_keys WHERE user_id = ${userId}`

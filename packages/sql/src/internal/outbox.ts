@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { FileData, SubmissionCursor, SubmissionEntry, Webhook } from "@filedata/core"
+import { ChangeCursor, FileData, SubmissionCursor, SubmissionEntry, SubmissionId, Webhook } from "@filedata/core"
 import * as Arr from "effect/Array"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Order from "effect/Order"
 import type * as SqlDialect from "../SqlDialect.js"
 import * as SubmissionPosition from "../SubmissionPosition.js"
 
@@ -26,6 +27,10 @@ export interface Pending {
  * @internal
  */
 export const eventId = (): string => `msg_${randomBytes(16).toString("base64url")}`
+
+// Seqs as text (PostgreSQL's int8 may pass a double's exact range), compared as the numbers they are.
+const compareSeq = (a: string, b: string): number =>
+  a.length === b.length ? (a < b ? -1 : a > b ? 1 : 0) : a.length - b.length
 
 /**
  * The transactional outbox: both steps run inside the append's transaction, so its events commit or roll back
@@ -57,21 +62,17 @@ export const make = (sql: SqlClient.SqlClient, dialect: SqlDialect.SqlDialect) =
 
   interface Row {
     readonly seq: number | string
+    readonly id: string
     readonly created_date: number | string
     readonly entry: string
   }
 
-  // One page of a file's appended submissions in reply order, after the last one of the page before.
-  const page = (fileId: string, before: string, last: Option.Option<SubmissionPosition.Position>) =>
-    sql<Row>`SELECT seq, ${epochMillis("created_date")} AS created_date, entry FROM submissions
-      WHERE file_id = ${fileId} AND seq > ${int8(before)}
-      ${Option.match(last, {
-        onNone: () => sql.literal(""),
-        onSome: (position) =>
-          sql`AND (created_date > ${instant(position.createdDate)}
-            OR (created_date = ${instant(position.createdDate)} AND seq > ${int8(position.seq)}))`
-      })}
-      ORDER BY created_date, seq LIMIT ${Webhook.submissionsPerEvent}`
+  // One page of a file's appended submissions in feed (seq) order, after the page before: each event covers a
+  // contiguous run of the file's feed, so a receiver catching up from its `changesNext` misses nothing.
+  const page = (fileId: string, after: string) =>
+    sql<Row>`SELECT seq, id, ${epochMillis("created_date")} AS created_date, entry FROM submissions
+      WHERE file_id = ${fileId} AND seq > ${int8(after)}
+      ORDER BY seq LIMIT ${Webhook.submissionsPerEvent}`
 
   /** After the copy and the counters: one event per file and per page of its submissions, for each webhook. */
   const write = (pending: Pending): Effect.Effect<void, SqlError> =>
@@ -84,33 +85,51 @@ export const make = (sql: SqlClient.SqlClient, dialect: SqlDialect.SqlDialect) =
           readonly visit_counter: number | string
         }>`SELECT submission_counter, visit_counter FROM files WHERE id = ${fileId}`
         if (counters === undefined) continue
-        let last = Option.none<SubmissionPosition.Position>()
+        const file = FileData.FileId.make(fileId)
+        let after = pending.before
         for (;;) {
-          const rows = yield* page(fileId, pending.before, last)
-          const end = rows[rows.length - 1]
-          if (end === undefined) break
-          const position = { createdDate: Number(end.created_date), seq: String(end.seq) }
+          const rows = yield* page(fileId, after)
+          if (!Arr.isNonEmptyReadonlyArray(rows)) break
+          const last = Arr.lastNonEmpty(rows)
+          // The body lists its submissions in reply order, and `next` follows the latest of them.
+          const ordered = Arr.sort(
+            Arr.map(rows, (row) => ({
+              row,
+              position: { createdDate: Number(row.created_date), seq: String(row.seq) }
+            })),
+            Order.make<{ readonly position: SubmissionPosition.Position }>((a, b) => {
+              const order =
+                a.position.createdDate - b.position.createdDate || compareSeq(a.position.seq, b.position.seq)
+              return order < 0 ? -1 : order > 0 ? 1 : 0
+            })
+          )
+          const latest = Arr.lastNonEmpty(ordered).position
           const body = Webhook.eventBody({
             timestamp,
-            fileId: FileData.FileId.make(fileId),
+            fileId: file,
             submissionCounter: Number(counters.submission_counter),
             visitCounter: Number(counters.visit_counter),
-            entries: rows.map((row) => SubmissionEntry.unsafeStored(row.entry)),
-            next: SubmissionCursor.encode(FileData.FileId.make(fileId), SubmissionPosition.format(position))
+            entries: ordered.map(({ row }) => SubmissionEntry.unsafeStored(row.entry)),
+            ids: ordered.map(({ row }) => SubmissionId.unsafeStored(row.id)),
+            next: SubmissionCursor.encode(file, SubmissionPosition.format(latest)),
+            changesNext: ChangeCursor.encode(file, String(last.seq))
           })
-          yield* sql`INSERT INTO webhook_events (id, webhook_id, body, created_at, state, step, attempts,
-              next_attempt_at)
-            VALUES ${sql.csv(
-              webhookIds.map(
-                (webhookId) =>
-                  sql`(${eventId()}, ${webhookId}, ${body}, ${instant(now)}, 'pending', 0, 0, ${instant(now)})`
-              )
-            )}`
+          yield* insert(webhookIds, body, now)
           if (rows.length < Webhook.submissionsPerEvent) break
-          last = Option.some(position)
+          after = String(last.seq)
         }
       }
     })
 
-  return { prepare, write }
+  /** One event of `body` for each of the webhooks, pending from `now`. */
+  const insert = (webhookIds: ReadonlyArray<string>, body: string, now: number): Effect.Effect<void, SqlError> =>
+    Effect.asVoid(sql`INSERT INTO webhook_events (id, webhook_id, body, created_at, state, step, attempts,
+        next_attempt_at)
+      VALUES ${sql.csv(
+        webhookIds.map(
+          (webhookId) => sql`(${eventId()}, ${webhookId}, ${body}, ${instant(now)}, 'pending', 0, 0, ${instant(now)})`
+        )
+      )}`)
+
+  return { prepare, write, insert }
 }

@@ -1,8 +1,8 @@
 // Where a page of a file's submissions starts and ends: the range's statement arguments, the page's end and
 // whether more match (keyset paging: docs/performance.md#stored-reply-entries), and a page read as rows.
-import type { FileRepository, SubmissionEntry } from "@filedata/core"
+import type { FileRepository, SubmissionEntry, SubmissionId } from "@filedata/core"
 import { SubmissionPosition } from "@filedata/sql"
-import type { RangeArguments, Statements } from "./statements.js"
+import type { PageQueries, RangeArguments, Statements } from "./statements.js"
 
 // A range's start and the arguments of its statements; undefined for a position no adapter makes.
 /** @internal */
@@ -73,20 +73,40 @@ export const endingAt = (statements: Statements, bounds: RangeArguments, lastDat
 export const isWhole = (range: FileRepository.SubmissionRange): boolean =>
   range.after === undefined && range.since === undefined && range.until === undefined
 
-// A page's entries as rows.
+// A page of a range read as rows by `queries` (`Statements.entries`, `Statements.rows`).
 /** @internal */
-export const entriesOf = (
+export const rowsOf = <R>(
+  statements: Statements,
+  queries: PageQueries<R>,
+  bounds: RangeArguments,
+  limit: number,
+  whole: boolean
+): Array<R> =>
+  limit !== statements.pageSize
+    ? queries.pageOf.all(...bounds, limit)
+    : whole
+      ? queries.firstPage.all(bounds[0], bounds[6])
+      : queries.page.all(...bounds)
+
+// A page as `readSubmissions` gives it: its entries, each as the reply writes it (made by `SubmissionEntry` when
+// it was written), and their ids (made by `SubmissionId`).
+/** @internal */
+export const entriesAndIds = (
   statements: Statements,
   bounds: RangeArguments,
   limit: number,
   whole: boolean
-): ReadonlyArray<SubmissionEntry.SubmissionEntry> => {
-  // Every row has its entry, made by `SubmissionEntry` when it was written.
-  const stored =
-    limit !== statements.pageSize
-      ? statements.pageOf.all(...bounds, limit)
-      : whole
-        ? statements.firstPage.all(bounds[0], bounds[6])
-        : statements.page.all(...bounds)
-  return stored as Array<SubmissionEntry.SubmissionEntry>
+): {
+  readonly entries: ReadonlyArray<SubmissionEntry.SubmissionEntry>
+  readonly ids: ReadonlyArray<SubmissionId.SubmissionId>
+} => {
+  const rows = rowsOf(statements, statements.rows, bounds, limit, whole)
+  const entries: Array<SubmissionEntry.SubmissionEntry> = new Array(rows.length)
+  const ids: Array<SubmissionId.SubmissionId> = new Array(rows.length)
+  for (let i = 0; i < rows.length; i++) {
+    const [entry, id] = rows[i] as [string, string]
+    entries[i] = entry as SubmissionEntry.SubmissionEntry
+    ids[i] = id as SubmissionId.SubmissionId
+  }
+  return { entries, ids }
 }

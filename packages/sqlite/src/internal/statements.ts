@@ -1,6 +1,6 @@
 // The read connection's statements, prepared once per connection, and the SQL they share: the access row, the
 // range of a file's submissions, and the pages joined inside SQLite (docs/performance.md#pages-joined-in-storage).
-import { FileData, type FileRepository } from "@filedata/core"
+import { type EncodedPages, FileData, type FileRepository } from "@filedata/core"
 import type Database from "better-sqlite3"
 
 // A key's owner with its file's columns, null when no file has the id; the file's id is the one asked for. Read
@@ -15,7 +15,7 @@ export type AccessRow = readonly [
   publicAvailability: number,
   submissionCounter: number,
   visitCounter: number,
-  readPoint: number | null
+  readPoint: number
 ]
 
 // A range of a file's submissions: past `(created_date, seq)`, before `until`, committed at or before the read
@@ -49,8 +49,19 @@ export const toFoundFile = (id: FileData.FileId, ownerId: string, row: AccessRow
   publicAvailability: row[4] === 1,
   SubmissionCounter: row[5],
   VisitCounter: row[6],
-  readPoint: String(row[7] ?? 0) as FileRepository.ReadPoint
+  readPoint: String(row[7]) as FileRepository.ReadPoint
 })
+
+// The read point: the highest seq of a commit, an insert's or an erasure's (an erasure deletes rows, so the
+// submissions' own highest seq can drop; its row in `submission_erasures` keeps the point where it was). Each
+// is the last entry of its table's rowid tree, an instant lookup, and a reader sees only committed rows.
+const READ_POINT =
+  "max(coalesce((SELECT max(seq) FROM submissions), 0), coalesce((SELECT max(seq) FROM submission_erasures), 0))"
+
+// A submission with its id first, as `SubmissionEntry.withId` writes it (the incremental read's and the NDJSON
+// export's form), made inside SQLite so a joined page still brings no row to JavaScript. An id is URL-safe.
+/** @internal */
+export const WITH_ID = `'{"id":"' || id || '",' || substr(entry, 2)`
 
 // A page joined inside SQLite, `LIMIT limit`, as the reply's bytes (docs/performance.md#pages-joined-in-storage):
 // no row and no string reaches JavaScript. The order is the subquery's: SQLite keeps a FROM-subquery's ORDER BY
@@ -65,11 +76,11 @@ export const joinedSql = (limit: string, row = "entry", separator = "','", colum
     FROM (SELECT ${columns}, created_date FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ${limit})`
 
 // An export's rows joined inside SQLite from what import stored (docs/performance.md#export-rows-rendered-at-import):
-// NDJSON, each entry and LF; CSV, each stored row, the empty cells it lacks under the header (the first argument,
-// one comma a name, cut after the row's own cells) and CRLF.
+// NDJSON, each entry with its id first and LF; CSV, each stored row, the empty cells it lacks under the header (the
+// first argument, one comma a name, cut after the row's own cells) and CRLF.
 /** @internal */
 export const exportRows = (limit: string) => ({
-  ndjson: joinedSql(limit, "entry || char(10)", "''"),
+  ndjson: joinedSql(limit, `${WITH_ID} || char(10)`, "''", "entry, id"),
   csv: joinedSql(limit, "csv || substr(?, csv_width + 1) || char(13, 10)", "''", "csv, csv_width")
 })
 
@@ -84,15 +95,29 @@ export interface Query<P extends Array<unknown>, R> {
 
 type Page = [...RangeArguments, limit: number]
 
+/** A page of a range read as rows, each as `R`: a page of `pageSize`, a range's first, one of any limit. @internal */
+export interface PageQueries<R> {
+  readonly page: Query<RangeArguments, R>
+  readonly firstPage: Query<[fileId: string, upTo: number], R>
+  readonly pageOf: Query<Page, R>
+}
+
+/** A page joined inside SQLite: of the joined page size, of a limit. @internal */
+export interface JoinedQueries {
+  readonly pages: Query<RangeArguments, JoinedRow>
+  readonly pagesOf: Query<Page, JoinedRow>
+}
+
+/** A change of the feed as read: its seq, the submission's id, its entry (null: erased). @internal */
+export type ChangeRow = [seq: number, id: string, entry: string | null]
+
 /** The connection's statements; `prepare` says what each is for. @internal */
 export interface Statements {
   readonly pageSize: number
   readonly access: Query<[fileId: string, keyHash: string], AccessRow>
-  readonly page: Query<RangeArguments, string>
-  readonly firstPage: Query<[fileId: string, upTo: number], string>
-  readonly pageOf: Query<Page, string>
-  readonly joined: Query<RangeArguments, JoinedRow> | undefined
-  readonly joinedOf: Query<Page, JoinedRow> | undefined
+  readonly entries: Readonly<Record<EncodedPages.EntryForm, PageQueries<string>>>
+  readonly rows: PageQueries<[entry: string, id: string]>
+  readonly joined: Readonly<Record<EncodedPages.EntryForm, JoinedQueries>> | undefined
   readonly exportLines: Query<Page, JoinedRow> | undefined
   readonly exportCsv: Query<[commas: string, ...Page], JoinedRow> | undefined
   readonly lastSeqAt: Query<
@@ -105,8 +130,43 @@ export interface Statements {
   readonly contentNames: Query<[fileId: string, upTo: number], string>
   readonly file: Query<[fileId: string], AccessRow>
   readonly ping: Query<[], unknown>
-  readonly changes: Query<[after: number], [fileId: string, top: number]>
+  readonly changes: Query<[after: number, after: number], [fileId: string, top: number]>
+  readonly changesOf: Query<
+    [fileId: string, after: number, upTo: number, fileId: string, after: number, upTo: number, limit: number],
+    ChangeRow
+  >
 }
+
+// A range's pages as `prepare` describes them at `entries`, each row as `columns`: one value (`pluck`), or an
+// array of them (`raw`).
+const pageQueries = <R>(
+  db: Database.Database,
+  pageSize: number,
+  columns: string,
+  shape: "pluck" | "raw"
+): PageQueries<R> => ({
+  page: db
+    .prepare<RangeArguments, R>(
+      `SELECT ${columns} FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ${pageSize}`
+    )
+    [shape](),
+  // The index named: SQLite otherwise takes the feed's (file_id, seq) for `seq <= ?` and sorts the whole file.
+  firstPage: db
+    .prepare<[fileId: string, upTo: number], R>(
+      `SELECT ${columns} FROM submissions INDEXED BY submissions_file_created_seq
+          WHERE file_id = ? AND seq <= ? ORDER BY created_date, seq LIMIT ${pageSize}`
+    )
+    [shape](),
+  pageOf: db
+    .prepare<Page, R>(`SELECT ${columns} FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ?`)
+    [shape]()
+})
+
+// A page joined inside SQLite (`joinedSql`), each row as `row` made from `columns`.
+const joinedQueries = (db: Database.Database, pageSize: number, row: string, columns: string): JoinedQueries => ({
+  pages: db.prepare<RangeArguments, JoinedRow>(joinedSql(String(joinedPageSize(pageSize)), row, "','", columns)).raw(),
+  pagesOf: db.prepare<Page, JoinedRow>(joinedSql("?", row, "','", columns)).raw()
+})
 
 // The connection's statements, prepared once per connection.
 /** @internal */
@@ -119,7 +179,7 @@ export const prepare = (db: Database.Database, pageSize: number, joins: boolean)
   access: db
     .prepare<[fileId: string, keyHash: string], AccessRow>(
       `SELECT k.user_id, f.user_id, f.name, f.creation_date, f.public_availability,
-          f.submission_counter, f.visit_counter, (SELECT max(seq) FROM submissions)
+          f.submission_counter, f.visit_counter, ${READ_POINT}
           FROM api_keys k LEFT JOIN files f ON f.id = ?
           WHERE k.key_hash = ? AND k.revoked_at IS NULL`
     )
@@ -129,37 +189,30 @@ export const prepare = (db: Database.Database, pageSize: number, joins: boolean)
   // every row cost a quarter of the page. Where the page ends is looked up on its own, from the index
   // (docs/performance.md#stored-reply-entries). The page size's limit is a constant: SQLite plans with the
   // value bound to a `LIMIT ?`, so prepares the statement again at every run
-  // (docs/performance.md#pages-not-a-stream).
-  page: db
-    .prepare<RangeArguments, string>(
-      `SELECT entry FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ${pageSize}`
-    )
-    .pluck(),
-  // A range's first page when nothing bounds it but the read point, as a whole file's reply reads it: two
-  // arguments and two conditions where the range has seven and six, about a tenth of the page's time in
-  // isolation (docs/performance.md#first-page-of-a-whole-file).
-  firstPage: db
-    .prepare<[fileId: string, upTo: number], string>(
-      `SELECT entry FROM submissions WHERE file_id = ? AND seq <= ? ORDER BY created_date, seq LIMIT ${pageSize}`
-    )
-    .pluck(),
-  pageOf: db
-    .prepare<[...RangeArguments, limit: number], string>(
-      `SELECT entry FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ?`
-    )
-    .pluck(),
+  // (docs/performance.md#pages-not-a-stream). A range's `firstPage`, when nothing bounds it but the read point,
+  // as a whole file's reply reads it: two arguments and two conditions where the range has seven and six, about
+  // a tenth of the page's time in isolation (docs/performance.md#first-page-of-a-whole-file). Each entry as
+  // stored (the File reply's), or with its id first (the incremental read's), so neither reads a column more.
+  entries: {
+    stored: pageQueries(db, pageSize, "entry", "pluck"),
+    withId: pageQueries(db, pageSize, WITH_ID, "pluck")
+  },
+  // The same pages as entries and ids, for `readSubmissions`, whose page carries both.
+  rows: pageQueries(db, pageSize, "entry, id", "raw"),
   // The same page joined by SQLite (`joinedSql`) as bytes, when it is known to keep reply order and the file's
   // text is UTF-8, as a BLOB cast of it then is.
   ...(joins && db.pragma("encoding", { simple: true }) === "UTF-8"
     ? {
-        joined: db.prepare<RangeArguments, JoinedRow>(joinedSql(String(joinedPageSize(pageSize)))).raw(),
-        joinedOf: db.prepare<[...RangeArguments, limit: number], JoinedRow>(joinedSql("?")).raw(),
+        joined: {
+          stored: joinedQueries(db, pageSize, "entry", "entry"),
+          withId: joinedQueries(db, pageSize, WITH_ID, "entry, id")
+        },
         // The limit bound: an export reads a first page of `pageSize` and longer ones after it, as a reply does,
         // and the statement planned again per page costs nothing beside a page of thousands of rows.
         exportLines: db.prepare<[...RangeArguments, limit: number], JoinedRow>(exportRows("?").ndjson).raw(),
         exportCsv: db.prepare<[commas: string, ...RangeArguments, limit: number], JoinedRow>(exportRows("?").csv).raw()
       }
-    : { joined: undefined, joinedOf: undefined, exportLines: undefined, exportCsv: undefined }),
+    : { joined: undefined, exportLines: undefined, exportCsv: undefined }),
   // The range's submissions at one createdDate, at most two: where that createdDate is the last of a full page
   // and only one submission of the range has it, that one ends the page, found by a seek instead of `pageEnd`'s
   // walk of the page (docs/performance.md#pages-joined-in-storage).
@@ -196,18 +249,33 @@ export const prepare = (db: Database.Database, pageSize: number, joins: boolean)
   file: db
     .prepare<[fileId: string], AccessRow>(
       `SELECT f.user_id, f.user_id, f.name, f.creation_date, f.public_availability,
-          f.submission_counter, f.visit_counter, (SELECT max(seq) FROM submissions)
+          f.submission_counter, f.visit_counter, ${READ_POINT}
           FROM files f WHERE f.id = ?`
     )
     .raw(),
   // Reads a table, so it takes the same lock and needs the same schema as a request; `SELECT 1` would
   // answer without touching the file.
   ping: db.prepare("SELECT 1 FROM files LIMIT 1").pluck(),
-  // What waiting requests wake on: the files with rows past a seq, by a range of the rowid tree, so a poll
-  // with nothing new is one seek and one with new rows reads only those.
+  // What waiting requests wake on: the files with rows or erasures past a seq (the seq given twice), by a range
+  // of each rowid tree, so a poll with nothing new is two seeks and one with new rows reads only those.
   changes: db
-    .prepare<[after: number], [fileId: string, top: number]>(
-      "SELECT file_id, max(seq) FROM submissions WHERE seq > ? GROUP BY file_id"
+    .prepare<[after: number, after: number], [fileId: string, top: number]>(
+      `SELECT file_id, max(seq) FROM (SELECT file_id, seq FROM submissions WHERE seq > ?
+          UNION ALL SELECT file_id, seq FROM submission_erasures WHERE seq > ?) GROUP BY file_id`
+    )
+    .raw(),
+  // A page of the file's change feed (docs/architecture.md#the-change-feed): its stored submissions and its
+  // erasures past a seq, up to the read point, merged in seq order from the two (file_id, seq) indexes, each
+  // walked in order as far as the page needs; no sort, however long the file. EXPLAIN QUERY PLAN: `MERGE
+  // (UNION ALL)` of two `SEARCH ... USING INDEX ..._file_seq (file_id=? AND seq>? AND seq<?)`.
+  changesOf: db
+    .prepare<
+      [fileId: string, after: number, upTo: number, fileId: string, after: number, upTo: number, limit: number],
+      ChangeRow
+    >(
+      `SELECT seq, id, entry FROM submissions WHERE file_id = ? AND seq > ? AND seq <= ?
+        UNION ALL SELECT seq, submission_id, NULL FROM submission_erasures WHERE file_id = ? AND seq > ? AND seq <= ?
+        ORDER BY 1 LIMIT ?`
     )
     .raw()
 })

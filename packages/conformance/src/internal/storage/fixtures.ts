@@ -13,7 +13,8 @@ import {
   GetFileData,
   OperatorStore,
   type RateLimiter,
-  SubmissionEntry
+  SubmissionEntry,
+  type SubmissionId
 } from "@filedata/core"
 import { AppendReader, FixtureDocument, FixtureReader } from "@filedata/fixture"
 import * as Chunk from "effect/Chunk"
@@ -175,7 +176,7 @@ export const joinedPagesOf = (id: string, range: FileRepository.SubmissionRange)
     const pages: Array<EncodedPages.JoinedPage> = []
     let after = range.after
     for (;;) {
-      const page = yield* readJoined(fileId(id), { ...range, after })
+      const page = yield* readJoined(fileId(id), { ...range, after }, "stored")
       pages.push(page)
       if (!page.hasMore) return pages
       if (pages.length > 1000) throw new Error("a read that never ends")
@@ -185,6 +186,10 @@ export const joinedPagesOf = (id: string, range: FileRepository.SubmissionRange)
 
 export const parsed = (pages: ReadonlyArray<FileRepository.SubmissionPage>): ReadonlyArray<FileData.StoredSubmission> =>
   pages.flatMap((page) => page.entries.map(SubmissionEntry.parse))
+
+/** The page's `i`th entry with its id first, as the incremental read, an NDJSON line and the feed show it. */
+export const withId = (page: FileRepository.SubmissionPage, i: number): string =>
+  SubmissionEntry.withId(page.ids[i] as SubmissionId.SubmissionId, page.entries[i] as SubmissionEntry.SubmissionEntry)
 
 /** Submissions as the port hands them back, in reply order (a stable sort keeps ties in insertion order). */
 export const stored = (submissions: ReadonlyArray<NewSubmission>): ReadonlyArray<FileData.StoredSubmission> =>

@@ -98,7 +98,7 @@ export const ranges = (withStorage: Fixtures.WithStorage): void => {
             const files = yield* FileRepository.FileRepository
             const last = pages[pages.length - 1] as FileRepository.SubmissionPage
             const beyond = yield* files.readSubmissions(Fixtures.fileId(id), { since, until, limit, after: last.next })
-            expect(beyond).toEqual({ entries: [], next: last.next, hasMore: false })
+            expect(beyond).toEqual({ entries: [], ids: [], next: last.next, hasMore: false })
           }
         }).pipe(withStorage(3)),
       { fastCheck: { numRuns: 25 } }
@@ -152,6 +152,7 @@ export const ranges = (withStorage: Fixtures.WithStorage): void => {
         const after = (first as FileRepository.SubmissionPage).next
         expect(yield* files.readSubmissions(Fixtures.fileId("f1"), { after, until: Fixtures.JAN_1 })).toEqual({
           entries: [],
+          ids: [],
           next: after,
           hasMore: false
         })
@@ -222,20 +223,20 @@ export const ranges = (withStorage: Fixtures.WithStorage): void => {
             // Each page again, joined, from where its read started; and past the last one, when it says where.
             for (const [index, page] of pages.entries()) {
               const after = index === 0 ? undefined : pages[index - 1]?.next
-              expect(Fixtures.asText(yield* readJoined(Fixtures.fileId(id), { ...range, after }))).toEqual(
+              expect(Fixtures.asText(yield* readJoined(Fixtures.fileId(id), { ...range, after }, "stored"))).toEqual(
                 Fixtures.asText(EncodedPages.join(page))
               )
             }
             const after = pages[pages.length - 1]?.next
             if (after !== undefined) {
-              expect(Fixtures.asText(yield* readJoined(Fixtures.fileId(id), { ...range, after }))).toEqual(
+              expect(Fixtures.asText(yield* readJoined(Fixtures.fileId(id), { ...range, after }, "stored"))).toEqual(
                 Fixtures.asText(
                   EncodedPages.join(yield* files.readSubmissions(Fixtures.fileId(id), { ...range, after }))
                 )
               )
             }
           }
-          expect(Fixtures.asText(yield* readJoined(Fixtures.fileId("f1"), { after: "made-up" }))).toEqual(
+          expect(Fixtures.asText(yield* readJoined(Fixtures.fileId("f1"), { after: "made-up" }, "stored"))).toEqual(
             Fixtures.asText(
               EncodedPages.join(yield* files.readSubmissions(Fixtures.fileId("f1"), { after: "made-up" }))
             )
@@ -294,7 +295,11 @@ export const ranges = (withStorage: Fixtures.WithStorage): void => {
         const texts: Array<string> = []
         let after: string | undefined
         for (;;) {
-          const page = yield* readJoined(Fixtures.fileId("f1"), { after, upTo: found.readPoint, endPosition: false })
+          const page = yield* readJoined(
+            Fixtures.fileId("f1"),
+            { after, upTo: found.readPoint, endPosition: false },
+            "stored"
+          )
           if (page.count > 0) texts.push(EncodedPages.joinedText(page))
           if (!page.hasMore) break
           after = page.next
@@ -348,6 +353,7 @@ export const ranges = (withStorage: Fixtures.WithStorage): void => {
         for (const made of ["", "x", "1", "1:2:3", "-0:1", "01:1", "1:01", " 1:1", "1e3:1", "1:-1", "1:1.5"]) {
           expect(yield* files.readSubmissions(Fixtures.fileId("mine"), { after: made })).toEqual({
             entries: [],
+            ids: [],
             next: made,
             hasMore: false
           })

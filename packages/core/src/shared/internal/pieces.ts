@@ -3,7 +3,6 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as Immediate from "../Immediate.js"
-import type { SubmissionEntry } from "../SubmissionEntry.js"
 
 /**
  * About how long, in UTF-16 code units, the pieces a page of a reply is written in may grow.
@@ -19,11 +18,11 @@ export const maxPieceLength = 64 * 1024
  *
  * @internal
  */
-export const pieces = (entries: ReadonlyArray<SubmissionEntry>, before: string, after: string): Array<string> => {
+export const pieces = (entries: ReadonlyArray<string>, before: string, after: string): Array<string> => {
   const out: Array<string> = []
   let piece = before
   for (let i = 0; i < entries.length; i++) {
-    const entry = entries[i] as SubmissionEntry
+    const entry = entries[i] as string
     if (piece.length > 0 && piece.length + entry.length >= maxPieceLength) {
       out.push(piece)
       piece = ""
