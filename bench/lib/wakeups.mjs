@@ -1,6 +1,7 @@
 // The measurement of `bench/wakeups.mjs` and of `pnpm bench`'s wakeups rows: how long after another process's
 // append commits (bench/lib/wakeup-appender.mjs, a process of its own on the same database) a waiting incremental
-// read is answered, and a webhook's first attempt reaches a receiver on 127.0.0.1. Each sample waits a random
+// read is answered and a webhook's first attempt reaches a receiver on 127.0.0.1, and after it erases that
+// submission, a waiting change-feed request is answered with the erasure. Each sample waits a random
 // spell first, so the commits fall anywhere in the server's probe and poll cycles. All times are wall-clock
 // (`performance.timeOrigin + performance.now()`), compared across the processes of one machine.
 import { spawn, spawnSync } from "node:child_process"
@@ -43,7 +44,7 @@ export const summary = (latencies) => {
 
 /**
  * Serves `databaseUrl` (imported with {@link wakeupsFixture}) with the built server and takes `samples` of each
- * latency; resolves to `{ wake, webhook }`, each a list of milliseconds from the commit.
+ * latency; resolves to `{ wake, erased, webhook }`, each a list of milliseconds from the commit.
  */
 export const measureWakeups = async ({ databaseUrl, appender, samples, serverLog }) => {
   const arrivals = new Map()
@@ -89,13 +90,15 @@ export const measureWakeups = async ({ databaseUrl, appender, samples, serverLog
     if (done) throw new Error("the appender stopped")
     return value
   }
-  // Appends `{"n": n}` to `fileId` in the other process; its commit's time.
-  const append = async (fileId, n) => {
-    other.stdin.write(`${fileId} ${n}\n`)
-    const [echoed, at] = (await nextLine()).split(" ")
-    if (echoed !== String(n)) throw new Error(`the appender answered ${echoed} for ${n}`)
-    return Number(at)
+  // `append FILE N` or `erase FILE ID` in the other process; when it was called and when it returned.
+  const command = async (line) => {
+    other.stdin.write(`${line}\n`)
+    const [echoed, started, returned] = (await nextLine()).split(" ")
+    if (echoed !== line.split(" ")[2]) throw new Error(`the appender answered ${echoed} to ${line}`)
+    return { started: Number(started), returned: Number(returned) }
   }
+  // An append returns at its commit: the time its latency counts from.
+  const append = async (fileId, n) => (await command(`append ${fileId} ${n}`)).returned
   const post = (path, body) =>
     fetch(`${server.url}${path}`, {
       method: "POST",
@@ -110,7 +113,17 @@ export const measureWakeups = async ({ databaseUrl, appender, samples, serverLog
     if ((await nextLine()) !== "ready") throw new Error("the appender did not start")
     await post("/api/v1/webhooks/create", { fileId: "hook", url: hookUrl })
     let after = (await post("/api/v1/file-data/submissions", { fileId: "wake" })).json.next
+    // The feed's cursor at its end: read until it has no more.
+    const feedEnd = async (from) => {
+      let reply = await post("/api/v1/file-data/changes", { fileId: "wake", after: from })
+      while (reply.json.hasMore) {
+        reply = await post("/api/v1/file-data/changes", { fileId: "wake", after: reply.json.next })
+      }
+      return reply.json.next
+    }
+    let changesAfter = await feedEnd(undefined)
     const wake = []
+    const erased = []
     const webhook = []
     for (let i = 0; i < samples; i++) {
       const n = String(i)
@@ -120,15 +133,29 @@ export const measureWakeups = async ({ databaseUrl, appender, samples, serverLog
       await sleep(100 + Math.random() * 500)
       const committed = await append("wake", n)
       const answered = await reply
-      if (answered.json.submissions.at(-1)?.content.n !== n) throw new Error(`sample ${n}: the reply missed it`)
+      const appended = answered.json.submissions.at(-1)
+      if (appended?.content.n !== n) throw new Error(`sample ${n}: the reply missed it`)
       wake.push(answered.at - committed)
       after = answered.json.next
+      // The same submission erased while a feed request waits past its created change.
+      changesAfter = await feedEnd(changesAfter)
+      const change = post("/api/v1/file-data/changes", { fileId: "wake", after: changesAfter, wait: 30 })
+      await sleep(100 + Math.random() * 500)
+      // From the call, an upper bound: on SQLite the call returns only after the checkpoint that follows the commit.
+      const erasedAt = (await command(`erase wake ${appended.id}`)).started
+      const changed = await change
+      const last = changed.json.changes.at(-1)
+      if (last?.type !== "submission.erased" || last.id !== appended.id) {
+        throw new Error(`sample ${n}: the feed missed the erasure`)
+      }
+      erased.push(changed.at - erasedAt)
+      changesAfter = changed.json.next
       await sleep(Math.random() * 500)
       const arrived = new Promise((resolve) => arrivals.set(n, resolve))
       const hookCommitted = await append("hook", n)
       webhook.push((await arrived) - hookCommitted)
     }
-    return { wake, webhook }
+    return { wake, erased, webhook }
   } finally {
     other.stdin.end()
     await stop(server)
@@ -186,12 +213,14 @@ export const wakeupRows = async (engine, { samples, databaseUrl }) => {
       serverLog: join(work, "server.log")
     })
     const wake = summary(measured.wake)
+    const erased = summary(measured.erased)
     const webhook = summary(measured.webhook)
     const name = engine === "postgres" ? "PostgreSQL" : "SQLite"
     const format = (ms) => `${ms.toFixed(0)} ms`
     return {
       rows: [
         { engine: name, metric: "waiting incremental read answered, from another process's commit", ...wake },
+        { engine: name, metric: "waiting feed request answered, from another process's erasure call", ...erased },
         { engine: name, metric: "webhook's first attempt at the receiver, from another process's commit", ...webhook }
       ],
       targets: [
@@ -200,6 +229,12 @@ export const wakeupRows = async (engine, { samples, databaseUrl }) => {
           measured: `${format(wake.p99)} (p50 ${format(wake.p50)}, ${wake.samples} samples)`,
           bound: "<= 250 ms",
           met: wake.p99 <= 250
+        },
+        {
+          name: `${name}: waiting feed request answered after another process's erasure (from its call), p99`,
+          measured: `${format(erased.p99)} (p50 ${format(erased.p50)}, ${erased.samples} samples)`,
+          bound: "<= 250 ms",
+          met: erased.p99 <= 250
         },
         {
           name: `${name}: webhook's first attempt after another process's append, p99`,
