@@ -3,7 +3,8 @@
 // instance's, on the same database); measured from its commit: a waiting incremental read (`wait: 30`) answered
 // with it (target: p99 <= 250 ms), and a webhook's first attempt arriving at a receiver on 127.0.0.1 (target:
 // p99 <= 500 ms); then it erases that submission, and a waiting change-feed request is answered with the erasure
-// (target: p99 <= 250 ms, from the erasure's call, which the commit follows). On SQLite, and on PostgreSQL when BENCH_DATABASE_URL or TEST_DATABASE_URL is set (a fresh
+// (target: p99 <= 250 ms, from its commit on PostgreSQL, from its call on SQLite, where the call returns only
+// after the checkpoint that follows the commit). On SQLite, and on PostgreSQL when BENCH_DATABASE_URL or TEST_DATABASE_URL is set (a fresh
 // database, dropped after). Exits non-zero when a target is missed. `pnpm bench` takes the same rows (profiles
 // wakeups and wakeups-pg). Options: --samples 100  --engines sqlite,postgres
 import { commandLine } from "./lib/options.mjs"

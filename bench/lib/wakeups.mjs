@@ -141,8 +141,10 @@ export const measureWakeups = async ({ databaseUrl, appender, samples, serverLog
       changesAfter = await feedEnd(changesAfter)
       const change = post("/api/v1/file-data/changes", { fileId: "wake", after: changesAfter, wait: 30 })
       await sleep(100 + Math.random() * 500)
-      // From the call, an upper bound: on SQLite the call returns only after the checkpoint that follows the commit.
-      const erasedAt = (await command(`erase wake ${appended.id}`)).started
+      // On PostgreSQL the call returns at its commit; on SQLite only after the checkpoint that follows it, so there
+      // the call's start is the time, which makes the figure an upper bound.
+      const call = await command(`erase wake ${appended.id}`)
+      const erasedAt = databaseUrl.startsWith("file:") ? call.started : call.returned
       const changed = await change
       const last = changed.json.changes.at(-1)
       if (last?.type !== "submission.erased" || last.id !== appended.id) {
@@ -220,7 +222,7 @@ export const wakeupRows = async (engine, { samples, databaseUrl }) => {
     return {
       rows: [
         { engine: name, metric: "waiting incremental read answered, from another process's commit", ...wake },
-        { engine: name, metric: "waiting feed request answered, from another process's erasure call", ...erased },
+        { engine: name, metric: "waiting feed request answered, from another process's erasure", ...erased },
         { engine: name, metric: "webhook's first attempt at the receiver, from another process's commit", ...webhook }
       ],
       targets: [
@@ -231,7 +233,7 @@ export const wakeupRows = async (engine, { samples, databaseUrl }) => {
           met: wake.p99 <= 250
         },
         {
-          name: `${name}: waiting feed request answered after another process's erasure (from its call), p99`,
+          name: `${name}: waiting feed request answered after another process's erasure, p99`,
           measured: `${format(erased.p99)} (p50 ${format(erased.p50)}, ${erased.samples} samples)`,
           bound: "<= 250 ms",
           met: erased.p99 <= 250
