@@ -1,16 +1,17 @@
 /**
  * A successful answer of `GetChanges`: the requested run of a file's change feed, read page by page as it is
  * written (so up to 10,000 changes never sit in memory at once), each page up to the read point taken with the
- * file, and how the reply ends: `next`, the feed cursor after its last change, and `hasMore`, whether more
+ * file and joined as the reply writes it (`EncodedPages.readJoinedChanges`: by the adapter when it can), and how
+ * the reply ends: `next`, the feed cursor after its last change, and `hasMore`, whether more
  * changes were committed by then. `ChangesEncoder` writes it as JSON text.
  *
  * @since 0.3.0
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as EncodedPages from "../shared/EncodedPages.js"
 import { FileId, type StoredFile, type Submission, SubmissionContent, Timestamp } from "../shared/FileData.js"
 import type { StorageUnavailable } from "../shared/FileDataError.js"
-import type { Change, ChangePage } from "../shared/FileRepository.js"
 import * as DemoExamples from "../shared/internal/demoExamples.js"
 import { SubmissionId } from "../shared/SubmissionId.js"
 import * as ChangeCursor from "./ChangeCursor.js"
@@ -26,9 +27,12 @@ export interface ChangesReply {
   readonly limit: number
   /**
    * At most `limit` changes after the feed position `after` (`undefined`: where the request starts), as the
-   * file was when it was read.
+   * file was when it was read, joined by commas.
    */
-  readonly changePage: (after: string | undefined, limit: number) => Effect.Effect<ChangePage, StorageUnavailable>
+  readonly changePage: (
+    after: string | undefined,
+    limit: number
+  ) => Effect.Effect<EncodedPages.JoinedChanges, StorageUnavailable>
 }
 
 /**
@@ -143,16 +147,16 @@ export interface Progress {
 export const start = (reply: ChangesReply): Progress => ({ after: undefined, remaining: reply.limit })
 
 /**
- * One page of a reply: its changes, and either where the next page starts or, after the last page, how the
+ * One page of a reply: its changes as the reply writes them, joined, and either where the next page starts or, after the last page, how the
  * reply ends.
  *
  * @since 0.3.0
  * @category models
  */
 export type Step =
-  | { readonly changes: ReadonlyArray<Change>; readonly progress: Progress; readonly end: undefined }
+  | { readonly page: EncodedPages.JoinedChanges; readonly progress: Progress; readonly end: undefined }
   | {
-      readonly changes: ReadonlyArray<Change>
+      readonly page: EncodedPages.JoinedChanges
       readonly progress: undefined
       readonly end: { readonly next: ChangeCursor.ChangeCursor; readonly hasMore: boolean }
     }
@@ -165,30 +169,17 @@ export type Step =
  */
 export const step = (reply: ChangesReply, progress: Progress): Effect.Effect<Step, StorageUnavailable> =>
   Effect.map(reply.changePage(progress.after, Math.min(progress.remaining, pageLimit)), (page): Step => {
-    const { changes } = page
-    const remaining = progress.remaining - changes.length
+    const remaining = progress.remaining - page.count
     // An empty page ends the reply too, whatever it says: the reply never asks for the same page twice.
-    if (page.hasMore && remaining > 0 && changes.length > 0) {
-      return { changes, progress: { after: page.next, remaining }, end: undefined }
+    if (page.hasMore && remaining > 0 && page.count > 0) {
+      return { page, progress: { after: page.next, remaining }, end: undefined }
     }
     return {
-      changes,
+      page,
       progress: undefined,
       end: { next: ChangeCursor.encode(reply.file.id, page.next), hasMore: page.hasMore }
     }
   })
-
-/**
- * A change as the reply shows it, as a value.
- *
- * @since 0.3.0
- * @category destructors
- */
-export const toJson = (change: Change): ChangeJson =>
-  change.type === "submission.erased"
-    ? { type: change.type, id: change.id }
-    : // An entry is the submission as the reply writes it, so it parses to the reply's fields.
-      { type: change.type, id: change.id, ...(JSON.parse(change.entry) as Submission) }
 
 /**
  * The whole reply as a value, for embedders and clients that want objects rather than text.
@@ -201,10 +192,13 @@ export const toChangesPage: (reply: ChangesReply) => Effect.Effect<ChangesPage, 
     const changes: Array<ChangeJson> = []
     let progress: Progress = start(reply)
     for (;;) {
-      const page: Step = yield* step(reply, progress)
-      for (const change of page.changes) changes.push(toJson(change))
-      if (page.end !== undefined) return { changes, next: page.end.next, hasMore: page.end.hasMore }
-      progress = page.progress
+      const read: Step = yield* step(reply, progress)
+      // A joined page is the reply's text of its changes, so it parses to the reply's objects.
+      if (read.page.count > 0) {
+        changes.push(...(JSON.parse(`[${EncodedPages.joinedText(read.page)}]`) as Array<ChangeJson>))
+      }
+      if (read.end !== undefined) return { changes, next: read.end.next, hasMore: read.end.hasMore }
+      progress = read.progress
     }
   }
 )

@@ -18,8 +18,15 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as EncodedPages from "../shared/EncodedPages.js"
 import { FileId } from "../shared/FileData.js"
-import { type GetSubmissionsError, type InvalidRequest, Issue, pointer } from "../shared/FileDataError.js"
+import {
+  type GetSubmissionsError,
+  type InvalidRequest,
+  Issue,
+  pointer,
+  type StorageUnavailable
+} from "../shared/FileDataError.js"
 import type * as FileRepository from "../shared/FileRepository.js"
 import * as FileRequest from "../shared/FileRequest.js"
 import * as Immediate from "../shared/Immediate.js"
@@ -186,19 +193,28 @@ export const parseRequest = (body: unknown): Effect.Effect<ChangesQuery, Invalid
  */
 export const RequestJson = RequestSchema.wire(GetChangesRequest, parseRequest)
 
-// Every page is read up to the file's read point; `first`, when given, is the reply's first page, read already.
+// A page of the feed after `after`, up to the file's read point, joined as the reply writes it.
+const read = (
+  files: FileRepository.FileRepository,
+  file: FileRepository.FoundFile,
+  after: string | undefined,
+  limit: number
+): Effect.Effect<EncodedPages.JoinedChanges, StorageUnavailable> =>
+  EncodedPages.joinedChanges(files)(file.id, { after, limit, upTo: file.readPoint })
+
+// `first`, when given, is the reply's first page, read already.
 const answer = (
   files: FileRepository.FileRepository,
   request: ChangesQuery,
   file: FileRepository.FoundFile,
-  first?: FileRepository.ChangePage
+  first?: EncodedPages.JoinedChanges
 ): ChangesReply => ({
   file,
   limit: request.limit,
   changePage: (after, limit) =>
     first !== undefined && after === undefined
       ? Effect.succeed(first)
-      : files.readChanges(file.id, { after: after ?? request.after, limit, upTo: file.readPoint })
+      : read(files, file, after ?? request.after, limit)
 })
 
 // The wait of one request (`LongPoll.waited`): its first page read as every page of its reply is.
@@ -209,13 +225,8 @@ const waited = (
   found: FileRepository.FoundFile
 ): Effect.Effect<ChangesReply, GetSubmissionsError> =>
   LongPoll.waited(ports, input, request, found, {
-    first: (file) =>
-      ports.files.readChanges(file.id, {
-        after: request.after,
-        limit: Math.min(request.limit, pageLimit),
-        upTo: file.readPoint
-      }),
-    isEmpty: (page) => page.changes.length === 0,
+    first: (file) => read(ports.files, file, request.after, Math.min(request.limit, pageLimit)),
+    isEmpty: (page) => page.count === 0,
     reply: (file, first) => answer(ports.files, request, file, first)
   })
 

@@ -7,7 +7,7 @@ import * as Stream from "effect/Stream"
 import * as ChangeCursor from "../../src/changes/ChangeCursor.js"
 import * as ChangesEncoder from "../../src/changes/ChangesEncoder.js"
 import * as ChangesReply from "../../src/changes/ChangesReply.js"
-import * as FileDataEncoder from "../../src/read/FileDataEncoder.js"
+import * as EncodedPages from "../../src/shared/EncodedPages.js"
 import { type FileId, type StoredFile, timestampFromEpochMillis, type UserId } from "../../src/shared/FileData.js"
 import type * as FileRepository from "../../src/shared/FileRepository.js"
 import * as SubmissionEntry from "../../src/shared/SubmissionEntry.js"
@@ -50,15 +50,15 @@ const replyOf = (count: number, limit: number, padding = 0) => {
     file,
     limit,
     changePage: (after, size) =>
-      Effect.sync((): FileRepository.ChangePage => {
+      Effect.sync(() => {
         reads.push(size)
         const from = after === undefined ? 0 : Number(after)
         const to = Math.min(count, from + size)
-        return {
+        return EncodedPages.joinChanges({
           changes: Array.from({ length: to - from }, (_, i) => change(from + i, padding)),
           next: String(to),
           hasMore: to < count
-        }
+        })
       })
   }
   return { reply, reads }
@@ -66,10 +66,15 @@ const replyOf = (count: number, limit: number, padding = 0) => {
 
 const written = (reply: ChangesReply.ChangesReply) =>
   Effect.gen(function* () {
-    const pieces: Array<readonly [string, boolean]> = []
+    const pieces: Array<readonly [string | Uint8Array, boolean]> = []
     yield* ChangesEncoder.writeTo(reply, (piece, last) => Effect.sync(() => pieces.push([piece, last])))
     return pieces
   })
+
+const decoder = new TextDecoder()
+
+const text = (pieces: ReadonlyArray<readonly [string | Uint8Array, boolean]>) =>
+  pieces.map(([piece]) => (typeof piece === "string" ? piece : decoder.decode(piece))).join("")
 
 describe("ChangesEncoder", () => {
   it.prop(
@@ -80,8 +85,8 @@ describe("ChangesEncoder", () => {
         Effect.gen(function* () {
           const { reply, reads } = replyOf(count, limit)
           const pieces = yield* written(reply)
-          const text = pieces.map(([piece]) => piece).join("")
-          const parsed = JSON.parse(text)
+          const whole = text(pieces)
+          const parsed = JSON.parse(whole)
           const held = Math.min(count, limit)
           expect(Object.keys(parsed)).toEqual(["changes", "next", "hasMore"])
           expect(parsed.changes).toEqual(Array.from({ length: held }, (_, n) => expected(n)))
@@ -95,7 +100,7 @@ describe("ChangesEncoder", () => {
           // The same value as the reply read whole, and the same text as the stream.
           expect(yield* ChangesReply.toChangesPage(replyOf(count, limit).reply)).toEqual(parsed)
           const streamed = yield* Stream.runCollect(ChangesEncoder.encode(replyOf(count, limit).reply))
-          expect(Chunk.join(streamed, "")).toBe(text)
+          expect(Chunk.join(streamed, "")).toBe(whole)
         })
       ),
     { fastCheck: { numRuns: 30 } }
@@ -104,12 +109,10 @@ describe("ChangesEncoder", () => {
   it("writes a change as the contract shows it, the stored entry spliced in as it is", () => {
     const entry = SubmissionEntry.render(0, '{"a":"\\u00e9"}')
     const id = SubmissionId.unsafeStored("sub_x")
-    expect(ChangesEncoder.changeText({ type: "submission.created", id, entry })).toBe(
+    expect(EncodedPages.changeText({ type: "submission.created", id, entry })).toBe(
       '{"type":"submission.created","id":"sub_x","createdDate":"1970-01-01T00:00:00.000Z","content":{"a":"\\u00e9"}}'
     )
-    expect(ChangesEncoder.changeText({ type: "submission.erased", id })).toBe(
-      '{"type":"submission.erased","id":"sub_x"}'
-    )
+    expect(EncodedPages.changeText({ type: "submission.erased", id })).toBe('{"type":"submission.erased","id":"sub_x"}')
   })
 
   it.effect("a reply of nothing is one piece: no changes, the cursor it started from, no more", () =>
@@ -120,13 +123,15 @@ describe("ChangesEncoder", () => {
     })
   )
 
-  it.effect("10,000 changes are written in pieces of about maxPieceLength, never one string", () =>
+  it.effect("10,000 changes are written page by page as storage joined them, never one string", () =>
     Effect.gen(function* () {
       const { reply, reads } = replyOf(12_000, 10_000, 200)
       const pieces = yield* written(reply)
       expect(reads).toEqual(Array.from({ length: 10 }, () => ChangesReply.pageLimit))
-      expect(Math.max(...pieces.map(([piece]) => piece.length))).toBeLessThan(FileDataEncoder.maxPieceLength + 400)
-      const parsed = JSON.parse(pieces.map(([piece]) => piece).join(""))
+      // A page is a piece of its own (the head and the tail beside it when it came as bytes).
+      expect(pieces.length).toBeGreaterThanOrEqual(10)
+      expect(Math.max(...pieces.map(([piece]) => piece.length))).toBeLessThan(ChangesReply.pageLimit * 300)
+      const parsed = JSON.parse(text(pieces))
       expect(parsed.changes).toHaveLength(10_000)
       expect(parsed.hasMore).toBe(true)
     })
