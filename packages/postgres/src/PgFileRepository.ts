@@ -70,9 +70,6 @@ interface TextRow {
   readonly text: string
 }
 
-// A change of the feed as its text, read as an array.
-type ChangeText = readonly [seq: string, text: string]
-
 // An export's row: its line, made by PostgreSQL from what the write stored.
 interface ExportRow {
   readonly seq: string
@@ -138,30 +135,6 @@ export const makeWith = (options: {
     // A submission with its id first, as `SubmissionEntry.withId` writes it (the incremental read's and the NDJSON
     // export's form), made by PostgreSQL in the page's statement. An id is URL-safe.
     const withId = sql`'{"id":"' || id || '",' || substr(entry, 2)`
-
-    // A page of the file's change feed (docs/architecture.md#the-change-feed), one row more than `limit`: its
-    // stored submissions and its erasures past a seq, up to the read point, merged in seq order, each row its seq
-    // and `created` or `erased`. EXPLAIN: a `Merge Append` of each table's index scan in seq order under the
-    // `Limit`, so a page reads as far as it needs. Each side has the limit too: with statistics that call a file
-    // small, PostgreSQL may read it by a bitmap and sort it, and the limit keeps that sort a page's (top-N), never
-    // the file's.
-    const changeRows = (
-      fileId: FileData.FileId,
-      seq: string,
-      upTo: FileRepository.ReadPoint | undefined,
-      limit: number,
-      created: Statement.Fragment,
-      erased: Statement.Fragment
-    ) => {
-      const below = upTo === undefined ? sql`` : sql` AND seq <= ${upTo}::int8`
-      return read(
-        sql`(SELECT seq, ${created} FROM submissions
-            WHERE file_id = ${fileId} AND seq > ${seq}::int8${below} ORDER BY seq LIMIT ${limit + 1})
-          UNION ALL (SELECT seq, ${erased} FROM submission_erasures
-            WHERE file_id = ${fileId} AND seq > ${seq}::int8${below} ORDER BY seq LIMIT ${limit + 1})
-          ORDER BY seq LIMIT ${limit + 1}`.values
-      )
-    }
 
     // Where a range's read starts, or undefined for a position no adapter makes, which names no submission.
     const lowerOf = (range: FileRepository.SubmissionRange): SubmissionPosition.Position | undefined => {
@@ -297,14 +270,26 @@ export const makeWith = (options: {
           return rows.length > limit ? { entries, ids, next, hasMore: true } : { entries, ids, next, hasMore: false }
         })
       },
+      // A page of the file's change feed (docs/architecture.md#the-change-feed): its stored submissions and its
+      // erasures past a seq, up to the read point, merged in seq order. EXPLAIN: a `Merge Append` of each
+      // table's index scan in seq order under the `Limit`, so a page reads as far as it needs. Each side has the
+      // limit too: with statistics that call a file small, PostgreSQL may read it by a bitmap and sort it, and
+      // the limit keeps that sort a page's (top-N), never the file's.
       readChanges: (fileId, range) => {
         const after = range.after ?? ChangeRows.start
         const seq = ChangeRows.parse(after)
         // A position no adapter makes names no change.
         if (seq === undefined) return Effect.succeed({ changes: [], next: after, hasMore: false })
         const limit = range.limit ?? pageSize
+        const upTo = range.upTo === undefined ? sql`` : sql` AND seq <= ${range.upTo}::int8`
         return Effect.map(
-          changeRows(fileId, seq, range.upTo, limit, sql`id, entry`, sql`submission_id, NULL`),
+          read(
+            sql`(SELECT seq, id, entry FROM submissions
+                WHERE file_id = ${fileId} AND seq > ${seq}::int8${upTo} ORDER BY seq LIMIT ${limit + 1})
+              UNION ALL (SELECT seq, submission_id, NULL FROM submission_erasures
+                WHERE file_id = ${fileId} AND seq > ${seq}::int8${upTo} ORDER BY seq LIMIT ${limit + 1})
+              ORDER BY seq LIMIT ${limit + 1}`.values
+          ),
           (rows) => ChangeRows.page(rows as ReadonlyArray<ChangeRows.Row>, limit, after)
         )
       },
@@ -360,28 +345,6 @@ export const makeWith = (options: {
             return found.length > limit
               ? { joined, count, next, hasMore: true }
               : { joined, count, next, hasMore: false }
-          })
-        },
-        // Each change's text made by PostgreSQL in the page's statement, as the feed's reply writes it
-        // (`EncodedPages.changeText`), joined here as `readJoined` joins entries: one string a change, not two.
-        readJoinedChanges: (fileId, range) => {
-          const after = range.after ?? ChangeRows.start
-          const seq = ChangeRows.parse(after)
-          if (seq === undefined) return Effect.succeed({ joined: "", count: 0, next: after, hasMore: false })
-          const limit = range.limit ?? pageSize
-          const created = sql`'{"type":"submission.created","id":"' || id || '",' || substr(entry, 2)`
-          const erased = sql`'{"type":"submission.erased","id":"' || submission_id || '"}'`
-          return Effect.map(changeRows(fileId, seq, range.upTo, limit, created, erased), (rows) => {
-            const count = Math.min(rows.length, limit)
-            const texts: Array<string> = new Array(count)
-            for (let i = 0; i < count; i++) texts[i] = (rows[i] as ChangeText)[1]
-            const last = rows[count - 1] as ChangeText | undefined
-            return {
-              joined: JoinedText.join(texts, ","),
-              count,
-              next: last === undefined ? after : String(last[0]),
-              hasMore: rows.length > limit
-            }
           })
         }
       },

@@ -1,11 +1,13 @@
 /**
- * The body of a change feed reply, `{"changes":[…],"next":"…","hasMore":…}`, written page by page as
- * `SubmissionsEncoder` writes the incremental read: each page as storage joined it (text, or UTF-8 bytes when
- * long; each change as `EncodedPages.changeText`), so a reply of 10,000 changes is never one string.
+ * The body of a change feed reply, `{"changes":[…],"next":"…","hasMore":…}`, written page by page: a page the
+ * adapter joined as it came (text, or UTF-8 bytes when long), as `SubmissionsEncoder` writes the incremental
+ * read's; a domain page change by change (`EncodedPages.changeText`, the stored entry spliced in, not encoded
+ * again), in bounded pieces. A reply of 10,000 changes is never one string.
  *
  * @since 0.3.0
  */
 import * as Effect from "effect/Effect"
+import * as EncodedPages from "../shared/EncodedPages.js"
 import type { StorageUnavailable } from "../shared/FileDataError.js"
 import * as Pieces from "../shared/internal/pieces.js"
 import type { ChangeCursor } from "./ChangeCursor.js"
@@ -36,6 +38,14 @@ interface Position {
   readonly empty: boolean
 }
 
+// The pieces of a page between `before` and `after`: a joined page as it came; a domain page in pieces of about
+// `maxPieceLength`, where joining it here would make one long string a page, which measured more memory than
+// the pieces (docs/performance.md#feed-pages-joined-in-storage).
+const around = (page: ChangesReply.Page, before: string, after: string, whole: boolean) =>
+  "joined" in page
+    ? Pieces.aroundJoined(before, page.joined, after, whole)
+    : Pieces.pieces(page.changes.map(EncodedPages.changeText), before, after)
+
 // Reads one page and gives it as the next pieces of the reply, between the head before the first and the tail
 // after the last; no next position after the last page.
 const step = (
@@ -43,14 +53,14 @@ const step = (
   position: Position
 ): Effect.Effect<readonly [pieces: Array<string | Uint8Array>, next: Position | undefined], StorageUnavailable> =>
   Effect.map(ChangesReply.step(reply, position.progress), (read) => {
-    const { count, joined } = read.page
+    const count = ChangesReply.countOf(read.page)
     const before = (position.first ? head : "") + (position.empty || count === 0 ? "" : ",")
     return read.end === undefined
       ? [
-          Pieces.aroundJoined(before, joined, "", false),
+          around(read.page, before, "", false),
           { progress: read.progress, first: false, empty: position.empty && count === 0 }
         ]
-      : [Pieces.aroundJoined(before, joined, tail(read.end.next, read.end.hasMore), position.first), undefined]
+      : [around(read.page, before, tail(read.end.next, read.end.hasMore), position.first), undefined]
   })
 
 const begin = (reply: ChangesReply.ChangesReply): Position => ({
@@ -62,9 +72,9 @@ const begin = (reply: ChangesReply.ChangesReply): Position => ({
 const body = Pieces.body(begin, step)
 
 /**
- * Writes the whole reply through `write`, in pieces of text or of UTF-8 bytes (each page as storage joined it),
- * reading the next page only once `write` is done with the last: the transport decides how to wait for a slow
- * reader. A reply of one page is one piece, `last`.
+ * Writes the whole reply through `write`, in pieces of text or of UTF-8 bytes, reading the next page only once
+ * `write` is done with the last: the transport decides how to wait for a slow reader. A reply of one short page
+ * is one piece, `last`.
  *
  * @since 0.3.0
  * @category encoding

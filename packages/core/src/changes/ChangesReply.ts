@@ -1,8 +1,8 @@
 /**
  * A successful answer of `GetChanges`: the requested run of a file's change feed, read page by page as it is
  * written (so up to 10,000 changes never sit in memory at once), each page up to the read point taken with the
- * file and joined as the reply writes it (`EncodedPages.readJoinedChanges`: by the adapter when it can), and how
- * the reply ends: `next`, the feed cursor after its last change, and `hasMore`, whether more
+ * file, joined as the reply writes it where the adapter joins it (`EncodedPages.readJoinedChanges`), else as the
+ * domain's `ChangePage`, and how the reply ends: `next`, the feed cursor after its last change, and `hasMore`, whether more
  * changes were committed by then. `ChangesEncoder` writes it as JSON text.
  *
  * @since 0.3.0
@@ -12,6 +12,7 @@ import * as Schema from "effect/Schema"
 import * as EncodedPages from "../shared/EncodedPages.js"
 import { FileId, type StoredFile, type Submission, SubmissionContent, Timestamp } from "../shared/FileData.js"
 import type { StorageUnavailable } from "../shared/FileDataError.js"
+import type { Change, ChangePage } from "../shared/FileRepository.js"
 import * as DemoExamples from "../shared/internal/demoExamples.js"
 import { SubmissionId } from "../shared/SubmissionId.js"
 import * as ChangeCursor from "./ChangeCursor.js"
@@ -27,13 +28,27 @@ export interface ChangesReply {
   readonly limit: number
   /**
    * At most `limit` changes after the feed position `after` (`undefined`: where the request starts), as the
-   * file was when it was read, joined by commas.
+   * file was when it was read.
    */
-  readonly changePage: (
-    after: string | undefined,
-    limit: number
-  ) => Effect.Effect<EncodedPages.JoinedChanges, StorageUnavailable>
+  readonly changePage: (after: string | undefined, limit: number) => Effect.Effect<Page, StorageUnavailable>
 }
+
+/**
+ * A page of a reply as storage handed it over: joined by the adapter, or the domain's page, which the reply writes
+ * change by change.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type Page = EncodedPages.JoinedChanges | ChangePage
+
+/**
+ * How many changes a page holds.
+ *
+ * @since 0.3.0
+ * @category destructors
+ */
+export const countOf = (page: Page): number => ("joined" in page ? page.count : page.changes.length)
 
 /**
  * The most changes one page of a reply asks storage for.
@@ -154,9 +169,9 @@ export const start = (reply: ChangesReply): Progress => ({ after: undefined, rem
  * @category models
  */
 export type Step =
-  | { readonly page: EncodedPages.JoinedChanges; readonly progress: Progress; readonly end: undefined }
+  | { readonly page: Page; readonly progress: Progress; readonly end: undefined }
   | {
-      readonly page: EncodedPages.JoinedChanges
+      readonly page: Page
       readonly progress: undefined
       readonly end: { readonly next: ChangeCursor.ChangeCursor; readonly hasMore: boolean }
     }
@@ -169,9 +184,10 @@ export type Step =
  */
 export const step = (reply: ChangesReply, progress: Progress): Effect.Effect<Step, StorageUnavailable> =>
   Effect.map(reply.changePage(progress.after, Math.min(progress.remaining, pageLimit)), (page): Step => {
-    const remaining = progress.remaining - page.count
+    const count = countOf(page)
+    const remaining = progress.remaining - count
     // An empty page ends the reply too, whatever it says: the reply never asks for the same page twice.
-    if (page.hasMore && remaining > 0 && page.count > 0) {
+    if (page.hasMore && remaining > 0 && count > 0) {
       return { page, progress: { after: page.next, remaining }, end: undefined }
     }
     return {
@@ -180,6 +196,18 @@ export const step = (reply: ChangesReply, progress: Progress): Effect.Effect<Ste
       end: { next: ChangeCursor.encode(reply.file.id, page.next), hasMore: page.hasMore }
     }
   })
+
+/**
+ * A change as the reply shows it, as a value.
+ *
+ * @since 0.3.0
+ * @category destructors
+ */
+export const toJson = (change: Change): ChangeJson =>
+  change.type === "submission.erased"
+    ? { type: change.type, id: change.id }
+    : // An entry is the submission as the reply writes it, so it parses to the reply's fields.
+      { type: change.type, id: change.id, ...(JSON.parse(change.entry) as Submission) }
 
 /**
  * The whole reply as a value, for embedders and clients that want objects rather than text.
@@ -194,8 +222,11 @@ export const toChangesPage: (reply: ChangesReply) => Effect.Effect<ChangesPage, 
     for (;;) {
       const read: Step = yield* step(reply, progress)
       // A joined page is the reply's text of its changes, so it parses to the reply's objects.
-      if (read.page.count > 0) {
-        changes.push(...(JSON.parse(`[${EncodedPages.joinedText(read.page)}]`) as Array<ChangeJson>))
+      const { page } = read
+      if ("joined" in page) {
+        if (page.count > 0) changes.push(...(JSON.parse(`[${EncodedPages.joinedText(page)}]`) as Array<ChangeJson>))
+      } else {
+        for (const change of page.changes) changes.push(toJson(change))
       }
       if (read.end !== undefined) return { changes, next: read.end.next, hasMore: read.end.hasMore }
       progress = read.progress

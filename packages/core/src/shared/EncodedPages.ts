@@ -104,8 +104,9 @@ export interface EncodedPages {
     rows: ExportRows
   ) => Effect.Effect<JoinedPage, StorageUnavailable>
   /**
-   * The page of the change feed `readChanges` gives, joined; left out, {@link joinedChanges} writes it from
-   * `readChanges`.
+   * The page of the change feed `readChanges` gives, joined. Left out, the feed's reply writes `readChanges`'
+   * pages itself, in pieces (docs/performance.md#feed-pages-joined-in-storage), and {@link joinedChanges} joins
+   * them.
    */
   readonly readJoinedChanges?: (fileId: FileId, range: ChangeRange) => Effect.Effect<JoinedChanges, StorageUnavailable>
 }
@@ -199,7 +200,7 @@ export const of = (repository: FileRepository): EncodedPages => {
 
 /**
  * The repository's way to read joined pages of the change feed: its own `readJoinedChanges`, or the default
- * written from `readChanges`.
+ * written from `readChanges` (what the conformance suite holds an adapter's to).
  *
  * @since 0.3.0
  * @category accessors

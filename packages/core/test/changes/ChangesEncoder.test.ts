@@ -7,6 +7,7 @@ import * as Stream from "effect/Stream"
 import * as ChangeCursor from "../../src/changes/ChangeCursor.js"
 import * as ChangesEncoder from "../../src/changes/ChangesEncoder.js"
 import * as ChangesReply from "../../src/changes/ChangesReply.js"
+import * as FileDataEncoder from "../../src/read/FileDataEncoder.js"
 import * as EncodedPages from "../../src/shared/EncodedPages.js"
 import { type FileId, type StoredFile, timestampFromEpochMillis, type UserId } from "../../src/shared/FileData.js"
 import type * as FileRepository from "../../src/shared/FileRepository.js"
@@ -43,8 +44,11 @@ const expected = (n: number, padding = 0) => {
     : { type: found.type, id: found.id, ...JSON.parse(found.entry) }
 }
 
-/** A reply of at most `limit` of `count` changes (positions are indexes); the size of each read is noted. */
-const replyOf = (count: number, limit: number, padding = 0) => {
+/**
+ * A reply of at most `limit` of `count` changes (positions are indexes), its pages joined as an adapter joins them
+ * or the domain's; the size of each read is noted.
+ */
+const replyOf = (count: number, limit: number, padding = 0, joined = true) => {
   const reads: Array<number> = []
   const reply: ChangesReply.ChangesReply = {
     file,
@@ -54,11 +58,12 @@ const replyOf = (count: number, limit: number, padding = 0) => {
         reads.push(size)
         const from = after === undefined ? 0 : Number(after)
         const to = Math.min(count, from + size)
-        return EncodedPages.joinChanges({
+        const page: FileRepository.ChangePage = {
           changes: Array.from({ length: to - from }, (_, i) => change(from + i, padding)),
           next: String(to),
           hasMore: to < count
-        })
+        }
+        return joined ? EncodedPages.joinChanges(page) : page
       })
   }
   return { reply, reads }
@@ -79,11 +84,11 @@ const text = (pieces: ReadonlyArray<readonly [string | Uint8Array, boolean]>) =>
 describe("ChangesEncoder", () => {
   it.prop(
     "writes exactly the reply: the changes in order, type and id first, its cursor and hasMore last",
-    { count: FastCheck.nat(2600), limit: FastCheck.integer({ min: 1, max: 3000 }) },
-    ({ count, limit }) =>
+    { count: FastCheck.nat(2600), limit: FastCheck.integer({ min: 1, max: 3000 }), joined: FastCheck.boolean() },
+    ({ count, limit, joined }) =>
       Effect.runSync(
         Effect.gen(function* () {
-          const { reply, reads } = replyOf(count, limit)
+          const { reply, reads } = replyOf(count, limit, 0, joined)
           const pieces = yield* written(reply)
           const whole = text(pieces)
           const parsed = JSON.parse(whole)
@@ -98,8 +103,10 @@ describe("ChangesEncoder", () => {
           expect(reads.reduce((sum, size) => sum + size, 0)).toBeLessThanOrEqual(limit)
 
           // The same value as the reply read whole, and the same text as the stream.
-          expect(yield* ChangesReply.toChangesPage(replyOf(count, limit).reply)).toEqual(parsed)
-          const streamed = yield* Stream.runCollect(ChangesEncoder.encode(replyOf(count, limit).reply))
+          expect(yield* ChangesReply.toChangesPage(replyOf(count, limit, 0, joined).reply)).toEqual(parsed)
+          // A joined page is the domain page's text, so both write the same reply.
+          expect(text(yield* written(replyOf(count, limit, 0, !joined).reply))).toBe(whole)
+          const streamed = yield* Stream.runCollect(ChangesEncoder.encode(replyOf(count, limit, 0, joined).reply))
           expect(Chunk.join(streamed, "")).toBe(whole)
         })
       ),
@@ -120,6 +127,18 @@ describe("ChangesEncoder", () => {
       expect(yield* written(replyOf(0, 10).reply)).toEqual([
         [`{"changes":[],"next":"${ChangeCursor.encode(file.id, "0")}","hasMore":false}`, true]
       ])
+    })
+  )
+
+  it.effect("10,000 changes of domain pages are written in pieces of about maxPieceLength, never one string", () =>
+    Effect.gen(function* () {
+      const { reply, reads } = replyOf(12_000, 10_000, 200, false)
+      const pieces = yield* written(reply)
+      expect(reads).toEqual(Array.from({ length: 10 }, () => ChangesReply.pageLimit))
+      expect(Math.max(...pieces.map(([piece]) => piece.length))).toBeLessThan(FileDataEncoder.maxPieceLength + 400)
+      const parsed = JSON.parse(text(pieces))
+      expect(parsed.changes).toHaveLength(10_000)
+      expect(parsed.hasMore).toBe(true)
     })
   )
 
