@@ -2,8 +2,8 @@
  * A successful answer of `GetChanges`: the requested run of a file's change feed, read page by page as it is
  * written (so up to 10,000 changes never sit in memory at once), each page up to the read point taken with the
  * file, joined as the reply writes it where the adapter joins it (`EncodedPages.readJoinedChanges`), else as the
- * domain's `ChangePage`, and how the reply ends: `next`, the feed cursor after its last change, and `hasMore`, whether more
- * changes were committed by then. `ChangesEncoder` writes it as JSON text.
+ * domain's `ChangePage`, and how the reply ends: `next`, the feed cursor after its last change, and `hasMore`,
+ * whether more changes were committed by then. `ChangesEncoder` writes it as JSON text.
  *
  * @since 0.3.0
  */
@@ -162,8 +162,8 @@ export interface Progress {
 export const start = (reply: ChangesReply): Progress => ({ after: undefined, remaining: reply.limit })
 
 /**
- * One page of a reply: its changes as the reply writes them, joined, and either where the next page starts or, after the last page, how the
- * reply ends.
+ * One page of a reply: its changes ({@link Page}), and either where the next page starts or, after the last page,
+ * how the reply ends.
  *
  * @since 0.3.0
  * @category models

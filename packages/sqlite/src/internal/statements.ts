@@ -185,136 +185,135 @@ const joinedQueries = (db: Database.Database, pageSize: number, row: string, col
   pagesOf: db.prepare<Page, JoinedRow>(joinedSql("?", row, "','", columns)).raw()
 })
 
-// The connection's statements, prepared once per connection.
+// Whether the file's text is UTF-8, as a BLOB cast of a joined page then is.
+const isUtf8 = (db: Database.Database): boolean => db.pragma("encoding", { simple: true }) === "UTF-8"
+
+// The connection's statements, prepared once per connection; `joins` says which joined statements the library is
+// known to keep in order (`JoinedOrder`).
 /** @internal */
 export const prepare = (
   db: Database.Database,
   pageSize: number,
   joins: { readonly pages: boolean; readonly changes: boolean }
-): Statements => {
-  const utf8 = db.pragma("encoding", { simple: true }) === "UTF-8"
-  return {
-    pageSize,
-    // The key's row first, so an unknown or revoked key never reaches `files`; no row when the key matches
-    // no active key, the file's columns null when no file has the id. The read point in the same statement
-    // as the file's row: the highest seq is the last entry of the table's rowid tree, an instant lookup,
-    // and a reader sees only committed rows.
-    access: db
-      .prepare<[fileId: string, keyHash: string], AccessRow>(
-        `SELECT k.user_id, f.user_id, f.name, f.creation_date, f.public_availability,
+): Statements => ({
+  pageSize,
+  // The key's row first, so an unknown or revoked key never reaches `files`; no row when the key matches
+  // no active key, the file's columns null when no file has the id. The read point in the same statement
+  // as the file's row: the highest seq is the last entry of the table's rowid tree, an instant lookup,
+  // and a reader sees only committed rows.
+  access: db
+    .prepare<[fileId: string, keyHash: string], AccessRow>(
+      `SELECT k.user_id, f.user_id, f.name, f.creation_date, f.public_availability,
           f.submission_counter, f.visit_counter, ${READ_POINT}
           FROM api_keys k LEFT JOIN files f ON f.id = ?
           WHERE k.key_hash = ? AND k.revoked_at IS NULL`
-      )
-      .raw(),
-    // Keyset paging: each page seeks past the last row of the previous one, so a page costs the same at
-    // the end of a million rows as at the start. Only the entries are read: measured, the two numbers of
-    // every row cost a quarter of the page. Where the page ends is looked up on its own, from the index
-    // (docs/performance.md#stored-reply-entries). The page size's limit is a constant: SQLite plans with the
-    // value bound to a `LIMIT ?`, so prepares the statement again at every run
-    // (docs/performance.md#pages-not-a-stream). A range's `firstPage`, when nothing bounds it but the read point,
-    // as a whole file's reply reads it: two arguments and two conditions where the range has seven and six, about
-    // a tenth of the page's time in isolation (docs/performance.md#first-page-of-a-whole-file). Each entry as
-    // stored (the File reply's), or with its id first (the incremental read's), so neither reads a column more.
-    entries: {
-      stored: pageQueries(db, pageSize, "entry", "pluck"),
-      withId: pageQueries(db, pageSize, WITH_ID, "pluck")
-    },
-    // The same pages as entries and ids, for `readSubmissions`, whose page carries both.
-    rows: pageQueries(db, pageSize, "entry, id", "raw"),
-    // The same page joined by SQLite (`joinedSql`) as bytes, when it is known to keep reply order and the file's
-    // text is UTF-8, as a BLOB cast of it then is.
-    ...(joins.pages && utf8
-      ? {
-          joined: {
-            stored: joinedQueries(db, pageSize, "entry", "entry"),
-            withId: joinedQueries(db, pageSize, WITH_ID, "entry, id")
-          },
-          // The limit bound: an export reads a first page of `pageSize` and longer ones after it, as a reply does,
-          // and the statement planned again per page costs nothing beside a page of thousands of rows.
-          exportLines: db.prepare<[...RangeArguments, limit: number], JoinedRow>(exportRows("?").ndjson).raw(),
-          exportCsv: db
-            .prepare<[commas: string, ...RangeArguments, limit: number], JoinedRow>(exportRows("?").csv)
-            .raw()
-        }
-      : { joined: undefined, exportLines: undefined, exportCsv: undefined }),
-    // The range's submissions at one createdDate, at most two: where that createdDate is the last of a full page
-    // and only one submission of the range has it, that one ends the page, found by a seek instead of `pageEnd`'s
-    // walk of the page (docs/performance.md#pages-joined-in-storage).
-    lastSeqAt: db
-      .prepare<[fileId: string, createdDate: number, lowerDate: number, lowerSeq: number, upTo: number], number>(
-        `SELECT seq FROM submissions WHERE file_id = ? AND created_date = ? AND (created_date > ? OR seq > ?)
+    )
+    .raw(),
+  // Keyset paging: each page seeks past the last row of the previous one, so a page costs the same at
+  // the end of a million rows as at the start. Only the entries are read: measured, the two numbers of
+  // every row cost a quarter of the page. Where the page ends is looked up on its own, from the index
+  // (docs/performance.md#stored-reply-entries). The page size's limit is a constant: SQLite plans with the
+  // value bound to a `LIMIT ?`, so prepares the statement again at every run
+  // (docs/performance.md#pages-not-a-stream). A range's `firstPage`, when nothing bounds it but the read point,
+  // as a whole file's reply reads it: two arguments and two conditions where the range has seven and six, about
+  // a tenth of the page's time in isolation (docs/performance.md#first-page-of-a-whole-file). Each entry as
+  // stored (the File reply's), or with its id first (the incremental read's), so neither reads a column more.
+  entries: {
+    stored: pageQueries(db, pageSize, "entry", "pluck"),
+    withId: pageQueries(db, pageSize, WITH_ID, "pluck")
+  },
+  // The same pages as entries and ids, for `readSubmissions`, whose page carries both.
+  rows: pageQueries(db, pageSize, "entry, id", "raw"),
+  // The same page joined by SQLite (`joinedSql`) as bytes, when it is known to keep reply order and the file's
+  // text is UTF-8, as a BLOB cast of it then is.
+  ...(joins.pages && isUtf8(db)
+    ? {
+        joined: {
+          stored: joinedQueries(db, pageSize, "entry", "entry"),
+          withId: joinedQueries(db, pageSize, WITH_ID, "entry, id")
+        },
+        // The limit bound: an export reads a first page of `pageSize` and longer ones after it, as a reply does,
+        // and the statement planned again per page costs nothing beside a page of thousands of rows.
+        exportLines: db.prepare<[...RangeArguments, limit: number], JoinedRow>(exportRows("?").ndjson).raw(),
+        exportCsv: db.prepare<[commas: string, ...RangeArguments, limit: number], JoinedRow>(exportRows("?").csv).raw()
+      }
+    : { joined: undefined, exportLines: undefined, exportCsv: undefined }),
+  // The range's submissions at one createdDate, at most two: where that createdDate is the last of a full page
+  // and only one submission of the range has it, that one ends the page, found by a seek instead of `pageEnd`'s
+  // walk of the page (docs/performance.md#pages-joined-in-storage).
+  lastSeqAt: db
+    .prepare<[fileId: string, createdDate: number, lowerDate: number, lowerSeq: number, upTo: number], number>(
+      `SELECT seq FROM submissions WHERE file_id = ? AND created_date = ? AND (created_date > ? OR seq > ?)
           AND seq <= ? ORDER BY seq LIMIT 2`
-      )
-      .pluck(),
-    // Whether the range holds anything past a position.
-    beyond: db.prepare<RangeArguments, number>(`SELECT 1 FROM submissions WHERE ${RANGE} LIMIT 1`).pluck(),
-    // A page shorter than its limit holds the rest of the range: it ends where the range does. Looked up only
-    // when asked for: a reply of the whole file, most requests, does not need it.
-    rangeEnd: db
-      .prepare<RangeArguments, [createdDate: number, seq: number]>(
-        `SELECT created_date, seq FROM submissions WHERE ${RANGE}
+    )
+    .pluck(),
+  // Whether the range holds anything past a position.
+  beyond: db.prepare<RangeArguments, number>(`SELECT 1 FROM submissions WHERE ${RANGE} LIMIT 1`).pluck(),
+  // A page shorter than its limit holds the rest of the range: it ends where the range does. Looked up only
+  // when asked for: a reply of the whole file, most requests, does not need it.
+  rangeEnd: db
+    .prepare<RangeArguments, [createdDate: number, seq: number]>(
+      `SELECT created_date, seq FROM submissions WHERE ${RANGE}
           ORDER BY created_date DESC, seq DESC LIMIT 1`
-      )
-      .raw(),
-    // A full page's last row and the one after it, if any: where it ends, and whether more match.
-    pageEnd: db
-      .prepare<[...RangeArguments, offset: number], [createdDate: number, seq: number]>(
-        `SELECT created_date, seq FROM submissions WHERE ${RANGE}
+    )
+    .raw(),
+  // A full page's last row and the one after it, if any: where it ends, and whether more match.
+  pageEnd: db
+    .prepare<[...RangeArguments, offset: number], [createdDate: number, seq: number]>(
+      `SELECT created_date, seq FROM submissions WHERE ${RANGE}
           ORDER BY created_date, seq LIMIT 2 OFFSET ?`
-      )
-      .raw(),
-    // The file's content names up to the read point, in order (SqliteMigrations), by the primary key.
-    contentNames: db
-      .prepare<[fileId: string, upTo: number], string>(
-        "SELECT name FROM content_names WHERE file_id = ? AND seq <= ? ORDER BY position"
-      )
-      .pluck(),
-    // A file by its id alone with the read point, as `access` reads them, for operators.
-    file: db
-      .prepare<[fileId: string], AccessRow>(
-        `SELECT f.user_id, f.user_id, f.name, f.creation_date, f.public_availability,
+    )
+    .raw(),
+  // The file's content names up to the read point, in order (SqliteMigrations), by the primary key.
+  contentNames: db
+    .prepare<[fileId: string, upTo: number], string>(
+      "SELECT name FROM content_names WHERE file_id = ? AND seq <= ? ORDER BY position"
+    )
+    .pluck(),
+  // A file by its id alone with the read point, as `access` reads them, for operators.
+  file: db
+    .prepare<[fileId: string], AccessRow>(
+      `SELECT f.user_id, f.user_id, f.name, f.creation_date, f.public_availability,
           f.submission_counter, f.visit_counter, ${READ_POINT}
           FROM files f WHERE f.id = ?`
-      )
-      .raw(),
-    // Reads a table, so it takes the same lock and needs the same schema as a request; `SELECT 1` would
-    // answer without touching the file.
-    ping: db.prepare("SELECT 1 FROM files LIMIT 1").pluck(),
-    // What waiting requests wake on: the files with rows or erasures past a seq (the seq given twice), by a range
-    // of each rowid tree, so a poll with nothing new is two seeks and one with new rows reads only those.
-    changes: db
-      .prepare<[after: number, after: number], [fileId: string, top: number]>(
-        `SELECT file_id, max(seq) FROM (SELECT file_id, seq FROM submissions WHERE seq > ?
+    )
+    .raw(),
+  // Reads a table, so it takes the same lock and needs the same schema as a request; `SELECT 1` would
+  // answer without touching the file.
+  ping: db.prepare("SELECT 1 FROM files LIMIT 1").pluck(),
+  // What waiting requests wake on: the files with rows or erasures past a seq (the seq given twice), by a range
+  // of each rowid tree, so a poll with nothing new is two seeks and one with new rows reads only those.
+  changes: db
+    .prepare<[after: number, after: number], [fileId: string, top: number]>(
+      `SELECT file_id, max(seq) FROM (SELECT file_id, seq FROM submissions WHERE seq > ?
           UNION ALL SELECT file_id, seq FROM submission_erasures WHERE seq > ?) GROUP BY file_id`
-      )
-      .raw(),
-    // A page of the file's change feed (docs/architecture.md#the-change-feed): its stored submissions and its
-    // erasures past a seq, up to the read point, merged in seq order from the two (file_id, seq) indexes, each
-    // walked in order as far as the page needs; no sort, however long the file. EXPLAIN QUERY PLAN: `MERGE
-    // (UNION ALL)` of two `SEARCH ... USING INDEX ..._file_seq (file_id=? AND seq>? AND seq<?)`.
-    changesOf: db
-      .prepare<[...ChangeArguments, limit: number], ChangeRow>(
-        `SELECT seq, id, entry FROM submissions WHERE file_id = ? AND seq > ? AND seq <= ?
+    )
+    .raw(),
+  // A page of the file's change feed (docs/architecture.md#the-change-feed): its stored submissions and its
+  // erasures past a seq, up to the read point, merged in seq order from the two (file_id, seq) indexes, each
+  // walked in order as far as the page needs; no sort, however long the file. EXPLAIN QUERY PLAN: `MERGE
+  // (UNION ALL)` of two `SEARCH ... USING INDEX ..._file_seq (file_id=? AND seq>? AND seq<?)`.
+  changesOf: db
+    .prepare<[...ChangeArguments, limit: number], ChangeRow>(
+      `SELECT seq, id, entry FROM submissions WHERE file_id = ? AND seq > ? AND seq <= ?
         UNION ALL SELECT seq, submission_id, NULL FROM submission_erasures WHERE file_id = ? AND seq > ? AND seq <= ?
         ORDER BY 1 LIMIT ?`
-      )
-      .raw(),
-    // The same page joined by SQLite (`joinedChangesSql`) as bytes, under the conditions of `joined`; the limit bound,
-    // planned again per page at no cost beside a page of hundreds of rows.
-    joinedChanges:
-      joins.changes && utf8
-        ? db.prepare<[...ChangeArguments, limit: number], JoinedChangesRow>(joinedChangesSql("?")).raw()
-        : undefined,
-    // Whether the feed holds a change past a seq, for a joined page as long as its limit: two seeks.
-    changesBeyond: db
-      .prepare<ChangeArguments, number>(
-        `SELECT 1 FROM submissions WHERE file_id = ? AND seq > ? AND seq <= ?
+    )
+    .raw(),
+  // The same page joined by SQLite (`joinedChangesSql`) as bytes, under the conditions of `joined`; the limit
+  // bound, planned again per page at no cost beside a page of hundreds of rows.
+  joinedChanges:
+    joins.changes && isUtf8(db)
+      ? db.prepare<[...ChangeArguments, limit: number], JoinedChangesRow>(joinedChangesSql("?")).raw()
+      : undefined,
+  // Whether the feed holds a change past a seq, for a joined page as long as its limit: two seeks.
+  changesBeyond: db
+    .prepare<ChangeArguments, number>(
+      `SELECT 1 FROM submissions WHERE file_id = ? AND seq > ? AND seq <= ?
         UNION ALL SELECT 1 FROM submission_erasures WHERE file_id = ? AND seq > ? AND seq <= ? LIMIT 1`
-      )
-      .pluck()
-  }
-}
+    )
+    .pluck()
+})
 
 // How many submissions a joined page after a range's first reads when no limit is given: four pages of rows.
 // Joined pages hold no strings, and a whole file's reply measured fastest with pages of about 4,000 submissions
