@@ -19,7 +19,13 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { FileId } from "../shared/FileData.js"
-import { type GetSubmissionsError, type InvalidRequest, Issue, pointer } from "../shared/FileDataError.js"
+import {
+  type GetSubmissionsError,
+  type InvalidRequest,
+  Issue,
+  pointer,
+  type StorageUnavailable
+} from "../shared/FileDataError.js"
 import type * as FileRepository from "../shared/FileRepository.js"
 import * as FileRequest from "../shared/FileRequest.js"
 import * as Immediate from "../shared/Immediate.js"
@@ -32,7 +38,7 @@ import * as LongPoll from "../sync/internal/longPoll.js"
 import * as SubmissionSignals from "../sync/SubmissionSignals.js"
 import * as WaitingRequests from "../sync/WaitingRequests.js"
 import * as ChangeCursor from "./ChangeCursor.js"
-import { type ChangesReply, pageLimit } from "./ChangesReply.js"
+import * as ChangesReply from "./ChangesReply.js"
 
 /**
  * How many changes a reply holds when the request gives no `limit`.
@@ -186,19 +192,32 @@ export const parseRequest = (body: unknown): Effect.Effect<ChangesQuery, Invalid
  */
 export const RequestJson = RequestSchema.wire(GetChangesRequest, parseRequest)
 
-// Every page is read up to the file's read point; `first`, when given, is the reply's first page, read already.
+// A page of the feed after `after`, up to the file's read point: joined where the adapter joins it, else the
+// domain's page, which the reply writes in pieces (docs/performance.md#feed-pages-joined-in-storage).
+const read = (
+  files: FileRepository.FileRepository,
+  file: FileRepository.FoundFile,
+  after: string | undefined,
+  limit: number
+): Effect.Effect<ChangesReply.Page, StorageUnavailable> => {
+  const range = { after, limit, upTo: file.readPoint }
+  const joined = files.encodedPages?.readJoinedChanges
+  return joined === undefined ? files.readChanges(file.id, range) : joined(file.id, range)
+}
+
+// `first`, when given, is the reply's first page, read already.
 const answer = (
   files: FileRepository.FileRepository,
   request: ChangesQuery,
   file: FileRepository.FoundFile,
-  first?: FileRepository.ChangePage
-): ChangesReply => ({
+  first?: ChangesReply.Page
+): ChangesReply.ChangesReply => ({
   file,
   limit: request.limit,
   changePage: (after, limit) =>
     first !== undefined && after === undefined
       ? Effect.succeed(first)
-      : files.readChanges(file.id, { after: after ?? request.after, limit, upTo: file.readPoint })
+      : read(files, file, after ?? request.after, limit)
 })
 
 // The wait of one request (`LongPoll.waited`): its first page read as every page of its reply is.
@@ -207,15 +226,10 @@ const waited = (
   input: GetChangesInput,
   request: ChangesQuery,
   found: FileRepository.FoundFile
-): Effect.Effect<ChangesReply, GetSubmissionsError> =>
+): Effect.Effect<ChangesReply.ChangesReply, GetSubmissionsError> =>
   LongPoll.waited(ports, input, request, found, {
-    first: (file) =>
-      ports.files.readChanges(file.id, {
-        after: request.after,
-        limit: Math.min(request.limit, pageLimit),
-        upTo: file.readPoint
-      }),
-    isEmpty: (page) => page.changes.length === 0,
+    first: (file) => read(ports.files, file, request.after, Math.min(request.limit, ChangesReply.pageLimit)),
+    isEmpty: (page) => ChangesReply.countOf(page) === 0,
     reply: (file, first) => answer(ports.files, request, file, first)
   })
 
@@ -231,7 +245,10 @@ const operation = FileRequest.operation(parseRequest, (files, request: ChangesQu
  * @since 0.3.0
  * @category use cases
  */
-export const runWith = (ports: Ports, input: GetChangesInput): Immediate.Immediate<ChangesReply, GetSubmissionsError> =>
+export const runWith = (
+  ports: Ports,
+  input: GetChangesInput
+): Immediate.Immediate<ChangesReply.ChangesReply, GetSubmissionsError> =>
   Immediate.flatMap(operation.runWith(ports, input), ({ file, reply, request }) =>
     request.wait === 0 ? Immediate.succeed(reply) : waited(ports, input, request, file)
   )
@@ -245,7 +262,7 @@ export const runWith = (ports: Ports, input: GetChangesInput): Immediate.Immedia
 export const run = (
   input: GetChangesInput
 ): Effect.Effect<
-  ChangesReply,
+  ChangesReply.ChangesReply,
   GetSubmissionsError,
   FileRepository.FileRepository | RateLimiter.RateLimiter | SubmissionSignals.SubmissionSignals
 > =>
