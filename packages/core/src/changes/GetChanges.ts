@@ -19,20 +19,13 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { FileId } from "../shared/FileData.js"
-import {
-  type GetSubmissionsError,
-  type InvalidRequest,
-  Issue,
-  pointer,
-  type StorageUnavailable
-} from "../shared/FileDataError.js"
+import type { GetSubmissionsError, InvalidRequest, Issue, StorageUnavailable } from "../shared/FileDataError.js"
 import type * as FileRepository from "../shared/FileRepository.js"
 import * as FileRequest from "../shared/FileRequest.js"
 import * as Immediate from "../shared/Immediate.js"
 import type * as RateLimiter from "../shared/RateLimiter.js"
 import * as RequestDecoding from "../shared/RequestDecoding.js"
 import * as RequestSchema from "../shared/RequestSchema.js"
-import * as TextRules from "../shared/TextRules.js"
 import type * as GetSubmissions from "../sync/GetSubmissions.js"
 import * as LongPoll from "../sync/internal/longPoll.js"
 import * as SubmissionSignals from "../sync/SubmissionSignals.js"
@@ -41,12 +34,12 @@ import * as ChangeCursor from "./ChangeCursor.js"
 import * as ChangesReply from "./ChangesReply.js"
 
 /**
- * How many changes a reply holds when the request gives no `limit`.
+ * How many changes a reply holds when the request gives no `limit`: the incremental read's rule.
  *
  * @since 0.3.0
  * @category constants
  */
-export const defaultLimit = 1000
+export const defaultLimit = RequestSchema.defaultLimit
 
 /**
  * The largest `limit` a request may give.
@@ -54,7 +47,7 @@ export const defaultLimit = 1000
  * @since 0.3.0
  * @category constants
  */
-export const maxLimit = 10_000
+export const maxLimit = RequestSchema.maxLimit
 
 /**
  * The longest `wait` a request may give, in seconds.
@@ -62,16 +55,12 @@ export const maxLimit = 10_000
  * @since 0.3.0
  * @category constants
  */
-export const maxWait = 30
+export const maxWait = RequestSchema.maxWait
 
 const CURSOR = "must be the next of an earlier change feed reply for this file"
 
 // What a member of the wrong value is told, by member; fixed texts that never repeat the value.
-const details = {
-  after: CURSOR,
-  limit: `must be an integer from 1 to ${maxLimit}`,
-  wait: `must be an integer from 0 to ${maxWait}`
-}
+const details = { after: CURSOR, ...RequestSchema.pagingDetails }
 
 /**
  * The request body: `fileId` and `apiKey` as for `GetFileData`, and the optional `after`, `limit` and `wait`;
@@ -96,21 +85,9 @@ export const GetChangesRequest = Schema.Struct({
     }),
     { exact: true }
   ),
-  limit: Schema.optionalWith(
-    Schema.Number.pipe(Schema.int(), Schema.between(1, maxLimit)).annotations({
-      title: "Limit",
-      description: `At most this many changes, 1 to ${maxLimit}; default ${defaultLimit}`,
-      examples: [100]
-    }),
-    { exact: true, default: () => defaultLimit }
-  ),
-  wait: Schema.optionalWith(
-    Schema.Number.pipe(Schema.int(), Schema.between(0, maxWait)).annotations({
-      title: "Wait",
-      description: `Seconds, 0 to ${maxWait}, to hold the request when no change follows after yet, until one is committed (answered at once with it) or the time is up (the empty page, next unchanged); default 0`,
-      examples: [0]
-    }),
-    { exact: true, default: () => 0 }
+  limit: RequestSchema.limitField("changes", 100),
+  wait: RequestSchema.waitField(
+    `Seconds, 0 to ${maxWait}, to hold the request when no change follows after yet, until one is committed (answered at once with it) or the time is up (the empty page, next unchanged); default 0`
   )
 }).annotations({
   identifier: "GetChangesRequest",
@@ -165,14 +142,7 @@ const decodeRequest = RequestDecoding.decoder(GetChangesRequest, details)
 export const parseRequest = (body: unknown): Effect.Effect<ChangesQuery, InvalidRequest> => {
   const result = decodeRequest(body)
   const found: Array<Issue> = []
-  const fileId = RequestDecoding.member(body, "fileId")
-  const after = RequestDecoding.member(body, "after")
-  let position = Option.none<string>()
-  // An id against the text rules is refused already; its cursor cannot be told apart.
-  if (typeof fileId === "string" && TextRules.isId(fileId) && typeof after === "string" && after !== "") {
-    position = ChangeCursor.decode(FileId.make(fileId), after)
-    if (Option.isNone(position)) found.push(new Issue({ pointer: pointer("after"), detail: CURSOR }))
-  }
+  const position = RequestDecoding.afterCursor(body, ChangeCursor.decode, CURSOR, found)
   // The body has no window, so only the decoder's problems and the cursor's are listed.
   return RequestDecoding.windowed(result, body, found, (request) => ({
     fileId: request.fileId,
