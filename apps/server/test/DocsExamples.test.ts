@@ -197,8 +197,23 @@ describe("the export and webhook pages' blocks", () => {
     expect(exit.stdout).toBe("createdDate,name,email,message\r\n1060\nthe same bytes\n")
   }, 60_000)
 
+  it("docs/webhooks.md's catch-up loop brings a mirror back to the file: a backdated append, an erasure", async () => {
+    const block = blocks.find(
+      (found) => found.where.startsWith("docs/webhooks.md") && found.text.includes("catchUp")
+    ) as Block
+    const exit = await runBlock(block, served?.base ?? "", apiKey)
+    expect(exit.code, exit.stderr).toBe(0)
+    expect(exit.stdout).toMatch(
+      /^mirrored (\d+) submissions from the feed\nappended 1 submission to 1 file\nevent: submissions.created, cursor = its changesNext\nappended 2 submissions to 1 file\ncaught up: 1 created, 1 erased\nthe mirror is the file: (\d+) submissions, first Late Catch-up\n$/
+    )
+    const [, before, after] = /^mirrored (\d+)[\s\S]*the mirror is the file: (\d+)/.exec(exit.stdout) ?? []
+    expect(Number(after)).toBe(Number(before) + 2)
+  }, 60_000)
+
   it("docs/webhooks.md's receiver verifies a delivery, its redelivery, and catches up with both cursors", async () => {
-    const block = blocks.find((found) => found.where.startsWith("docs/webhooks.md")) as Block
+    const block = blocks.find(
+      (found) => found.where.startsWith("docs/webhooks.md") && found.text.includes("redeliver")
+    ) as Block
     const exit = await runBlock(block, served?.base ?? "", apiKey)
     expect(exit.code, exit.stderr).toBe(0)
     expect(exit.stdout).toMatch(

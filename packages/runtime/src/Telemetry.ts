@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { type FileDataError, FileRepository, RateLimiter } from "@filedata/core"
+import { type FileData, type FileDataError, FileRepository, RateLimiter } from "@filedata/core"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -156,6 +156,7 @@ const observedRepository = (files: FileRepository.FileRepository, enabled: Enabl
     return enabled.traces ? inSpan(counted, `FileRepository.${operation}`, attributes) : counted
   }
   const { encodedPages } = files
+  const readJoinedChanges = encodedPages?.readJoinedChanges
   return {
     findAccess: (apiKey, fileId) =>
       observe(files.findAccess(apiKey, fileId), "findAccess", { "filedata.file_id": fileId }),
@@ -177,7 +178,13 @@ const observedRepository = (files: FileRepository.FileRepository, enabled: Enabl
             readExportRows: (fileId, range, rows) =>
               observe(encodedPages.readExportRows(fileId, range, rows), "readSubmissions", {
                 "filedata.file_id": fileId
-              })
+              }),
+            ...(readJoinedChanges === undefined
+              ? {}
+              : {
+                  readJoinedChanges: (fileId: FileData.FileId, range: FileRepository.ChangeRange) =>
+                    observe(readJoinedChanges(fileId, range), "readChanges", { "filedata.file_id": fileId })
+                })
           }
         }),
     readContentNames: (fileId, upTo) =>

@@ -248,37 +248,42 @@ describe("Telemetry.instrumentedPorts, a limiter that counts a request in one st
 })
 
 describe("Telemetry.instrumentedPorts, optional reads", () => {
-  it.effect("keeps the port's joined and export pages, each counted as a page read, and adds none it lacks", () =>
-    Effect.gen(function* () {
-      const withPages = Layer.succeedContext(
-        Context.make(FileRepository.FileRepository, {
-          findAccess: () => Effect.fail(unavailable),
-          readSubmissions: () => Effect.fail(unavailable),
-          readChanges: () => Effect.fail(unavailable),
-          encodedPages: {
-            readJoined: () => Effect.fail(unavailable),
-            readExportRows: () => Effect.fail(unavailable)
-          },
-          readContentNames: () => Effect.fail(unavailable),
-          findFile: () => Effect.fail(unavailable),
-          ping: Effect.fail(unavailable)
-        }).pipe(
-          Context.add(RateLimiter.RateLimiter, Context.get(yield* Layer.build(failingPorts), RateLimiter.RateLimiter))
+  it.effect(
+    "keeps the port's joined, export and feed pages, each counted as the read it is, and adds none it lacks",
+    () =>
+      Effect.gen(function* () {
+        const withPages = Layer.succeedContext(
+          Context.make(FileRepository.FileRepository, {
+            findAccess: () => Effect.fail(unavailable),
+            readSubmissions: () => Effect.fail(unavailable),
+            readChanges: () => Effect.fail(unavailable),
+            encodedPages: {
+              readJoined: () => Effect.fail(unavailable),
+              readExportRows: () => Effect.fail(unavailable),
+              readJoinedChanges: () => Effect.fail(unavailable)
+            },
+            readContentNames: () => Effect.fail(unavailable),
+            findFile: () => Effect.fail(unavailable),
+            ping: Effect.fail(unavailable)
+          }).pipe(
+            Context.add(RateLimiter.RateLimiter, Context.get(yield* Layer.build(failingPorts), RateLimiter.RateLimiter))
+          )
         )
-      )
-      const enabled = Layer.succeed(Telemetry.Settings, { metrics: true, traces: false })
-      const files = yield* FileRepository.FileRepository.pipe(
-        Effect.provide(Telemetry.instrumentedPorts.pipe(Layer.provide(withPages), Layer.provide(enabled)))
-      )
-      const before = counters("filedata_storage_failures_total")
-      yield* Effect.exit(files.encodedPages?.readJoined(fileId, {}, "withId") ?? Effect.void)
-      yield* Effect.exit(files.encodedPages?.readExportRows(fileId, {}, { format: "ndjson" }) ?? Effect.void)
-      expect(delta(before, counters("filedata_storage_failures_total"))["operation=readSubmissions"]).toBe(2)
-      const plain = yield* FileRepository.FileRepository.pipe(
-        Effect.provide(Telemetry.instrumentedPorts.pipe(Layer.provide(failingPorts), Layer.provide(enabled)))
-      )
-      expect(plain.encodedPages).toBeUndefined()
-    }).pipe(Effect.scoped)
+        const enabled = Layer.succeed(Telemetry.Settings, { metrics: true, traces: false })
+        const files = yield* FileRepository.FileRepository.pipe(
+          Effect.provide(Telemetry.instrumentedPorts.pipe(Layer.provide(withPages), Layer.provide(enabled)))
+        )
+        const before = counters("filedata_storage_failures_total")
+        yield* Effect.exit(files.encodedPages?.readJoined(fileId, {}, "withId") ?? Effect.void)
+        yield* Effect.exit(files.encodedPages?.readExportRows(fileId, {}, { format: "ndjson" }) ?? Effect.void)
+        yield* Effect.exit(files.encodedPages?.readJoinedChanges?.(fileId, {}) ?? Effect.void)
+        const counted = delta(before, counters("filedata_storage_failures_total"))
+        expect([counted["operation=readSubmissions"], counted["operation=readChanges"]]).toEqual([2, 1])
+        const plain = yield* FileRepository.FileRepository.pipe(
+          Effect.provide(Telemetry.instrumentedPorts.pipe(Layer.provide(failingPorts), Layer.provide(enabled)))
+        )
+        expect(plain.encodedPages).toBeUndefined()
+      }).pipe(Effect.scoped)
   )
 })
 

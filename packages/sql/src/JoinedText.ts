@@ -6,13 +6,7 @@
  *
  * @since 0.2.0
  */
-import {
-  type EncodedPages,
-  ExportEncoder,
-  type FileRepository,
-  SubmissionEntry,
-  type SubmissionId
-} from "@filedata/core"
+import { EncodedPages, ExportEncoder, type FileRepository, SubmissionEntry, type SubmissionId } from "@filedata/core"
 
 /**
  * About how long, in UTF-16 code units, a joined text may grow before it is joined as bytes instead.
@@ -99,3 +93,16 @@ export const exportPage = (
       ? join(withIds(page), "\n", "\n")
       : join(page.entries.map(ExportEncoder.csvRows(rows.names)), "")
   )
+
+/**
+ * A domain page of the change feed as `EncodedPages.joinChanges` gives it, joined by {@link join}.
+ *
+ * @since 0.3.0
+ * @category encoding
+ */
+export const changes = (page: FileRepository.ChangePage): EncodedPages.JoinedChanges => ({
+  joined: join(page.changes.map(EncodedPages.changeText), ","),
+  count: page.changes.length,
+  next: page.next,
+  hasMore: page.hasMore
+})

@@ -75,3 +75,20 @@ describe("JoinedText.page", () => {
     }
   )
 })
+
+describe("JoinedText.changes", () => {
+  it("joins a feed page as EncodedPages.joinChanges does, as UTF-8 bytes once long", () => {
+    const id = SubmissionId.unsafeRandom()
+    const changes: Array<FileRepository.Change> = [
+      { type: "submission.created", id, entry: entry("é😀\u2028") },
+      { type: "submission.erased", id },
+      { type: "submission.created", id, entry: entry("x".repeat(70_000)) }
+    ]
+    for (const count of [0, 2, 3]) {
+      const page: FileRepository.ChangePage = { changes: changes.slice(0, count), next: "7", hasMore: count < 3 }
+      const joined = JoinedText.changes(page)
+      expect(typeof joined.joined).toBe(count === 3 ? "object" : "string")
+      expect({ ...joined, joined: EncodedPages.joinedText(joined) }).toEqual(EncodedPages.joinChanges(page))
+    }
+  })
+})

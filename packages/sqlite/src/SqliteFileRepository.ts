@@ -26,7 +26,9 @@ import { ending, endingAt, entriesAndIds, isWhole, rowsOf, spanOf } from "./inte
 import * as ReadConnection from "./internal/readConnection.js"
 import {
   type ChangeRow,
+  type JoinedChangesRow,
   type JoinedRow,
+  joinedChangesSql,
   joinedPageSize,
   joinedSql,
   prepare,
@@ -69,8 +71,8 @@ export interface SqliteFileRepository extends FileRepository.FileRepository {
     fileId: FileData.FileId
   ) => Immediate.Immediate<Option.Option<FileRepository.FoundFile>, FileDataError.StorageUnavailable>
   /**
-   * Pages joined inside SQLite (docs/performance.md#pages-joined-in-storage), export rows from the rows import
-   * stored (docs/performance.md#export-rows-rendered-at-import).
+   * Pages joined inside SQLite (docs/performance.md#pages-joined-in-storage), the feed's among them, export rows
+   * from the rows import stored (docs/performance.md#export-rows-rendered-at-import).
    */
   readonly encodedPages: {
     readonly readJoined: (
@@ -83,6 +85,10 @@ export interface SqliteFileRepository extends FileRepository.FileRepository {
       range: FileRepository.SubmissionRange,
       rows: EncodedPages.ExportRows
     ) => Immediate.Immediate<EncodedPages.JoinedPage, FileDataError.StorageUnavailable>
+    readonly readJoinedChanges: (
+      fileId: FileData.FileId,
+      range: FileRepository.ChangeRange
+    ) => Immediate.Immediate<EncodedPages.JoinedChanges, FileDataError.StorageUnavailable>
   }
   /**
    * Ends the snapshot the reads of the current turn of the event loop share (see `make`), so the next
@@ -117,7 +123,7 @@ export const make = (options: {
     if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
       return yield* Effect.dieMessage(`pageSize must be a positive integer, got ${pageSize}`)
     }
-    const joins = JoinedOrder.holds(joinedSql)
+    const joins = { pages: JoinedOrder.holds(joinedSql), changes: JoinedOrder.changesHold(joinedChangesSql) }
     const connection = yield* ReadConnection.make({
       filename: options.filename,
       prepare: (db) => prepare(db, pageSize, joins)
@@ -205,6 +211,33 @@ export const make = (options: {
               (count === limit && lastDate !== null && endingAt(statements, bounds, lastDate)) ||
               ending(statements, span, range, count, limit)
             return { joined: stored ?? "", count, ...end }
+          }),
+        // The feed's page joined by SQLite; where the library's join cannot be used, `readChanges`'s rows joined
+        // here.
+        readJoinedChanges: (fileId, range) =>
+          read((statements) => {
+            const after = range.after ?? ChangeRows.start
+            if (ChangeRows.parse(after) === undefined) return { joined: "", count: 0, next: after, hasMore: false }
+            const limit = range.limit ?? pageSize
+            const upTo = range.upTo === undefined ? Number.MAX_SAFE_INTEGER : Number(range.upTo)
+            const seq = Number(after)
+            if (statements.joinedChanges === undefined) {
+              const rows = statements.changesOf.all(fileId, seq, upTo, fileId, seq, upTo, limit + 1)
+              return JoinedText.changes(ChangeRows.page(rows, limit, after))
+            }
+            const [joined, count, last] = statements.joinedChanges.get(
+              fileId,
+              seq,
+              upTo,
+              fileId,
+              seq,
+              upTo,
+              limit
+            ) as JoinedChangesRow
+            if (last === null) return { joined: "", count: 0, next: after, hasMore: false }
+            const hasMore =
+              count === limit && statements.changesBeyond.get(fileId, last, upTo, fileId, last, upTo) !== undefined
+            return { joined: joined ?? "", count, next: String(last), hasMore }
           })
       },
       readContentNames: (fileId, upTo) => read((statements) => statements.contentNames.all(fileId, Number(upTo))),

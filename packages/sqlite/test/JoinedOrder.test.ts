@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
 import * as JoinedOrder from "../src/internal/joinedOrder.js"
+import { joinedChangesSql } from "../src/internal/statements.js"
 
 const RANGE =
   "file_id = ? AND created_date >= ? AND (created_date > ? OR (created_date = ? AND seq > ?))" +
@@ -26,6 +27,20 @@ describe("JoinedOrder", () => {
     expect(
       JoinedOrder.holds(
         (limit) => `SELECT CAST(group_concat(entry, ',') AS BLOB), count(*) FROM nowhere LIMIT ${limit}`
+      )
+    ).toBe(false)
+  })
+
+  it("finds the library in use joining the feed's merged rows in seq order, and a statement that does not out", () => {
+    expect(JoinedOrder.changesHold(joinedChangesSql)).toBe(true)
+    // Erasures first, then submissions: each table in order, the feed not.
+    expect(
+      JoinedOrder.changesHold(
+        (limit) => `SELECT CAST(group_concat(change, ',') AS BLOB), count(*) FROM (SELECT * FROM (
+          SELECT 1 AS part, seq, '{"type":"submission.erased","id":"' || submission_id || '"}' AS change
+            FROM submission_erasures WHERE file_id = ? AND seq > ? AND seq <= ?
+          UNION ALL SELECT 2, seq, '{"type":"submission.created","id":"' || id || '",' || substr(entry, 2)
+            FROM submissions WHERE file_id = ? AND seq > ? AND seq <= ?) ORDER BY part, seq LIMIT ${limit})`
       )
     ).toBe(false)
   })

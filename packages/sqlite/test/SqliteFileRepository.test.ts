@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import { joinedChangesSql } from "../src/internal/statements.js"
 import { apiKey, file, fileId, fixture, inspect, tempDatabase, userId } from "./utils.js"
 
 const withStorage = (filename: string, pageSize?: number) => Effect.provide(SqliteStorage.layer({ filename, pageSize }))
@@ -265,6 +266,18 @@ describe("SqliteFileRepository", () => {
             UNION ALL SELECT seq, submission_id, NULL FROM submission_erasures
             WHERE file_id = ${"f1"} AND seq > ${0} AND seq <= ${5}
             ORDER BY 1 LIMIT ${1001}`,
+            sql.unsafe<{ detail: string }>(`EXPLAIN QUERY PLAN ${joinedChangesSql("?")}`, [
+              "f1",
+              0,
+              5,
+              "f1",
+              0,
+              5,
+              1000
+            ]),
+            sql<{ detail: string }>`EXPLAIN QUERY PLAN
+            SELECT 1 FROM submissions WHERE file_id = ${"f1"} AND seq > ${0} AND seq <= ${5}
+            UNION ALL SELECT 1 FROM submission_erasures WHERE file_id = ${"f1"} AND seq > ${0} AND seq <= ${5} LIMIT 1`,
             sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT file_id, max(seq) FROM (
             SELECT file_id, seq FROM submissions WHERE seq > ${0}
             UNION ALL SELECT file_id, seq FROM submission_erasures WHERE seq > ${0}) GROUP BY file_id`
@@ -295,6 +308,22 @@ describe("SqliteFileRepository", () => {
             "SEARCH submissions USING INDEX submissions_file_seq (file_id=? AND seq>? AND seq<?)",
             "RIGHT",
             "SEARCH submission_erasures USING INDEX submission_erasures_file_seq (file_id=? AND seq>? AND seq<?)"
+          ],
+          [
+            "CO-ROUTINE (subquery-2)",
+            "MERGE (UNION ALL)",
+            "LEFT",
+            "SEARCH submissions USING INDEX submissions_file_seq (file_id=? AND seq>? AND seq<?)",
+            "RIGHT",
+            "SEARCH submission_erasures USING INDEX submission_erasures_file_seq (file_id=? AND seq>? AND seq<?)",
+            "SCAN (subquery-2)"
+          ],
+          [
+            "COMPOUND QUERY",
+            "LEFT-MOST SUBQUERY",
+            "SEARCH submissions USING COVERING INDEX submissions_file_seq (file_id=? AND seq>? AND seq<?)",
+            "UNION ALL",
+            "SEARCH submission_erasures USING COVERING INDEX submission_erasures_file_seq (file_id=? AND seq>? AND seq<?)"
           ],
           [
             "CO-ROUTINE (subquery-2)",

@@ -1,14 +1,14 @@
 /**
- * The body of a change feed reply, `{"changes":[…],"next":"…","hasMore":…}`, written as JSON text piece by
- * piece, in the same bounded pieces as `SubmissionsEncoder`, so a reply of 10,000 changes is never one string.
- * A created change is the submission's stored entry with the change's type and id spliced in front, so no
- * content is parsed or encoded again.
+ * The body of a change feed reply, `{"changes":[…],"next":"…","hasMore":…}`, written page by page: a page the
+ * adapter joined as it came (text, or UTF-8 bytes when long), as `SubmissionsEncoder` writes the incremental
+ * read's; a domain page change by change (`EncodedPages.changeText`, the stored entry spliced in, not encoded
+ * again), in bounded pieces. A reply of 10,000 changes is never one string.
  *
  * @since 0.3.0
  */
 import * as Effect from "effect/Effect"
+import * as EncodedPages from "../shared/EncodedPages.js"
 import type { StorageUnavailable } from "../shared/FileDataError.js"
-import type { Change } from "../shared/FileRepository.js"
 import * as Pieces from "../shared/internal/pieces.js"
 import type { ChangeCursor } from "./ChangeCursor.js"
 import * as ChangesReply from "./ChangesReply.js"
@@ -30,18 +30,6 @@ export const head = '{"changes":['
  */
 export const tail = (next: ChangeCursor, hasMore: boolean): string => `],"next":"${next}","hasMore":${hasMore}}`
 
-/**
- * One change as JSON text: `{"type":"submission.created","id":…,"createdDate":…,"content":…}` from the stored
- * entry, or `{"type":"submission.erased","id":…}`. An id is URL-safe, so it needs no escaping.
- *
- * @since 0.3.0
- * @category encoding
- */
-export const changeText = (change: Change): string =>
-  change.type === "submission.erased"
-    ? `{"type":"submission.erased","id":"${change.id}"}`
-    : `{"type":"submission.created","id":"${change.id}",${change.entry.slice(1)}`
-
 // Where the writing stands between pages: where the reading stands, and whether the head is still to come and
 // a change was written (for the comma).
 interface Position {
@@ -50,20 +38,29 @@ interface Position {
   readonly empty: boolean
 }
 
-// Reads one page and renders it as the next pieces of the reply; no next position after the last page.
+// The pieces of a page between `before` and `after`: a joined page as it came; a domain page in pieces of about
+// `maxPieceLength`, where joining it here would make one long string a page, which measured more memory than
+// the pieces (docs/performance.md#feed-pages-joined-in-storage).
+const around = (page: ChangesReply.Page, before: string, after: string, whole: boolean) =>
+  "joined" in page
+    ? Pieces.aroundJoined(before, page.joined, after, whole)
+    : Pieces.pieces(page.changes.map(EncodedPages.changeText), before, after)
+
+// Reads one page and gives it as the next pieces of the reply, between the head before the first and the tail
+// after the last; no next position after the last page.
 const step = (
   reply: ChangesReply.ChangesReply,
   position: Position
-): Effect.Effect<readonly [pieces: Array<string>, next: Position | undefined], StorageUnavailable> =>
-  Effect.map(ChangesReply.step(reply, position.progress), (page) => {
-    const texts = page.changes.map(changeText)
-    const before = (position.first ? head : "") + (position.empty || texts.length === 0 ? "" : ",")
-    return page.end === undefined
+): Effect.Effect<readonly [pieces: Array<string | Uint8Array>, next: Position | undefined], StorageUnavailable> =>
+  Effect.map(ChangesReply.step(reply, position.progress), (read) => {
+    const count = ChangesReply.countOf(read.page)
+    const before = (position.first ? head : "") + (position.empty || count === 0 ? "" : ",")
+    return read.end === undefined
       ? [
-          Pieces.pieces(texts, before, ""),
-          { progress: page.progress, first: false, empty: position.empty && texts.length === 0 }
+          around(read.page, before, "", false),
+          { progress: read.progress, first: false, empty: position.empty && count === 0 }
         ]
-      : [Pieces.pieces(texts, before, tail(page.end.next, page.end.hasMore)), undefined]
+      : [around(read.page, before, tail(read.end.next, read.end.hasMore), position.first), undefined]
   })
 
 const begin = (reply: ChangesReply.ChangesReply): Position => ({
@@ -75,9 +72,9 @@ const begin = (reply: ChangesReply.ChangesReply): Position => ({
 const body = Pieces.body(begin, step)
 
 /**
- * Writes the whole reply through `write`, piece by piece (about `FileDataEncoder.maxPieceLength` each), reading
- * the next page only once `write` is done with the last: the transport decides how to wait for a slow reader.
- * A reply of one short page is one piece, `last`.
+ * Writes the whole reply through `write`, in pieces of text or of UTF-8 bytes, reading the next page only once
+ * `write` is done with the last: the transport decides how to wait for a slow reader. A reply of one short page
+ * is one piece, `last`.
  *
  * @since 0.3.0
  * @category encoding

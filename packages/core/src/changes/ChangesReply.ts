@@ -1,13 +1,15 @@
 /**
  * A successful answer of `GetChanges`: the requested run of a file's change feed, read page by page as it is
  * written (so up to 10,000 changes never sit in memory at once), each page up to the read point taken with the
- * file, and how the reply ends: `next`, the feed cursor after its last change, and `hasMore`, whether more
- * changes were committed by then. `ChangesEncoder` writes it as JSON text.
+ * file, joined as the reply writes it where the adapter joins it (`EncodedPages.readJoinedChanges`), else as the
+ * domain's `ChangePage`, and how the reply ends: `next`, the feed cursor after its last change, and `hasMore`,
+ * whether more changes were committed by then. `ChangesEncoder` writes it as JSON text.
  *
  * @since 0.3.0
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as EncodedPages from "../shared/EncodedPages.js"
 import { FileId, type StoredFile, type Submission, SubmissionContent, Timestamp } from "../shared/FileData.js"
 import type { StorageUnavailable } from "../shared/FileDataError.js"
 import type { Change, ChangePage } from "../shared/FileRepository.js"
@@ -28,8 +30,25 @@ export interface ChangesReply {
    * At most `limit` changes after the feed position `after` (`undefined`: where the request starts), as the
    * file was when it was read.
    */
-  readonly changePage: (after: string | undefined, limit: number) => Effect.Effect<ChangePage, StorageUnavailable>
+  readonly changePage: (after: string | undefined, limit: number) => Effect.Effect<Page, StorageUnavailable>
 }
+
+/**
+ * A page of a reply as storage handed it over: joined by the adapter, or the domain's page, which the reply writes
+ * change by change.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type Page = EncodedPages.JoinedChanges | ChangePage
+
+/**
+ * How many changes a page holds.
+ *
+ * @since 0.3.0
+ * @category destructors
+ */
+export const countOf = (page: Page): number => ("joined" in page ? page.count : page.changes.length)
 
 /**
  * The most changes one page of a reply asks storage for.
@@ -143,16 +162,16 @@ export interface Progress {
 export const start = (reply: ChangesReply): Progress => ({ after: undefined, remaining: reply.limit })
 
 /**
- * One page of a reply: its changes, and either where the next page starts or, after the last page, how the
- * reply ends.
+ * One page of a reply: its changes ({@link Page}), and either where the next page starts or, after the last page,
+ * how the reply ends.
  *
  * @since 0.3.0
  * @category models
  */
 export type Step =
-  | { readonly changes: ReadonlyArray<Change>; readonly progress: Progress; readonly end: undefined }
+  | { readonly page: Page; readonly progress: Progress; readonly end: undefined }
   | {
-      readonly changes: ReadonlyArray<Change>
+      readonly page: Page
       readonly progress: undefined
       readonly end: { readonly next: ChangeCursor.ChangeCursor; readonly hasMore: boolean }
     }
@@ -165,14 +184,14 @@ export type Step =
  */
 export const step = (reply: ChangesReply, progress: Progress): Effect.Effect<Step, StorageUnavailable> =>
   Effect.map(reply.changePage(progress.after, Math.min(progress.remaining, pageLimit)), (page): Step => {
-    const { changes } = page
-    const remaining = progress.remaining - changes.length
+    const count = countOf(page)
+    const remaining = progress.remaining - count
     // An empty page ends the reply too, whatever it says: the reply never asks for the same page twice.
-    if (page.hasMore && remaining > 0 && changes.length > 0) {
-      return { changes, progress: { after: page.next, remaining }, end: undefined }
+    if (page.hasMore && remaining > 0 && count > 0) {
+      return { page, progress: { after: page.next, remaining }, end: undefined }
     }
     return {
-      changes,
+      page,
       progress: undefined,
       end: { next: ChangeCursor.encode(reply.file.id, page.next), hasMore: page.hasMore }
     }
@@ -201,10 +220,16 @@ export const toChangesPage: (reply: ChangesReply) => Effect.Effect<ChangesPage, 
     const changes: Array<ChangeJson> = []
     let progress: Progress = start(reply)
     for (;;) {
-      const page: Step = yield* step(reply, progress)
-      for (const change of page.changes) changes.push(toJson(change))
-      if (page.end !== undefined) return { changes, next: page.end.next, hasMore: page.end.hasMore }
-      progress = page.progress
+      const read: Step = yield* step(reply, progress)
+      // A joined page is the reply's text of its changes, so it parses to the reply's objects.
+      const { page } = read
+      if ("joined" in page) {
+        if (page.count > 0) changes.push(...(JSON.parse(`[${EncodedPages.joinedText(page)}]`) as Array<ChangeJson>))
+      } else {
+        for (const change of page.changes) changes.push(toJson(change))
+      }
+      if (read.end !== undefined) return { changes, next: read.end.next, hasMore: read.end.hasMore }
+      progress = read.progress
     }
   }
 )

@@ -19,28 +19,27 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { FileId } from "../shared/FileData.js"
-import { type GetSubmissionsError, type InvalidRequest, Issue, pointer } from "../shared/FileDataError.js"
+import type { GetSubmissionsError, InvalidRequest, Issue, StorageUnavailable } from "../shared/FileDataError.js"
 import type * as FileRepository from "../shared/FileRepository.js"
 import * as FileRequest from "../shared/FileRequest.js"
 import * as Immediate from "../shared/Immediate.js"
 import type * as RateLimiter from "../shared/RateLimiter.js"
 import * as RequestDecoding from "../shared/RequestDecoding.js"
 import * as RequestSchema from "../shared/RequestSchema.js"
-import * as TextRules from "../shared/TextRules.js"
 import type * as GetSubmissions from "../sync/GetSubmissions.js"
 import * as LongPoll from "../sync/internal/longPoll.js"
 import * as SubmissionSignals from "../sync/SubmissionSignals.js"
 import * as WaitingRequests from "../sync/WaitingRequests.js"
 import * as ChangeCursor from "./ChangeCursor.js"
-import { type ChangesReply, pageLimit } from "./ChangesReply.js"
+import * as ChangesReply from "./ChangesReply.js"
 
 /**
- * How many changes a reply holds when the request gives no `limit`.
+ * How many changes a reply holds when the request gives no `limit`: the incremental read's rule.
  *
  * @since 0.3.0
  * @category constants
  */
-export const defaultLimit = 1000
+export const defaultLimit = RequestSchema.defaultLimit
 
 /**
  * The largest `limit` a request may give.
@@ -48,7 +47,7 @@ export const defaultLimit = 1000
  * @since 0.3.0
  * @category constants
  */
-export const maxLimit = 10_000
+export const maxLimit = RequestSchema.maxLimit
 
 /**
  * The longest `wait` a request may give, in seconds.
@@ -56,16 +55,12 @@ export const maxLimit = 10_000
  * @since 0.3.0
  * @category constants
  */
-export const maxWait = 30
+export const maxWait = RequestSchema.maxWait
 
 const CURSOR = "must be the next of an earlier change feed reply for this file"
 
 // What a member of the wrong value is told, by member; fixed texts that never repeat the value.
-const details = {
-  after: CURSOR,
-  limit: `must be an integer from 1 to ${maxLimit}`,
-  wait: `must be an integer from 0 to ${maxWait}`
-}
+const details = { after: CURSOR, ...RequestSchema.pagingDetails }
 
 /**
  * The request body: `fileId` and `apiKey` as for `GetFileData`, and the optional `after`, `limit` and `wait`;
@@ -90,21 +85,9 @@ export const GetChangesRequest = Schema.Struct({
     }),
     { exact: true }
   ),
-  limit: Schema.optionalWith(
-    Schema.Number.pipe(Schema.int(), Schema.between(1, maxLimit)).annotations({
-      title: "Limit",
-      description: `At most this many changes, 1 to ${maxLimit}; default ${defaultLimit}`,
-      examples: [100]
-    }),
-    { exact: true, default: () => defaultLimit }
-  ),
-  wait: Schema.optionalWith(
-    Schema.Number.pipe(Schema.int(), Schema.between(0, maxWait)).annotations({
-      title: "Wait",
-      description: `Seconds, 0 to ${maxWait}, to hold the request when no change follows after yet, until one is committed (answered at once with it) or the time is up (the empty page, next unchanged); default 0`,
-      examples: [0]
-    }),
-    { exact: true, default: () => 0 }
+  limit: RequestSchema.limitField("changes", 100),
+  wait: RequestSchema.waitField(
+    `Seconds, 0 to ${maxWait}, to hold the request when no change follows after yet, until one is committed (answered at once with it) or the time is up (the empty page, next unchanged); default 0`
   )
 }).annotations({
   identifier: "GetChangesRequest",
@@ -159,14 +142,7 @@ const decodeRequest = RequestDecoding.decoder(GetChangesRequest, details)
 export const parseRequest = (body: unknown): Effect.Effect<ChangesQuery, InvalidRequest> => {
   const result = decodeRequest(body)
   const found: Array<Issue> = []
-  const fileId = RequestDecoding.member(body, "fileId")
-  const after = RequestDecoding.member(body, "after")
-  let position = Option.none<string>()
-  // An id against the text rules is refused already; its cursor cannot be told apart.
-  if (typeof fileId === "string" && TextRules.isId(fileId) && typeof after === "string" && after !== "") {
-    position = ChangeCursor.decode(FileId.make(fileId), after)
-    if (Option.isNone(position)) found.push(new Issue({ pointer: pointer("after"), detail: CURSOR }))
-  }
+  const position = RequestDecoding.afterCursor(body, ChangeCursor.decode, CURSOR, found)
   // The body has no window, so only the decoder's problems and the cursor's are listed.
   return RequestDecoding.windowed(result, body, found, (request) => ({
     fileId: request.fileId,
@@ -186,19 +162,32 @@ export const parseRequest = (body: unknown): Effect.Effect<ChangesQuery, Invalid
  */
 export const RequestJson = RequestSchema.wire(GetChangesRequest, parseRequest)
 
-// Every page is read up to the file's read point; `first`, when given, is the reply's first page, read already.
+// A page of the feed after `after`, up to the file's read point: joined where the adapter joins it, else the
+// domain's page, which the reply writes in pieces (docs/performance.md#feed-pages-joined-in-storage).
+const read = (
+  files: FileRepository.FileRepository,
+  file: FileRepository.FoundFile,
+  after: string | undefined,
+  limit: number
+): Effect.Effect<ChangesReply.Page, StorageUnavailable> => {
+  const range = { after, limit, upTo: file.readPoint }
+  const joined = files.encodedPages?.readJoinedChanges
+  return joined === undefined ? files.readChanges(file.id, range) : joined(file.id, range)
+}
+
+// `first`, when given, is the reply's first page, read already.
 const answer = (
   files: FileRepository.FileRepository,
   request: ChangesQuery,
   file: FileRepository.FoundFile,
-  first?: FileRepository.ChangePage
-): ChangesReply => ({
+  first?: ChangesReply.Page
+): ChangesReply.ChangesReply => ({
   file,
   limit: request.limit,
   changePage: (after, limit) =>
     first !== undefined && after === undefined
       ? Effect.succeed(first)
-      : files.readChanges(file.id, { after: after ?? request.after, limit, upTo: file.readPoint })
+      : read(files, file, after ?? request.after, limit)
 })
 
 // The wait of one request (`LongPoll.waited`): its first page read as every page of its reply is.
@@ -207,15 +196,10 @@ const waited = (
   input: GetChangesInput,
   request: ChangesQuery,
   found: FileRepository.FoundFile
-): Effect.Effect<ChangesReply, GetSubmissionsError> =>
+): Effect.Effect<ChangesReply.ChangesReply, GetSubmissionsError> =>
   LongPoll.waited(ports, input, request, found, {
-    first: (file) =>
-      ports.files.readChanges(file.id, {
-        after: request.after,
-        limit: Math.min(request.limit, pageLimit),
-        upTo: file.readPoint
-      }),
-    isEmpty: (page) => page.changes.length === 0,
+    first: (file) => read(ports.files, file, request.after, Math.min(request.limit, ChangesReply.pageLimit)),
+    isEmpty: (page) => ChangesReply.countOf(page) === 0,
     reply: (file, first) => answer(ports.files, request, file, first)
   })
 
@@ -231,7 +215,10 @@ const operation = FileRequest.operation(parseRequest, (files, request: ChangesQu
  * @since 0.3.0
  * @category use cases
  */
-export const runWith = (ports: Ports, input: GetChangesInput): Immediate.Immediate<ChangesReply, GetSubmissionsError> =>
+export const runWith = (
+  ports: Ports,
+  input: GetChangesInput
+): Immediate.Immediate<ChangesReply.ChangesReply, GetSubmissionsError> =>
   Immediate.flatMap(operation.runWith(ports, input), ({ file, reply, request }) =>
     request.wait === 0 ? Immediate.succeed(reply) : waited(ports, input, request, file)
   )
@@ -245,7 +232,7 @@ export const runWith = (ports: Ports, input: GetChangesInput): Immediate.Immedia
 export const run = (
   input: GetChangesInput
 ): Effect.Effect<
-  ChangesReply,
+  ChangesReply.ChangesReply,
   GetSubmissionsError,
   FileRepository.FileRepository | RateLimiter.RateLimiter | SubmissionSignals.SubmissionSignals
 > =>

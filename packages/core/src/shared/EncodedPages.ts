@@ -11,7 +11,14 @@ import * as Effect from "effect/Effect"
 import * as ExportEncoder from "../export/ExportEncoder.js"
 import type { FileId } from "./FileData.js"
 import type { StorageUnavailable } from "./FileDataError.js"
-import type { FileRepository, SubmissionPage, SubmissionRange } from "./FileRepository.js"
+import type {
+  Change,
+  ChangePage,
+  ChangeRange,
+  FileRepository,
+  SubmissionPage,
+  SubmissionRange
+} from "./FileRepository.js"
 import * as SubmissionEntry from "./SubmissionEntry.js"
 
 /**
@@ -57,7 +64,22 @@ export type ExportRows =
   | { readonly format: "csv"; readonly names: ReadonlyArray<string> }
 
 /**
- * The capability: both members give the page `readSubmissions` gives for the same range, encoded.
+ * A page of a file's change feed as the feed's reply writes it: the changes of a `ChangePage`, in the same order,
+ * each as {@link changeText}, joined by commas; how many they are; `next` and `hasMore` as the `ChangePage`'s.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface JoinedChanges {
+  readonly joined: string | Uint8Array
+  readonly count: number
+  readonly next: string
+  readonly hasMore: boolean
+}
+
+/**
+ * The capability: its members give the page `readSubmissions` (or `readChanges`) gives for the same range,
+ * encoded.
  *
  * @since 0.2.0
  * @category models
@@ -81,6 +103,12 @@ export interface EncodedPages {
     range: SubmissionRange,
     rows: ExportRows
   ) => Effect.Effect<JoinedPage, StorageUnavailable>
+  /**
+   * The page of the change feed `readChanges` gives, joined. Left out, the feed's reply writes `readChanges`'
+   * pages itself, in pieces (docs/performance.md#feed-pages-joined-in-storage), and {@link joinedChanges} joins
+   * them.
+   */
+  readonly readJoinedChanges?: (fileId: FileId, range: ChangeRange) => Effect.Effect<JoinedChanges, StorageUnavailable>
 }
 
 /**
@@ -113,6 +141,32 @@ export const render = (rows: ExportRows, page: SubmissionPage): JoinedPage => {
 }
 
 /**
+ * One change as the feed's reply writes it: `{"type":"submission.created","id":…,"createdDate":…,"content":…}`,
+ * the stored entry with the change's type and id spliced in front (no content parsed or encoded again), or
+ * `{"type":"submission.erased","id":…}`. An id is URL-safe, so it needs no escaping.
+ *
+ * @since 0.3.0
+ * @category encoding
+ */
+export const changeText = (change: Change): string =>
+  change.type === "submission.erased"
+    ? `{"type":"submission.erased","id":"${change.id}"}`
+    : `{"type":"submission.created","id":"${change.id}",${change.entry.slice(1)}`
+
+/**
+ * A domain page of the change feed as {@link JoinedChanges}.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const joinChanges = (page: ChangePage): JoinedChanges => ({
+  joined: page.changes.map(changeText).join(","),
+  count: page.changes.length,
+  next: page.next,
+  hasMore: page.hasMore
+})
+
+/**
  * The capability written from the port's domain method: each page of `readSubmissions`, joined or rendered.
  *
  * @since 0.2.0
@@ -122,7 +176,8 @@ export const fromSubmissions = (repository: FileRepository): EncodedPages => ({
   readJoined: (fileId, range, form) =>
     Effect.map(repository.readSubmissions(fileId, range), (page) => join(page, form)),
   readExportRows: (fileId, range, rows) =>
-    Effect.map(repository.readSubmissions(fileId, range), (page) => render(rows, page))
+    Effect.map(repository.readSubmissions(fileId, range), (page) => render(rows, page)),
+  readJoinedChanges: (fileId, range) => Effect.map(repository.readChanges(fileId, range), joinChanges)
 })
 
 const defaults = new WeakMap<FileRepository, EncodedPages>()
@@ -143,6 +198,19 @@ export const of = (repository: FileRepository): EncodedPages => {
   return pages
 }
 
+/**
+ * The repository's way to read joined pages of the change feed: its own `readJoinedChanges`, or the default
+ * written from `readChanges` (what the conformance suite holds an adapter's to).
+ *
+ * @since 0.3.0
+ * @category accessors
+ */
+export const joinedChanges = (
+  repository: FileRepository
+): ((fileId: FileId, range: ChangeRange) => Effect.Effect<JoinedChanges, StorageUnavailable>) =>
+  repository.encodedPages?.readJoinedChanges ??
+  ((fileId, range) => Effect.map(repository.readChanges(fileId, range), joinChanges))
+
 const decoder = new TextDecoder()
 
 /**
@@ -151,5 +219,5 @@ const decoder = new TextDecoder()
  * @since 0.1.0
  * @category destructors
  */
-export const joinedText = (page: JoinedPage): string =>
+export const joinedText = (page: JoinedPage | JoinedChanges): string =>
   typeof page.joined === "string" ? page.joined : decoder.decode(page.joined)

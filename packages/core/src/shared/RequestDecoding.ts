@@ -10,7 +10,7 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
-import { InstantFromIso } from "./FileData.js"
+import { FileId, InstantFromIso } from "./FileData.js"
 import { InvalidRequest, Issue, invalidRequest, issueLimit, pointer } from "./FileDataError.js"
 import * as TextRules from "./TextRules.js"
 
@@ -51,6 +51,30 @@ export const member = (body: unknown, name: string): unknown =>
   typeof body === "object" && body !== null && Object.hasOwn(body, name)
     ? (body as Record<string, unknown>)[name]
     : undefined
+
+/**
+ * The position the body's `after` carries, read by `decode` (a cursor kind's, bound to the body's `fileId`): none
+ * when there is no `after`, or when `fileId` breaks the text rules (refused already; its cursor cannot be told
+ * apart). An `after` that `decode` refuses adds the issue `detail` on `/after` to `found`.
+ *
+ * @since 0.3.0
+ * @category decoding
+ */
+export const afterCursor = (
+  body: unknown,
+  decode: (fileId: FileId, cursor: string) => Option.Option<string>,
+  detail: string,
+  found: Array<Issue>
+): Option.Option<string> => {
+  const fileId = member(body, "fileId")
+  const after = member(body, "after")
+  if (typeof fileId !== "string" || !TextRules.isId(fileId) || typeof after !== "string" || after === "") {
+    return Option.none()
+  }
+  const position = decode(FileId.make(fileId), after)
+  if (Option.isNone(position)) found.push(new Issue({ pointer: pointer("after"), detail }))
+  return position
+}
 
 const decodeInstant = Schema.decodeUnknownOption(InstantFromIso)
 

@@ -41,6 +41,73 @@ export const apiKeyField = Schema.Redacted(
 )
 
 /**
+ * How many items a paged reply (the incremental read, the change feed) holds when the request gives no `limit`.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const defaultLimit = 1000
+
+/**
+ * The largest `limit` a paged request may give.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const maxLimit = 10_000
+
+/**
+ * The longest `wait` (long poll) a request may give, in seconds.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const maxWait = 30
+
+/**
+ * The `limit` member of a paged request, of `items` (submissions, changes), default {@link defaultLimit}.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const limitField = (items: string, example: number) =>
+  Schema.optionalWith(
+    Schema.Number.pipe(Schema.int(), Schema.between(1, maxLimit)).annotations({
+      title: "Limit",
+      description: `At most this many ${items}, 1 to ${maxLimit}; default ${defaultLimit}`,
+      examples: [example]
+    }),
+    { exact: true, default: () => defaultLimit }
+  )
+
+/**
+ * The `wait` member of a request that may wait (the long poll), described by `description`; default 0.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const waitField = (description: string) =>
+  Schema.optionalWith(
+    Schema.Number.pipe(Schema.int(), Schema.between(0, maxWait)).annotations({
+      title: "Wait",
+      description,
+      examples: [0]
+    }),
+    { exact: true, default: () => 0 }
+  )
+
+/**
+ * What the `limit` and `wait` members of a paged request are told when wrong: fixed texts.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const pagingDetails = {
+  limit: `must be an integer from 1 to ${maxLimit}`,
+  wait: `must be an integer from 0 to ${maxWait}`
+} as const
+
+/**
  * The annotation by which a {@link wire} schema carries its operation's own reading, so a client can refuse a
  * body exactly as the server would, with the same issues.
  *

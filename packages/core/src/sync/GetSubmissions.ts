@@ -24,21 +24,14 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as EncodedPages from "../shared/EncodedPages.js"
-import { FileId, InstantFromIso } from "../shared/FileData.js"
-import {
-  type GetSubmissionsError,
-  type InvalidRequest,
-  Issue,
-  pointer,
-  type StorageUnavailable
-} from "../shared/FileDataError.js"
+import { InstantFromIso } from "../shared/FileData.js"
+import type { GetSubmissionsError, InvalidRequest, Issue, StorageUnavailable } from "../shared/FileDataError.js"
 import type * as FileRepository from "../shared/FileRepository.js"
 import * as FileRequest from "../shared/FileRequest.js"
 import * as Immediate from "../shared/Immediate.js"
 import type * as RateLimiter from "../shared/RateLimiter.js"
 import * as RequestDecoding from "../shared/RequestDecoding.js"
 import * as RequestSchema from "../shared/RequestSchema.js"
-import * as TextRules from "../shared/TextRules.js"
 import * as LongPoll from "./internal/longPoll.js"
 import * as SubmissionCursor from "./SubmissionCursor.js"
 import * as SubmissionSignals from "./SubmissionSignals.js"
@@ -51,7 +44,7 @@ import * as WaitingRequests from "./WaitingRequests.js"
  * @since 0.1.0
  * @category constants
  */
-export const defaultLimit = 1000
+export const defaultLimit = RequestSchema.defaultLimit
 
 /**
  * The largest `limit` a request may give.
@@ -59,7 +52,7 @@ export const defaultLimit = 1000
  * @since 0.1.0
  * @category constants
  */
-export const maxLimit = 10_000
+export const maxLimit = RequestSchema.maxLimit
 
 /**
  * The longest `wait` a request may give, in seconds.
@@ -67,7 +60,7 @@ export const maxLimit = 10_000
  * @since 0.2.0
  * @category constants
  */
-export const maxWait = 30
+export const maxWait = RequestSchema.maxWait
 
 const INSTANT = "must be an ISO 8601 date-time with a zone, e.g. 2024-01-01T00:00:00.000Z"
 const CURSOR = "must be the next of an earlier reply for this file"
@@ -77,8 +70,7 @@ const details = {
   since: INSTANT,
   until: INSTANT,
   after: CURSOR,
-  limit: `must be an integer from 1 to ${maxLimit}`,
-  wait: `must be an integer from 0 to ${maxWait}`
+  ...RequestSchema.pagingDetails
 }
 
 // An instant as a request gives it: on the wire a date-time text, read into epoch milliseconds.
@@ -131,21 +123,9 @@ export const GetSubmissionsRequest = Schema.Struct({
     }),
     { exact: true }
   ),
-  limit: Schema.optionalWith(
-    Schema.Number.pipe(Schema.int(), Schema.between(1, maxLimit)).annotations({
-      title: "Limit",
-      description: `At most this many submissions, 1 to ${maxLimit}; default ${defaultLimit}`,
-      examples: [2]
-    }),
-    { exact: true, default: () => defaultLimit }
-  ),
-  wait: Schema.optionalWith(
-    Schema.Number.pipe(Schema.int(), Schema.between(0, maxWait)).annotations({
-      title: "Wait",
-      description: `Seconds, 0 to ${maxWait}, to hold the request when no submission matches yet, until one is appended (answered at once with it) or the time is up (the empty page, next unchanged); default 0`,
-      examples: [0]
-    }),
-    { exact: true, default: () => 0 }
+  limit: RequestSchema.limitField("submissions", 2),
+  wait: RequestSchema.waitField(
+    `Seconds, 0 to ${maxWait}, to hold the request when no submission matches yet, until one is appended (answered at once with it) or the time is up (the empty page, next unchanged); default 0`
   )
 }).annotations({
   identifier: "GetSubmissionsRequest",
@@ -212,14 +192,7 @@ const decodeRequest = RequestDecoding.decoder(GetSubmissionsRequest, details)
 export const parseRequest = (body: unknown): Effect.Effect<SubmissionsQuery, InvalidRequest> => {
   const result = decodeRequest(body)
   const found: Array<Issue> = []
-  const fileId = RequestDecoding.member(body, "fileId")
-  const after = RequestDecoding.member(body, "after")
-  let position = Option.none<string>()
-  // An id against the text rules is refused already; its cursor cannot be told apart.
-  if (typeof fileId === "string" && TextRules.isId(fileId) && typeof after === "string" && after !== "") {
-    position = SubmissionCursor.decode(FileId.make(fileId), after)
-    if (Option.isNone(position)) found.push(new Issue({ pointer: pointer("after"), detail: CURSOR }))
-  }
+  const position = RequestDecoding.afterCursor(body, SubmissionCursor.decode, CURSOR, found)
   return RequestDecoding.windowed(result, body, found, (request) => ({
     fileId: request.fileId,
     apiKey: request.apiKey,

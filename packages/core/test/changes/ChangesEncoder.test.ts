@@ -8,6 +8,7 @@ import * as ChangeCursor from "../../src/changes/ChangeCursor.js"
 import * as ChangesEncoder from "../../src/changes/ChangesEncoder.js"
 import * as ChangesReply from "../../src/changes/ChangesReply.js"
 import * as FileDataEncoder from "../../src/read/FileDataEncoder.js"
+import * as EncodedPages from "../../src/shared/EncodedPages.js"
 import { type FileId, type StoredFile, timestampFromEpochMillis, type UserId } from "../../src/shared/FileData.js"
 import type * as FileRepository from "../../src/shared/FileRepository.js"
 import * as SubmissionEntry from "../../src/shared/SubmissionEntry.js"
@@ -43,22 +44,26 @@ const expected = (n: number, padding = 0) => {
     : { type: found.type, id: found.id, ...JSON.parse(found.entry) }
 }
 
-/** A reply of at most `limit` of `count` changes (positions are indexes); the size of each read is noted. */
-const replyOf = (count: number, limit: number, padding = 0) => {
+/**
+ * A reply of at most `limit` of `count` changes (positions are indexes), its pages joined as an adapter joins them
+ * or the domain's; the size of each read is noted.
+ */
+const replyOf = (count: number, limit: number, padding = 0, joined = true) => {
   const reads: Array<number> = []
   const reply: ChangesReply.ChangesReply = {
     file,
     limit,
     changePage: (after, size) =>
-      Effect.sync((): FileRepository.ChangePage => {
+      Effect.sync(() => {
         reads.push(size)
         const from = after === undefined ? 0 : Number(after)
         const to = Math.min(count, from + size)
-        return {
+        const page: FileRepository.ChangePage = {
           changes: Array.from({ length: to - from }, (_, i) => change(from + i, padding)),
           next: String(to),
           hasMore: to < count
         }
+        return joined ? EncodedPages.joinChanges(page) : page
       })
   }
   return { reply, reads }
@@ -66,22 +71,27 @@ const replyOf = (count: number, limit: number, padding = 0) => {
 
 const written = (reply: ChangesReply.ChangesReply) =>
   Effect.gen(function* () {
-    const pieces: Array<readonly [string, boolean]> = []
+    const pieces: Array<readonly [string | Uint8Array, boolean]> = []
     yield* ChangesEncoder.writeTo(reply, (piece, last) => Effect.sync(() => pieces.push([piece, last])))
     return pieces
   })
 
+const decoder = new TextDecoder()
+
+const text = (pieces: ReadonlyArray<readonly [string | Uint8Array, boolean]>) =>
+  pieces.map(([piece]) => (typeof piece === "string" ? piece : decoder.decode(piece))).join("")
+
 describe("ChangesEncoder", () => {
   it.prop(
     "writes exactly the reply: the changes in order, type and id first, its cursor and hasMore last",
-    { count: FastCheck.nat(2600), limit: FastCheck.integer({ min: 1, max: 3000 }) },
-    ({ count, limit }) =>
+    { count: FastCheck.nat(2600), limit: FastCheck.integer({ min: 1, max: 3000 }), joined: FastCheck.boolean() },
+    ({ count, limit, joined }) =>
       Effect.runSync(
         Effect.gen(function* () {
-          const { reply, reads } = replyOf(count, limit)
+          const { reply, reads } = replyOf(count, limit, 0, joined)
           const pieces = yield* written(reply)
-          const text = pieces.map(([piece]) => piece).join("")
-          const parsed = JSON.parse(text)
+          const whole = text(pieces)
+          const parsed = JSON.parse(whole)
           const held = Math.min(count, limit)
           expect(Object.keys(parsed)).toEqual(["changes", "next", "hasMore"])
           expect(parsed.changes).toEqual(Array.from({ length: held }, (_, n) => expected(n)))
@@ -93,9 +103,11 @@ describe("ChangesEncoder", () => {
           expect(reads.reduce((sum, size) => sum + size, 0)).toBeLessThanOrEqual(limit)
 
           // The same value as the reply read whole, and the same text as the stream.
-          expect(yield* ChangesReply.toChangesPage(replyOf(count, limit).reply)).toEqual(parsed)
-          const streamed = yield* Stream.runCollect(ChangesEncoder.encode(replyOf(count, limit).reply))
-          expect(Chunk.join(streamed, "")).toBe(text)
+          expect(yield* ChangesReply.toChangesPage(replyOf(count, limit, 0, joined).reply)).toEqual(parsed)
+          // A joined page is the domain page's text, so both write the same reply.
+          expect(text(yield* written(replyOf(count, limit, 0, !joined).reply))).toBe(whole)
+          const streamed = yield* Stream.runCollect(ChangesEncoder.encode(replyOf(count, limit, 0, joined).reply))
+          expect(Chunk.join(streamed, "")).toBe(whole)
         })
       ),
     { fastCheck: { numRuns: 30 } }
@@ -104,12 +116,10 @@ describe("ChangesEncoder", () => {
   it("writes a change as the contract shows it, the stored entry spliced in as it is", () => {
     const entry = SubmissionEntry.render(0, '{"a":"\\u00e9"}')
     const id = SubmissionId.unsafeStored("sub_x")
-    expect(ChangesEncoder.changeText({ type: "submission.created", id, entry })).toBe(
+    expect(EncodedPages.changeText({ type: "submission.created", id, entry })).toBe(
       '{"type":"submission.created","id":"sub_x","createdDate":"1970-01-01T00:00:00.000Z","content":{"a":"\\u00e9"}}'
     )
-    expect(ChangesEncoder.changeText({ type: "submission.erased", id })).toBe(
-      '{"type":"submission.erased","id":"sub_x"}'
-    )
+    expect(EncodedPages.changeText({ type: "submission.erased", id })).toBe('{"type":"submission.erased","id":"sub_x"}')
   })
 
   it.effect("a reply of nothing is one piece: no changes, the cursor it started from, no more", () =>
@@ -120,13 +130,27 @@ describe("ChangesEncoder", () => {
     })
   )
 
-  it.effect("10,000 changes are written in pieces of about maxPieceLength, never one string", () =>
+  it.effect("10,000 changes of domain pages are written in pieces of about maxPieceLength, never one string", () =>
+    Effect.gen(function* () {
+      const { reply, reads } = replyOf(12_000, 10_000, 200, false)
+      const pieces = yield* written(reply)
+      expect(reads).toEqual(Array.from({ length: 10 }, () => ChangesReply.pageLimit))
+      expect(Math.max(...pieces.map(([piece]) => piece.length))).toBeLessThan(FileDataEncoder.maxPieceLength + 400)
+      const parsed = JSON.parse(text(pieces))
+      expect(parsed.changes).toHaveLength(10_000)
+      expect(parsed.hasMore).toBe(true)
+    })
+  )
+
+  it.effect("10,000 changes are written page by page as storage joined them, never one string", () =>
     Effect.gen(function* () {
       const { reply, reads } = replyOf(12_000, 10_000, 200)
       const pieces = yield* written(reply)
       expect(reads).toEqual(Array.from({ length: 10 }, () => ChangesReply.pageLimit))
-      expect(Math.max(...pieces.map(([piece]) => piece.length))).toBeLessThan(FileDataEncoder.maxPieceLength + 400)
-      const parsed = JSON.parse(pieces.map(([piece]) => piece).join(""))
+      // A page is a piece of its own (the head and the tail beside it when it came as bytes).
+      expect(pieces.length).toBeGreaterThanOrEqual(10)
+      expect(Math.max(...pieces.map(([piece]) => piece.length))).toBeLessThan(ChangesReply.pageLimit * 300)
+      const parsed = JSON.parse(text(pieces))
       expect(parsed.changes).toHaveLength(10_000)
       expect(parsed.hasMore).toBe(true)
     })

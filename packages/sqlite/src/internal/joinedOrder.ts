@@ -39,3 +39,43 @@ export const holds = (sql: (limit: string) => string): boolean => {
     db.close()
   }
 }
+
+/**
+ * Whether the SQLite library in use joins a page of the change feed read by `sql` (the shape of
+ * `joinedChangesSql`, `LIMIT` given as its argument) in seq order, the two tables' rows interleaved: checked as
+ * {@link holds} checks a page of submissions.
+ *
+ * @internal
+ */
+export const changesHold = (sql: (limit: string) => string): boolean => {
+  const db = new Database(":memory:")
+  try {
+    db.exec(`CREATE TABLE submissions (seq INTEGER PRIMARY KEY AUTOINCREMENT, file_id TEXT NOT NULL, id TEXT,
+      entry TEXT);
+      CREATE INDEX submissions_file_seq ON submissions (file_id, seq);
+      CREATE TABLE submission_erasures (seq INTEGER PRIMARY KEY, file_id TEXT NOT NULL, submission_id TEXT);
+      CREATE INDEX submission_erasures_file_seq ON submission_erasures (file_id, seq)`)
+    const insert = db.prepare("INSERT INTO submissions (seq, file_id, id, entry) VALUES (?, ?, ?, ?)")
+    const erase = db.prepare("INSERT INTO submission_erasures (seq, file_id, submission_id) VALUES (?, ?, ?)")
+    const expected: Array<string> = []
+    // Every third seq an erasure, the others submissions; another file's rows between, in both tables.
+    for (let seq = 1; seq <= ROWS; seq++) {
+      const file = seq % 5 === 0 ? "g" : "f"
+      if (seq % 3 === 0) {
+        erase.run(seq, file, `sub_${seq}`)
+        if (file === "f") expected.push(`{"type":"submission.erased","id":"sub_${seq}"}`)
+      } else {
+        insert.run(seq, file, `sub_${seq}`, `{"i":${seq}}`)
+        if (file === "f") expected.push(`{"type":"submission.created","id":"sub_${seq}","i":${seq}}`)
+      }
+    }
+    const page = db.prepare<Array<number | string>, [joined: Buffer | null, count: number]>(sql(String(LIMIT))).raw()
+    const max = Number.MAX_SAFE_INTEGER
+    const [joined, count] = page.get("f", 0, max, "f", 0, max) ?? [null, 0]
+    return count === LIMIT && joined !== null && joined.toString("utf8") === expected.slice(0, LIMIT).join(",")
+  } catch {
+    return false
+  } finally {
+    db.close()
+  }
+}

@@ -87,6 +87,24 @@ export const exportRows = (limit: string) => ({
 /** @internal */
 export type JoinedRow = [joined: Buffer | null, count: number, lastDate: number | null]
 
+// A page of the change feed joined inside SQLite, `LIMIT limit`, each change as the feed's reply writes it
+// (`EncodedPages.changeText`), as bytes: no row and no string reaches JavaScript. The rows are `changesOf`'s, the
+// two (file_id, seq) indexes merged in seq order (no sort, however long the file), taken by the aggregate in the
+// subquery's order as `joinedSql`'s are, which `JoinedOrder.changesHold` checks. The page's last seq is its `next`.
+/** @internal */
+export const joinedChangesSql = (limit: string) =>
+  `SELECT CAST(group_concat(change, ',') AS BLOB), count(*), max(seq) FROM (
+    SELECT seq, '{"type":"submission.created","id":"' || id || '",' || substr(entry, 2) AS change
+      FROM submissions WHERE file_id = ? AND seq > ? AND seq <= ?
+    UNION ALL SELECT seq, '{"type":"submission.erased","id":"' || submission_id || '"}'
+      FROM submission_erasures WHERE file_id = ? AND seq > ? AND seq <= ?
+    ORDER BY 1 LIMIT ${limit})`
+
+/** @internal */
+export type JoinedChangesRow = [joined: Buffer | null, count: number, last: number | null]
+
+type ChangeArguments = [fileId: string, after: number, upTo: number, fileId: string, after: number, upTo: number]
+
 /** A prepared statement as the reads use it: better-sqlite3's, named here so the type can be written out. @internal */
 export interface Query<P extends Array<unknown>, R> {
   readonly get: (...params: P) => R | undefined
@@ -131,10 +149,9 @@ export interface Statements {
   readonly file: Query<[fileId: string], AccessRow>
   readonly ping: Query<[], unknown>
   readonly changes: Query<[after: number, after: number], [fileId: string, top: number]>
-  readonly changesOf: Query<
-    [fileId: string, after: number, upTo: number, fileId: string, after: number, upTo: number, limit: number],
-    ChangeRow
-  >
+  readonly changesOf: Query<[...ChangeArguments, limit: number], ChangeRow>
+  readonly joinedChanges: Query<[...ChangeArguments, limit: number], JoinedChangesRow> | undefined
+  readonly changesBeyond: Query<ChangeArguments, number>
 }
 
 // A range's pages as `prepare` describes them at `entries`, each row as `columns`: one value (`pluck`), or an
@@ -168,9 +185,17 @@ const joinedQueries = (db: Database.Database, pageSize: number, row: string, col
   pagesOf: db.prepare<Page, JoinedRow>(joinedSql("?", row, "','", columns)).raw()
 })
 
-// The connection's statements, prepared once per connection.
+// Whether the file's text is UTF-8, as a BLOB cast of a joined page then is.
+const isUtf8 = (db: Database.Database): boolean => db.pragma("encoding", { simple: true }) === "UTF-8"
+
+// The connection's statements, prepared once per connection; `joins` says which joined statements the library is
+// known to keep in order (`JoinedOrder`).
 /** @internal */
-export const prepare = (db: Database.Database, pageSize: number, joins: boolean): Statements => ({
+export const prepare = (
+  db: Database.Database,
+  pageSize: number,
+  joins: { readonly pages: boolean; readonly changes: boolean }
+): Statements => ({
   pageSize,
   // The key's row first, so an unknown or revoked key never reaches `files`; no row when the key matches
   // no active key, the file's columns null when no file has the id. The read point in the same statement
@@ -201,7 +226,7 @@ export const prepare = (db: Database.Database, pageSize: number, joins: boolean)
   rows: pageQueries(db, pageSize, "entry, id", "raw"),
   // The same page joined by SQLite (`joinedSql`) as bytes, when it is known to keep reply order and the file's
   // text is UTF-8, as a BLOB cast of it then is.
-  ...(joins && db.pragma("encoding", { simple: true }) === "UTF-8"
+  ...(joins.pages && isUtf8(db)
     ? {
         joined: {
           stored: joinedQueries(db, pageSize, "entry", "entry"),
@@ -269,15 +294,25 @@ export const prepare = (db: Database.Database, pageSize: number, joins: boolean)
   // walked in order as far as the page needs; no sort, however long the file. EXPLAIN QUERY PLAN: `MERGE
   // (UNION ALL)` of two `SEARCH ... USING INDEX ..._file_seq (file_id=? AND seq>? AND seq<?)`.
   changesOf: db
-    .prepare<
-      [fileId: string, after: number, upTo: number, fileId: string, after: number, upTo: number, limit: number],
-      ChangeRow
-    >(
+    .prepare<[...ChangeArguments, limit: number], ChangeRow>(
       `SELECT seq, id, entry FROM submissions WHERE file_id = ? AND seq > ? AND seq <= ?
         UNION ALL SELECT seq, submission_id, NULL FROM submission_erasures WHERE file_id = ? AND seq > ? AND seq <= ?
         ORDER BY 1 LIMIT ?`
     )
-    .raw()
+    .raw(),
+  // The same page joined by SQLite (`joinedChangesSql`) as bytes, under the conditions of `joined`; the limit
+  // bound, planned again per page at no cost beside a page of hundreds of rows.
+  joinedChanges:
+    joins.changes && isUtf8(db)
+      ? db.prepare<[...ChangeArguments, limit: number], JoinedChangesRow>(joinedChangesSql("?")).raw()
+      : undefined,
+  // Whether the feed holds a change past a seq, for a joined page as long as its limit: two seeks.
+  changesBeyond: db
+    .prepare<ChangeArguments, number>(
+      `SELECT 1 FROM submissions WHERE file_id = ? AND seq > ? AND seq <= ?
+        UNION ALL SELECT 1 FROM submission_erasures WHERE file_id = ? AND seq > ? AND seq <= ? LIMIT 1`
+    )
+    .pluck()
 })
 
 // How many submissions a joined page after a range's first reads when no limit is given: four pages of rows.

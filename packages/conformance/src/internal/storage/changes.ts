@@ -4,7 +4,7 @@
  * @internal
  */
 import { describe, expect, it } from "@effect/vitest"
-import { FileRepository } from "@filedata/core"
+import { EncodedPages, FileRepository, OperatorStore, type SubmissionId } from "@filedata/core"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
@@ -218,6 +218,65 @@ export const changes = (withStorage: Fixtures.WithStorage): void => {
         // And the whole feed read again is what the reader saw.
         expect(yield* changesOf("f1")).toEqual(read)
       }).pipe(withStorage(3))
+    )
+
+    it.effect(
+      "a joined page of changes is readChanges's page, each change as the reply writes it, with the same count, next and hasMore",
+      () =>
+        Effect.gen(function* () {
+          const files = yield* FileRepository.FileRepository
+          const readJoined = EncodedPages.joinedChanges(files)
+          // Content that needs escaping, and one submission long enough that a page may come as bytes.
+          const escaped = (tag: string, count: number) =>
+            tagged(
+              tag,
+              Array.from({ length: count }, (_, i) => i)
+            ).map((submission, i) => ({
+              ...submission,
+              content: { ...submission.content, note: i === 1 ? "x".repeat(70_000) : 'q"\n é😀\u2028' }
+            }))
+          yield* Fixtures.importFiles({ f1: escaped("a", 6), f2: tagged("x", [1]) })
+          yield* Fixtures.appendTo("f1", escaped("b", 3))
+          yield* Fixtures.appendTo("f2", tagged("y", [1]))
+          const ids = yield* idsByTag("f1")
+          const store = yield* OperatorStore.OperatorStore
+          yield* store.eraseSubmissions(Fixtures.fileId("f1"), {
+            _tag: "Ids",
+            ids: [ids.get("a2"), ids.get("b0")] as [SubmissionId.SubmissionId, SubmissionId.SubmissionId]
+          })
+          const { readPoint } = Option.getOrThrow(yield* Fixtures.findFile("k1", "f1"))
+          yield* Fixtures.appendTo("f1", escaped("c", 2))
+          yield* store.eraseSubmissions(Fixtures.fileId("f1"), {
+            _tag: "Ids",
+            ids: [ids.get("a0")] as [SubmissionId.SubmissionId]
+          })
+          const whole = yield* changesOf("f1")
+          expect(whole.filter(([type]) => type === "submission.erased")).toHaveLength(3)
+          for (const upTo of [undefined, readPoint]) {
+            for (const limit of [1, 2, 3, 5, undefined, 10_000]) {
+              let after: string | undefined
+              for (let read = 0; ; read++) {
+                if (read > 100) throw new Error("a feed that never ends")
+                const range = { after, limit, upTo }
+                const page = yield* files.readChanges(Fixtures.fileId("f1"), range)
+                const joined = yield* readJoined(Fixtures.fileId("f1"), range)
+                expect(Fixtures.asText(joined)).toEqual(Fixtures.asText(EncodedPages.joinChanges(page)))
+                if (!page.hasMore) break
+                after = page.next
+              }
+            }
+          }
+          // No change: past the end, a made-up position, an unknown file.
+          for (const [id, after] of [
+            ["f1", String(Number.MAX_SAFE_INTEGER)],
+            ["f1", "x"],
+            ["no-such-file", undefined]
+          ] as const) {
+            const joined = yield* readJoined(Fixtures.fileId(id), { after })
+            const page = yield* files.readChanges(Fixtures.fileId(id), { after })
+            expect(Fixtures.asText(joined)).toEqual(Fixtures.asText(EncodedPages.joinChanges(page)))
+          }
+        }).pipe(withStorage(3))
     )
   })
 }

@@ -223,7 +223,10 @@ export const appendTo = (id: string, submissions: ReadonlyArray<NewSubmission>) 
 export const decoder = new TextDecoder()
 
 /** A joined page with its bytes as text, to compare whatever kind of `Uint8Array` an adapter hands out. */
-export const asText = (page: EncodedPages.JoinedPage) => ({ ...page, joined: EncodedPages.joinedText(page) })
+export const asText = <P extends EncodedPages.JoinedPage | EncodedPages.JoinedChanges>(page: P) => ({
+  ...page,
+  joined: EncodedPages.joinedText(page)
+})
 
 /** The whole reply of `GetFileData` for the file, written through `write` as a transport would. */
 export const fileDataReply = <R>(
