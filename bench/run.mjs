@@ -14,6 +14,9 @@
 // PostgreSQL's (their databases' backends) and Redis's CPU a request beside their own. It joins the default
 // profiles when both URLs are set.
 // scale, scale-pg: the change feed and erasure of a million-submission file (bench/lib/scale.mjs; only when named).
+// wakeups, wakeups-pg: how soon another process's append answers a waiting incremental read and reaches a webhook's
+// receiver, on SQLite and on PostgreSQL (bench/wakeups.mjs; a fresh database, dropped after; wakeups-pg joins the
+// default profiles when BENCH_DATABASE_URL or TEST_DATABASE_URL is set). --wakeups 100: samples of each.
 
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
@@ -28,6 +31,7 @@ import { bodiesOf, load } from "./lib/load.mjs"
 import { commandLine } from "./lib/options.mjs"
 import { build, cpuMs, resetPeak, root, start, status, stop } from "./lib/processes.mjs"
 import { measureScale, sqliteDatabase } from "./lib/scale.mjs"
+import { wakeupRows } from "./lib/wakeups.mjs"
 
 const work = join(root, ".bench")
 const option = commandLine(import.meta.url, [
@@ -40,13 +44,22 @@ const option = commandLine(import.meta.url, [
   "starts",
   "replies",
   "codings",
-  "out"
+  "out",
+  "wakeups"
 ])
 const databaseUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || undefined
 const redisUrl = process.env.BENCH_REDIS_URL || process.env.TEST_REDIS_URL || undefined
-const profiles = option("profiles", databaseUrl && redisUrl ? "small,large,huge,small-pg" : "small,large,huge").split(
-  ","
-)
+const profiles = option(
+  "profiles",
+  [
+    "small,large,huge",
+    databaseUrl && redisUrl ? "small-pg" : undefined,
+    "wakeups",
+    databaseUrl ? "wakeups-pg" : undefined
+  ]
+    .filter(Boolean)
+    .join(",")
+).split(",")
 const duration = Number(option("duration", "10"))
 // filedata's pool size (DATABASE_POOL_MAX), given to the plain PostgreSQL server too.
 const poolMax = process.env.DATABASE_POOL_MAX || "10"
@@ -55,6 +68,7 @@ const rounds = Number(option("rounds", "2"))
 const warmup = Number(option("warmup", "5"))
 const starts = Number(option("starts", "5"))
 const repeats = Math.max(1, Number(option("replies", "3")))
+const wakeupSamples = Number(option("wakeups", "100"))
 // The level the small profile's targets of requests/s and p99 are set at, and the contract's default.
 const benchLevel = process.env.BENCH_LOG_LEVEL || "warn"
 const levels = option("levels", [...new Set([benchLevel, "info"])].join(","))
@@ -609,7 +623,24 @@ const scale = (profile) =>
     target
   })
 
-for (const profile of profiles) await (scaleDatabases[profile] === undefined ? measure(profile) : scale(profile))
+// Wake-ups have no baseline: their rows are filedata's latencies, their targets the issue's bounds.
+const wakeupEngines = { wakeups: "sqlite", "wakeups-pg": "postgres" }
+const wakeups = async (profile) => {
+  const measured = await wakeupRows(wakeupEngines[profile], { samples: wakeupSamples, databaseUrl })
+  for (const { metric, p50, p99 } of measured.rows) {
+    row(profile, `${metric}: p50`, p50, Number.NaN, "ms")
+    row(profile, `${metric}: p99`, p99, Number.NaN, "ms")
+  }
+  for (const t of measured.targets) target(t.name, t.measured, t.bound, t.met)
+}
+
+const run = (profile) =>
+  scaleDatabases[profile] !== undefined
+    ? scale(profile)
+    : wakeupEngines[profile] !== undefined
+      ? wakeups(profile)
+      : measure(profile)
+for (const profile of profiles) await run(profile)
 
 if (imports.huge !== undefined) {
   const ratio = imports.huge.filedata.seconds / imports.huge.baseline.seconds
@@ -651,7 +682,7 @@ for (const r of rows) {
     `| ${r.profile} | ${r.metric} | ${format(r.filedata)} | ${format(r.baseline)} | ${r.unit} | ${format(r.ratio)} |`
   )
 }
-// The note on codings and imports, when a big-reply profile ran (a scale profile has neither row).
+// The note on codings and imports, when a big-reply profile ran (a scale or wake-up profile has neither row).
 const bigReplyRan = profiles.some((profile) => {
   const shape = shapes[onPostgres[profile] ?? profile]
   return shape !== undefined && shape.load !== true

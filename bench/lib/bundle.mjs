@@ -4,6 +4,8 @@ import { join } from "node:path"
 import * as esbuild from "esbuild"
 import { root } from "./processes.mjs"
 
+// `require` is defined in the bundle for CommonJS packages that require Node's modules (pg), which an ES module
+// bundle cannot do otherwise.
 export const bundleScript = (entry, outfile, { nodePaths = [], external = [] } = {}) =>
   esbuild.build({
     absWorkingDir: root,
@@ -15,6 +17,9 @@ export const bundleScript = (entry, outfile, { nodePaths = [], external = [] } =
     target: "node20",
     logLevel: "error",
     external,
+    banner: {
+      js: 'import { createRequire as bundleRequire } from "node:module"; const require = bundleRequire(import.meta.url);'
+    },
     nodePaths: nodePaths.map((path) => join(root, path)),
     plugins: [
       {

@@ -137,9 +137,10 @@ export const layer = (options: PgStorageOptions): SqlStorage.SqlStorage =>
         position: Number,
         intervalMillis: options.signalIntervalMillis ?? SubmissionSignals.defaultIntervalMillis
       })
-      // Every commit that inserts submissions, by any instance or the CLI, is announced (PgMigrations): it makes
-      // the poll look at once. The listening connection is opened again after a failure, and the poll goes on.
-      // It opens at the first wait, so a process nobody waits on (the CLI) holds no connection it must close.
+      // Every commit that inserts or erases submissions, by any instance or the CLI, is announced (PgMigrations):
+      // it makes the poll look at once and ends `committed`. The listening connection is opened again after a
+      // failure, and the poll goes on. It opens at the first wait, so a process nobody waits on (the CLI) holds no
+      // connection it must close.
       const client = yield* PgClient.PgClient
       const scope = yield* Effect.scope
       const startListening = yield* Effect.once(
@@ -156,7 +157,10 @@ export const layer = (options: PgStorageOptions): SqlStorage.SqlStorage =>
       return Context.make(FileRepository.FileRepository, files).pipe(
         Context.add(OperatorStore.OperatorStore, operator),
         Context.add(WebhookStore.WebhookStore, webhooks),
-        Context.add(SubmissionSignals.SubmissionSignals, { changed })
+        Context.add(SubmissionSignals.SubmissionSignals, {
+          changed,
+          committed: Effect.zipRight(startListening, signals.committed)
+        })
       )
     })
   ).pipe(

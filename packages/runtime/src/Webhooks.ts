@@ -4,7 +4,13 @@
  *
  * @since 0.2.0
  */
-import { DeliverWebhooks, type WebhookSecrets, type WebhookSender, type WebhookStore } from "@filedata/core"
+import {
+  DeliverWebhooks,
+  type SubmissionSignals,
+  type WebhookSecrets,
+  type WebhookSender,
+  type WebhookStore
+} from "@filedata/core"
 import { HttpWebhookSender, SealedSecrets } from "@filedata/webhooks-node"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
@@ -48,7 +54,10 @@ export const delivery = (
 ): Layer.Layer<
   Delivery,
   never,
-  WebhookStore.WebhookStore | WebhookSender.WebhookSender | WebhookSecrets.WebhookSecrets
+  | WebhookStore.WebhookStore
+  | WebhookSender.WebhookSender
+  | WebhookSecrets.WebhookSecrets
+  | SubmissionSignals.SubmissionSignals
 > =>
   Layer.scoped(
     Delivery,

@@ -17,6 +17,7 @@ import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as CommitProbe from "./internal/commitProbe.js"
 import * as WriteLock from "./internal/writeLock.js"
 import * as SqliteFileRepository from "./SqliteFileRepository.js"
 import * as SqliteMigrations from "./SqliteMigrations.js"
@@ -34,8 +35,9 @@ export interface SqliteStorageOptions {
   /** Submissions read per page; defaults to {@link SqliteFileRepository.defaultPageSize}. */
   readonly pageSize?: number | undefined
   /**
-   * How often the files of waiting requests are looked at, for appends by other processes; defaults to
-   * `SubmissionSignals.defaultIntervalMillis`.
+   * The longest the files of waiting requests go without a look, for commits by other processes that the WAL's
+   * watch and the probe missed; defaults to `SubmissionSignals.defaultIntervalMillis`. The probe looks every
+   * `SubmissionSignals.defaultProbeMillis` while requests wait.
    */
   readonly signalIntervalMillis?: number | undefined
 }
@@ -124,12 +126,22 @@ export const layer = (options: SqliteStorageOptions): SqlStorage.SqlStorage => {
         pageSize: options.pageSize ?? SqliteFileRepository.defaultPageSize
       })
       const operator = yield* SqliteOperatorStore.make
-      // Another process's appends are found by the poll; this process's wake their waiters at once.
+      // Another process's commits are heard from the WAL's watch, which pokes the poll, and seen by the probe
+      // while requests wait; this process's appends poke it too. The look ends the readers' shared snapshot
+      // first: begun just before the commit the probe saw, it would hide it, and the probe would not tell again.
+      const commits = yield* CommitProbe.make(filename, SubmissionSignals.defaultProbeMillis)
       const signals = yield* SubmissionSignals.polled({
-        changesAfter: files.changesAfter,
+        changesAfter: (position) =>
+          Effect.suspend(() => {
+            files.endSnapshot()
+            return files.changesAfter(position)
+          }),
         position: Number,
-        intervalMillis: options.signalIntervalMillis ?? SubmissionSignals.defaultIntervalMillis
+        intervalMillis: options.signalIntervalMillis ?? SubmissionSignals.defaultIntervalMillis,
+        probe: commits.probe
       })
+      // Watched from the first wait, so a process nobody waits on (the CLI) watches nothing.
+      const watch = Effect.sync(() => commits.watch(() => Effect.runSync(signals.poke)))
       // Writes run on the client's connection in this same thread, each around the reader's snapshot.
       const { aroundWrite } = files
       const store: OperatorStore.OperatorStore = {
@@ -146,7 +158,11 @@ export const layer = (options: SqliteStorageOptions): SqlStorage.SqlStorage => {
       return Context.make(FileRepository.FileRepository, files).pipe(
         Context.add(OperatorStore.OperatorStore, store),
         Context.add(WebhookStore.WebhookStore, webhooks),
-        Context.add(SubmissionSignals.SubmissionSignals, { changed: signals.changed })
+        Context.add(SubmissionSignals.SubmissionSignals, {
+          changed: (fileId, readPoint, waitOptions) =>
+            Effect.zipRight(watch, signals.changed(fileId, readPoint, waitOptions)),
+          committed: Effect.zipRight(watch, signals.committed)
+        })
       )
     })
   ).pipe(

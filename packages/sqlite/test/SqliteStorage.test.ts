@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
-import { FileRepository, OperatorStore, WebhookStore } from "@filedata/core"
+import { FileRepository, OperatorStore, SubmissionSignals, WebhookStore } from "@filedata/core"
+import { AppendDocument } from "@filedata/fixture"
 import { SqliteFileRepository, SqliteStorage } from "@filedata/sqlite"
 import Database from "better-sqlite3"
 import * as Cause from "effect/Cause"
@@ -12,6 +13,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as CommitProbe from "../src/internal/commitProbe.js"
 import { apiKey, counts, file, fileId, fixture, inspect, tempDatabase, tempDir, userId } from "./utils.js"
 
 const open = (filename: string) => Effect.provide(SqliteStorage.layer({ filename }))
@@ -97,6 +99,82 @@ describe("SqliteStorage", () => {
         expect(mode).toEqual([{ journal_mode: "wal" }])
         expect(yield* counts(filename)).toEqual({ users: 0, apiKeys: 0, files: 0, submissions: 0 })
       })
+  )
+
+  it.scopedLive("another process's append or erasure wakes waiters from the WAL's watch and the probe", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDatabase
+      // The poll's interval is out of reach: only the watch and the probe can end these waits within the bound.
+      const waiting = yield* Layer.build(SqliteStorage.layer({ filename, signalIntervalMillis: 60_000 }))
+      const signals = Context.get(waiting, SubmissionSignals.SubmissionSignals)
+      const files = Context.get(waiting, FileRepository.FileRepository)
+      yield* Context.get(waiting, OperatorStore.OperatorStore).importFixture(
+        yield* fixture({ users: [{ id: "u1", apiKeys: ["k1"] }], files: [file({ id: "f1", userId: "u1" })] })
+      )
+      // The repository may answer as it is called: asked again each time.
+      const readPoint = Effect.suspend(() =>
+        Effect.map(files.findAccess(apiKey("k1"), fileId("f1")), (found) => Option.getOrThrow(found.file).readPoint)
+      )
+      // `committed` may end for a write that is no commit (the WAL's watch hears the first read after a write
+      // too); a wait that stays for 200 ms is one that only a new write ends.
+      const settled = Effect.gen(function* () {
+        for (let round = 0; round < 10; round++) {
+          const fiber = yield* Effect.fork(signals.committed)
+          yield* Effect.sleep("200 millis")
+          if (Option.isNone(yield* Fiber.poll(fiber))) return fiber
+        }
+        return yield* Effect.dieMessage("committed never settled")
+      })
+      // Another writer, as the CLI appending in a process of its own: nothing of it reaches this layer but the file.
+      const other = yield* Layer.build(SqliteStorage.layer({ filename }))
+      const appendOne = (n: string) =>
+        Effect.flatMap(
+          Effect.orDie(
+            AppendDocument.decode({
+              files: [{ id: "f1", submissions: [{ createdDate: "2024-02-01T00:00:00.000Z", content: { n } }] }]
+            })
+          ),
+          Context.get(other, OperatorStore.OperatorStore).appendSubmissions
+        )
+      // Nobody waits on a file: no tick and no probe, and the WAL's watch alone ends `committed`. The contract's
+      // 2 s as the bound: the figures themselves are the bench's (docs/performance.md).
+      const alone = yield* settled
+      yield* appendOne("1")
+      yield* Fiber.join(alone).pipe(Effect.timeout("2 seconds"))
+      const changed = yield* Effect.fork(signals.changed(fileId("f1"), yield* readPoint, { timeoutMillis: 60_000 }))
+      yield* Effect.sleep("200 millis")
+      expect(Option.isNone(yield* Fiber.poll(changed))).toBe(true)
+      yield* appendOne("2")
+      expect(yield* Fiber.join(changed).pipe(Effect.timeout("2 seconds"))).toBe(true)
+      // An erasure as the erasing code commits it: its seq from the submissions' counter, in another process.
+      const erasedWait = yield* Effect.fork(signals.changed(fileId("f1"), yield* readPoint, { timeoutMillis: 60_000 }))
+      yield* Effect.sleep("200 millis")
+      expect(Option.isNone(yield* Fiber.poll(erasedWait))).toBe(true)
+      const eraser = new Database(filename)
+      yield* Effect.addFinalizer(() => Effect.sync(() => eraser.close()))
+      eraser.exec(`BEGIN IMMEDIATE;
+        UPDATE sqlite_sequence SET seq = seq + 1 WHERE name = 'submissions';
+        INSERT INTO submission_erasures (seq, file_id, submission_id)
+          SELECT seq, 'f1', 'sub_erased' FROM sqlite_sequence WHERE name = 'submissions';
+        COMMIT`)
+      expect(yield* Fiber.join(erasedWait).pipe(Effect.timeout("2 seconds"))).toBe(true)
+    })
+  )
+
+  it.scoped("the probe sees another connection's commit, and nothing else", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDatabase
+      yield* Effect.void.pipe(open(filename))
+      const { probe } = yield* CommitProbe.make(filename, SubmissionSignals.defaultProbeMillis)
+      expect(yield* probe.changed).toBe(false)
+      const other = new Database(filename)
+      yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
+      other.prepare("SELECT count(*) FROM submissions").get()
+      expect(yield* probe.changed).toBe(false)
+      other.exec("INSERT INTO users (id) VALUES ('u1')")
+      expect(yield* probe.changed).toBe(true)
+      expect(yield* probe.changed).toBe(false)
+    })
   )
 
   it.scoped("puts a file database in WAL mode", () =>

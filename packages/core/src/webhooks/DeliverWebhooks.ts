@@ -20,6 +20,7 @@ import * as Random from "effect/Random"
 import type * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
+import * as SubmissionSignals from "../sync/SubmissionSignals.js"
 import type { DisabledReason } from "./Webhook.js"
 import * as WebhookSecrets from "./WebhookSecrets.js"
 import * as WebhookSender from "./WebhookSender.js"
@@ -39,7 +40,10 @@ export interface Options {
   readonly disableAfterMillis: number
   /** Attempts in flight at once in this instance, over every webhook. */
   readonly concurrency: number
-  /** How often storage is asked for due events; at most a second, so a first attempt starts within 2 s. */
+  /**
+   * How often storage is asked for due events when no commit is signalled: the bound for retries coming due and
+   * for a lost signal; at most a second, so a first attempt starts within 2 s even then.
+   */
   readonly pollMillis: number
 }
 
@@ -287,7 +291,9 @@ export const observeBacklog = (webhooks: WebhookStore.WebhookStore): Effect.Effe
  * place for at most the timeout and the others go on. Attempts that end are recorded together, as many as
  * have ended while the last record was written: a store busy with appends is asked once a batch, not once an
  * attempt. A full claim asks again at once, and so does a record, which frees places and may have made the
- * webhooks' next events due.
+ * webhooks' next events due, and so does a commit of submissions that storage signals (`SubmissionSignals`'s
+ * `committed`), whichever process made it, since it wrote their events: a first attempt starts about the
+ * signal's delay after the commit, not the poll's (docs/performance.md#wake-ups-from-other-processes).
  *
  * @since 0.2.0
  * @category use cases
@@ -297,9 +303,13 @@ export const run = (
 ): Effect.Effect<
   never,
   never,
-  WebhookStore.WebhookStore | WebhookSender.WebhookSender | WebhookSecrets.WebhookSecrets
+  | WebhookStore.WebhookStore
+  | WebhookSender.WebhookSender
+  | WebhookSecrets.WebhookSecrets
+  | SubmissionSignals.SubmissionSignals
 > =>
   Effect.gen(function* () {
+    const signals = yield* SubmissionSignals.SubmissionSignals
     const ports: Ports = {
       webhooks: yield* WebhookStore.WebhookStore,
       sender: yield* WebhookSender.WebhookSender,
@@ -309,6 +319,9 @@ export const run = (
     const finished = yield* Queue.unbounded<WebhookStore.Attempted>()
     // Records since the last claim, as one signal: a burst of them wakes one claim, not one each.
     const recorded = yield* Queue.sliding<void>(1)
+    // Commits storage signalled since the last claim, kept the same way: one signalled during a claim, which may
+    // have missed its events, wakes the next claim rather than waiting for the poll.
+    const committed = yield* Queue.sliding<void>(1)
     const release = (places: number) =>
       Effect.zipRight(
         Ref.update(inFlight, (n) => n - places),
@@ -352,9 +365,16 @@ export const run = (
       yield* release(batch.length)
     })
     yield* Effect.forkIn(Effect.forever(recordEnded), scope)
+    yield* Effect.forkIn(Effect.forever(Effect.zipRight(signals.committed, Queue.offer(committed, undefined))), scope)
+    // The listener starts waiting before the first claim, so no commit falls between them unheard.
+    yield* Effect.yieldNow()
     // A full claim may have left more due: ask again at once rather than after the poll's pause. Otherwise the
-    // next claim is at the poll or at a record, whichever comes first: a webhook's events go one at a time, so
-    // waiting for the poll after each would hold a burst of appends to one event a poll.
-    const pause = Effect.raceFirst(Queue.take(recorded), Effect.sleep(Duration.millis(options.pollMillis)))
+    // next claim is at the poll, a record or a commit, whichever comes first: a webhook's events go one at a time,
+    // so waiting for the poll after each would hold a burst of appends to one event a poll.
+    const pause = Effect.raceAll([
+      Queue.take(recorded),
+      Queue.take(committed),
+      Effect.sleep(Duration.millis(options.pollMillis))
+    ])
     return yield* Effect.forever(Effect.flatMap(round, (full) => (full ? Effect.void : pause)))
   }).pipe(Effect.scoped)

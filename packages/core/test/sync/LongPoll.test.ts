@@ -334,6 +334,109 @@ describe("SubmissionSignals.polled", () => {
       })
     )
   )
+
+  it.effect("with a probe, queries when it sees a commit, a waiter arrives or the interval passes, never else", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const repository = TestFileRepository.make({ users: [], files: [{ id: "a", ownerId: "u" }] })
+        let queries = 0
+        let probes = 0
+        let committed = false
+        const signals = yield* SubmissionSignals.polled({
+          changesAfter: (position) =>
+            Effect.zipRight(
+              Effect.sync(() => queries++),
+              repository.changesAfter(position)
+            ),
+          position: Number,
+          intervalMillis: 250,
+          probe: {
+            changed: Effect.sync(() => {
+              probes++
+              const seen = committed
+              committed = false
+              return seen
+            }),
+            everyMillis: 25
+          }
+        })
+        // Nobody waits: no probe and no query.
+        yield* TestClock.adjust(1000)
+        expect([probes, queries]).toEqual([0, 0])
+        const waiting = yield* Effect.fork(
+          signals.changed("a" as FileId, FileRepository.ReadPoint("0"), { timeoutMillis: 60_000 })
+        )
+        // The waiter's arrival: one query, since the probe cannot tell of a commit made before it came.
+        yield* TestClock.adjust(25)
+        expect([probes, queries]).toEqual([1, 1])
+        yield* TestClock.adjust(100)
+        expect([probes, queries]).toEqual([5, 1])
+        // Another process appends: the next probe sees it, and its query wakes the waiter.
+        repository.append("a", later("a1"))
+        committed = true
+        yield* TestClock.adjust(25)
+        expect([probes, queries]).toEqual([6, 2])
+        expect(yield* Fiber.join(waiting)).toBe(true)
+        // A commit the probe misses is found by the query at the interval.
+        const missed = yield* Effect.fork(
+          signals.changed("a" as FileId, FileRepository.ReadPoint("1"), { timeoutMillis: 60_000 })
+        )
+        yield* TestClock.adjust(25)
+        expect(queries).toBe(3)
+        repository.append("a", later("a2"))
+        yield* TestClock.adjust(200)
+        expect(Option.isNone(yield* Fiber.poll(missed))).toBe(true)
+        yield* TestClock.adjust(50)
+        expect(queries).toBe(4)
+        expect(yield* Fiber.join(missed)).toBe(true)
+      })
+    )
+  )
+
+  it.effect("committed ends at a poke, or at a commit the probe sees while requests wait; alone it costs no tick", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        let probes = 0
+        let committed = false
+        const signals = yield* SubmissionSignals.polled({
+          changesAfter: () => Effect.succeed({ files: [], top: undefined }),
+          position: Number,
+          intervalMillis: 250,
+          probe: {
+            changed: Effect.sync(() => {
+              probes++
+              const seen = committed
+              committed = false
+              return seen
+            }),
+            everyMillis: 25
+          }
+        })
+        const poked = yield* Effect.fork(signals.committed)
+        yield* TestClock.adjust(1000)
+        expect(Option.isNone(yield* Fiber.poll(poked))).toBe(true)
+        expect(probes).toBe(0)
+        yield* signals.poke
+        yield* Fiber.join(poked)
+        // A request waits: the probe runs, and a commit it sees ends `committed` too.
+        const request = yield* Effect.fork(
+          signals.changed("a" as FileId, FileRepository.ReadPoint("0"), { timeoutMillis: 60_000 })
+        )
+        const probed = yield* Effect.fork(signals.committed)
+        yield* TestClock.adjust(100)
+        expect(Option.isNone(yield* Fiber.poll(probed))).toBe(true)
+        committed = true
+        yield* TestClock.adjust(25)
+        yield* Fiber.join(probed)
+        yield* Fiber.interrupt(request)
+        const forgotten = yield* Effect.fork(signals.committed)
+        yield* TestClock.adjust(25)
+        expect(signals.waiting()).toBe(1)
+        yield* Fiber.interrupt(forgotten)
+        expect(signals.waiting()).toBe(0)
+      })
+    )
+  )
 })
 
 describe("SubmissionSignals.WaitEnd", () => {

@@ -7,6 +7,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import type { FileId } from "../../src/shared/FileData.js"
+import * as SubmissionSignals from "../../src/sync/SubmissionSignals.js"
 import * as DeliverWebhooks from "../../src/webhooks/DeliverWebhooks.js"
 import { WebhookSecrets } from "../../src/webhooks/WebhookSecrets.js"
 import { type Outcome, WebhookSender } from "../../src/webhooks/WebhookSender.js"
@@ -84,10 +85,28 @@ const setUp = (answer: Parameters<typeof TestWebhookPorts.sender>[0]) => {
   const webhooks = TestWebhookStore.make({ keys: {}, files: { a: "u", b: "u" } })
   const sender = TestWebhookPorts.sender(answer)
   const secrets = TestWebhookPorts.secrets()
+  // Storage's commit signal, given by hand: `commit()` is another process's append as the adapter signals it.
+  const watchers = new Set<() => void>()
+  const signals: SubmissionSignals.SubmissionSignals = {
+    changed: () => Effect.succeed(false),
+    committed: Effect.async<void>((resume) => {
+      const watcher = () => resume(Effect.void)
+      watchers.add(watcher)
+      return Effect.sync(() => {
+        watchers.delete(watcher)
+      })
+    })
+  }
+  const commit = () => {
+    const woken = [...watchers]
+    watchers.clear()
+    for (const watcher of woken) watcher()
+  }
   const layer = Layer.mergeAll(
     webhooks.layer,
     Layer.succeed(WebhookSender, sender),
-    Layer.succeed(WebhookSecrets, secrets)
+    Layer.succeed(WebhookSecrets, secrets),
+    Layer.succeed(SubmissionSignals.SubmissionSignals, signals)
   )
   const register = (file: string, url: string) =>
     webhooks.store.create({
@@ -95,7 +114,7 @@ const setUp = (answer: Parameters<typeof TestWebhookPorts.sender>[0]) => {
       url,
       sealSecret: (id) => Effect.succeed(`sealed:${id}:whsec_${file}`)
     })
-  return { webhooks, sender, layer, register }
+  return { webhooks, sender, layer, register, commit, signals }
 }
 
 describe("DeliverWebhooks.attempt", () => {
@@ -227,9 +246,64 @@ describe("DeliverWebhooks.run", () => {
     })
   )
 
+  it.scoped("claims when storage signals a commit, not at the next poll, and at the poll without one", () =>
+    Effect.gen(function* () {
+      const { webhooks, sender, layer, register, commit } = setUp(() => Effect.succeed(answered(200)))
+      const webhook = yield* register("a", "https://fine.example/")
+      yield* Effect.forkScoped(
+        Effect.provide(DeliverWebhooks.run({ ...options, concurrency: 4, pollMillis: 60_000 }), layer)
+      )
+      yield* TestClock.adjust(1)
+      // Another process's append: its event is in the outbox, and storage signals the commit.
+      yield* webhooks.enqueue(webhook.id, "signalled")
+      commit()
+      yield* TestClock.adjust(1)
+      expect(sender.sent.map((attempt) => attempt.body)).toEqual(["signalled"])
+      // A commit whose signal was lost waits for the poll.
+      yield* TestClock.adjust(1)
+      yield* webhooks.enqueue(webhook.id, "unsignalled")
+      yield* TestClock.adjust(59_000)
+      expect(sender.sent).toHaveLength(1)
+      yield* TestClock.adjust(1_000)
+      expect(sender.sent.map((attempt) => attempt.body)).toEqual(["signalled", "unsignalled"])
+    })
+  )
+
+  it.scoped("a commit signalled while a claim runs wakes the next claim, not the poll", () =>
+    Effect.gen(function* () {
+      const { webhooks, sender, register, commit, signals } = setUp(() => Effect.succeed(answered(200)))
+      const webhook = yield* register("a", "https://fine.example/")
+      let claims = 0
+      // The first claim has read nothing due when another process's append commits and is signalled.
+      const racedStore: WebhookStore.WebhookStore = {
+        ...webhooks.store,
+        claim: (options) =>
+          Effect.tap(webhooks.store.claim(options), () =>
+            ++claims === 1
+              ? Effect.zipRight(
+                  webhooks.enqueue(webhook.id, "during-claim"),
+                  Effect.sync(() => commit())
+                )
+              : Effect.void
+          )
+      }
+      const layer = Layer.mergeAll(
+        Layer.succeed(WebhookStore.WebhookStore, racedStore),
+        Layer.succeed(WebhookSender, sender),
+        Layer.succeed(WebhookSecrets, TestWebhookPorts.secrets()),
+        Layer.succeed(SubmissionSignals.SubmissionSignals, signals)
+      )
+      yield* Effect.forkScoped(
+        Effect.provide(DeliverWebhooks.run({ ...options, concurrency: 4, pollMillis: 60_000 }), layer)
+      )
+      yield* TestClock.adjust(1)
+      expect(sender.sent.map((attempt) => attempt.body)).toEqual(["during-claim"])
+    })
+  )
+
   it.scoped("records the attempts that end during a record together, in one call to the store", () =>
     Effect.gen(function* () {
-      const { webhooks, sender, register } = setUp(() => Effect.succeed(answered(200)))
+      const { webhooks, sender, register, signals } = setUp(() => Effect.succeed(answered(200)))
       const gate = yield* Deferred.make<void>()
       const batches: Array<number> = []
       // The first record waits, as one waits for a busy store; the attempts ending meanwhile queue behind it.
@@ -249,7 +323,8 @@ describe("DeliverWebhooks.run", () => {
       const layer = Layer.mergeAll(
         Layer.succeed(WebhookStore.WebhookStore, slowStore),
         Layer.succeed(WebhookSender, sender),
-        Layer.succeed(WebhookSecrets, TestWebhookPorts.secrets())
+        Layer.succeed(WebhookSecrets, TestWebhookPorts.secrets()),
+        Layer.succeed(SubmissionSignals.SubmissionSignals, signals)
       )
       const first = yield* register("a", "https://first.example/")
       yield* webhooks.enqueue(first.id, "first")

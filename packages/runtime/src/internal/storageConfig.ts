@@ -26,7 +26,10 @@ export interface DatabasePool {
 export interface StorageOptions {
   readonly database: DatabaseLocation
   readonly pool?: DatabasePool | undefined
-  /** How often waiting requests' files are looked at (`LONG_POLL_INTERVAL_MS`); the adapter's default without it. */
+  /**
+   * The longest waiting requests' files go without a look (`LONG_POLL_INTERVAL_MS`), when no signal of a commit is
+   * heard; the adapter's default without it.
+   */
   readonly signalIntervalMillis?: number | undefined
 }
 
