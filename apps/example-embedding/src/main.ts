@@ -65,7 +65,7 @@ const overHttp = Effect.gen(function* () {
   yield* Console.log(`refused: ${denied._tag} (${denied.status} ${denied.code}): ${denied.detail}`)
 
   // The incremental read, one submission a page: `next` goes back as `after` until nothing more matched.
-  const submissions: Array<Models.Submission> = []
+  const submissions: Array<Models.IdentifiedSubmission> = []
   let after: string | undefined
   for (let hasMore = true; hasMore; ) {
     const page = yield* client.files.getSubmissions({
