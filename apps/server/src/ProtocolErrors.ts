@@ -1,9 +1,9 @@
 /**
  * Replies to requests that fail at the HTTP layer, before any route sees them: a request Node cannot parse
- * (400), a request target (414) or header fields (431) over Node's limit, a request that does not arrive in time (408), an HTTP/1.1
- * request without `Host` (400), an expectation other than `100-continue` (417). Node answers these itself
- * with a bare status line; here they are problem documents with the header fields every reply carries, like
- * every other error of the service.
+ * (400), a request target (414) or header fields (431) over their limit, a request that does not arrive in time
+ * (408), an HTTP/1.1 request without `Host` (400), an expectation other than `100-continue` (417). Node answers
+ * these itself with a bare status line; here they are problem documents with the header fields every reply
+ * carries, like every other error of the service.
  *
  * @since 0.1.0
  */
@@ -49,15 +49,59 @@ export const bytesOf = (problem: Problem.Problem, requestId: string): Buffer => 
   return Buffer.from(`HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n${head}\r\n${problem.body}`)
 }
 
+/**
+ * The longest request target the server reads, in bytes.
+ *
+ * @since 0.3.0
+ * @category limits
+ */
+export const maxTargetBytes = 16 * 1024
+
+/**
+ * The most bytes of header fields the server reads, counted as {@link oversizedHead} counts them.
+ *
+ * @since 0.3.0
+ * @category limits
+ */
+export const maxFieldBytes = 16 * 1024
+
+/**
+ * Node's `maxHeaderSize`: room for a head at both limits, which are then checked on the parsed request
+ * (`oversizedHead`) whatever TCP segments it came in. Node sums target, names and values, and overflows at a
+ * sum equal to its limit.
+ *
+ * @since 0.3.0
+ * @category limits
+ */
+export const parserHeadBytes = maxTargetBytes + maxFieldBytes + 1
+
+/**
+ * The problem of a parsed request head over a limit: 414 for its target, else 431 for its header fields.
+ *
+ * @since 0.3.0
+ * @category parsing
+ */
+export const oversizedHead = (request: {
+  readonly url?: string | undefined
+  readonly rawHeaders: ReadonlyArray<string>
+}): Problem.Problem | undefined => {
+  if (request.url !== undefined && request.url.length > maxTargetBytes) return Problem.uriTooLong
+  // Counted as Node counts its limit: the names and values, without colons, spaces and CRLFs. Node decodes
+  // both as latin1, so a character is a byte.
+  let bytes = 0
+  for (const part of request.rawHeaders) bytes += part.length
+  return bytes > maxFieldBytes ? Problem.requestHeaderFieldsTooLarge : undefined
+}
+
 // A request line: a method token, then a space (a header field's name is followed by a colon).
 const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ /
 
 /**
- * Whether a head over Node's limit overflowed in its request line. Node reports either as one error, raised
- * where the span that overflowed ends (`bytesParsed`) in the chunk it was reading (`rawPacket`): the line it
- * ends in starts after the chunk's last CRLF before there, or, in the connection's first chunk
- * (`firstChunk`), at its start. A line whose start came in an earlier chunk cannot be seen, and is taken for
- * a header field.
+ * Whether a head over Node's limit (`parserHeadBytes`) overflowed in its request line. Node reports either as
+ * one error, raised where the span that overflowed ends (`bytesParsed`) in the chunk it was reading
+ * (`rawPacket`): the line it ends in starts after the chunk's last CRLF before there, or, in the connection's
+ * first chunk (`firstChunk`), at its start. A line whose start came in an earlier chunk cannot be seen, and is
+ * taken for a header field.
  *
  * @since 0.2.0
  * @category parsing

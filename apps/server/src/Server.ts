@@ -121,9 +121,11 @@ const encodedBody = (request: IncomingMessage): boolean => {
   )
 }
 
-// What refuses a request on its head alone, before any route: an HTTP/1.1 request without Host (RFC 9112,
-// section 3.2), an HTTP/1.0 one with Transfer-Encoding (section 6.1: faulty framing), a coded body.
+// What refuses a request on its head alone, before any route: a head over a limit, an HTTP/1.1 request without
+// Host (RFC 9112, section 3.2), an HTTP/1.0 one with Transfer-Encoding (section 6.1: faulty framing), a coded body.
 const refusalOf = (request: IncomingMessage): Problem.Problem | undefined => {
+  const oversized = ProtocolErrors.oversizedHead(request)
+  if (oversized !== undefined) return oversized
   if (request.httpVersionMajor === 1 && request.httpVersionMinor === 1) {
     if (request.headers.host === undefined) return Problem.missingHost
   } else if (request.headers["transfer-encoding"] !== undefined) {
@@ -236,7 +238,10 @@ export const layer = (
         // outlive a short timeout by far.
         connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(http.headersTimeoutMillis / 4))),
         // Checked here instead (`missesHost`), so that the refusal is a problem document like every other.
-        requireHostHeader: false
+        requireHostHeader: false,
+        // Node's parser only tells its overflow from the chunk it was reading, so the limits of target and
+        // header fields are checked on the parsed request (`refusalOf`) and the parser is given room for both.
+        maxHeaderSize: ProtocolErrors.parserHeadBytes
       })
       server.maxConnections = http.maxConnections
       const meter = yield* Instrumentation.meter(server, Middleware.routeOf(), Middleware.allowedMethods())
@@ -328,7 +333,7 @@ export const layer = (
         "checkExpectation",
         meter.measured((request, response) => {
           guard.headReceived(request.socket)
-          refuse(request, response, Problem.expectationFailed)
+          refuse(request, response, ProtocolErrors.oversizedHead(request) ?? Problem.expectationFailed)
         })
       )
       yield* listen(server, options)

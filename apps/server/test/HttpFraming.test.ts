@@ -23,10 +23,17 @@ const body = JSON.stringify({ fileId: "contact", apiKey: KEY })
  * Sends `request` on a new connection; resolves with what came back once the server closes it, or once
  * `waitMillis` passed without a close (`closed` false).
  */
-const exchange = (port: number, request: string, waitMillis = 2_000) =>
+const exchange = (port: number, request: string | ReadonlyArray<string>, waitMillis = 2_000) =>
   new Promise<{ readonly text: string; readonly replies: Array<Response>; readonly closed: boolean }>((resolve) => {
     let text = ""
-    const socket = connect({ port, host: "127.0.0.1" }, () => socket.write(request))
+    const parts = typeof request === "string" ? [request] : request
+    // Each part its own TCP segment: the next is written only after a pause.
+    const writeFrom = (index: number) => {
+      if (index >= parts.length || socket.destroyed) return
+      socket.write(parts[index] ?? "")
+      setTimeout(() => writeFrom(index + 1), 50)
+    }
+    const socket = connect({ port, host: "127.0.0.1", noDelay: true }, () => writeFrom(0))
     const settle = (closed: boolean) => {
       clearTimeout(timer)
       socket.destroy()
@@ -78,6 +85,62 @@ describe("statuses and framing of RFC 9110 and 9112 (raw sockets, in process)", 
       `GET /health HTTP/1.1\r\nHost: filedata.test\r\nX-Filler: ${"a".repeat(20 * 1024)}\r\n\r\n`
     )
     expectProblem(field.replies[0], 431, "request_header_fields_too_large")
+  })
+
+  it("a 20 KiB request target or header field in several TCP segments: still 414 and 431", async () => {
+    const target = `/health?${"a".repeat(20 * 1024)}`
+    const head = `GET ${target} HTTP/1.1\r\nHost: filedata.test\r\n\r\n`
+    const splits = (text: string, count: number) =>
+      Array.from({ length: count }, (_, index) =>
+        text.slice(Math.floor((index * text.length) / count), Math.floor(((index + 1) * text.length) / count))
+      )
+    for (const count of [2, 5]) {
+      const long = await exchange(port, splits(head, count))
+      expectProblem(long.replies[0], 414, "uri_too_long")
+      expect(long.replies[0]?.headers.connection).toBe("close")
+      expect(long.closed).toBe(true)
+      const field = await exchange(
+        port,
+        splits(`GET /health HTTP/1.1\r\nHost: filedata.test\r\nX-Filler: ${"a".repeat(20 * 1024)}\r\n\r\n`, count)
+      )
+      expectProblem(field.replies[0], 431, "request_header_fields_too_large")
+      expect(field.closed).toBe(true)
+    }
+    // After a first request on the connection, in its own segment.
+    const second = await exchange(port, [`GET /health HTTP/1.1\r\nHost: filedata.test\r\n\r\n`, ...splits(head, 3)])
+    expect(second.replies.map((reply) => reply.status)).toEqual([200, 414])
+  })
+
+  it("a request target and header fields of 16 KiB each: read", async () => {
+    const target = `/health?${"a".repeat(16 * 1024 - "/health?".length)}`
+    // Names and values count, not the colons, spaces and CRLFs between them.
+    const others = "Host".length + "filedata.test".length + "Connection".length + "close".length
+    const filler = "a".repeat(16 * 1024 - others - "X-Filler".length)
+    const { replies } = await exchange(
+      port,
+      `GET ${target} HTTP/1.1\r\nHost: filedata.test\r\nX-Filler: ${filler}\r\nConnection: close\r\n\r\n`
+    )
+    expect(replies[0]?.status).toBe(200)
+    // One byte more of either is refused.
+    const longer = await exchange(port, `GET ${target}a HTTP/1.1\r\nHost: filedata.test\r\n\r\n`)
+    expectProblem(longer.replies[0], 414, "uri_too_long")
+    const wider = await exchange(
+      port,
+      `GET /health HTTP/1.1\r\nHost: filedata.test\r\nX-Filler: ${filler}a\r\nConnection: close\r\n\r\n`
+    )
+    expectProblem(wider.replies[0], 431, "request_header_fields_too_large")
+  })
+
+  it("a 40 KiB head, over the parser's room: still 414 for its target, 431 for its header fields", async () => {
+    const target = await exchange(port, `GET /health?${"a".repeat(40 * 1024)} HTTP/1.1\r\nHost: filedata.test\r\n\r\n`)
+    expectProblem(target.replies[0], 414, "uri_too_long")
+    expect(target.closed).toBe(true)
+    const field = await exchange(
+      port,
+      `GET /health HTTP/1.1\r\nHost: filedata.test\r\nX-Filler: ${"a".repeat(40 * 1024)}\r\n\r\n`
+    )
+    expectProblem(field.replies[0], 431, "request_header_fields_too_large")
+    expect(field.closed).toBe(true)
   })
 
   it("a request body with Content-Encoding other than identity: 415 with Accept-Encoding: identity, on each route", async () => {

@@ -1,5 +1,5 @@
 // HTTP/1.1 at its edges, on raw sockets against the built server as a process: `Expect: 100-continue`, request
-// targets in absolute form, and the requests Node refuses before any route (400, 408, 417, 431), each answered
+// targets in absolute form, and the requests refused before any route (400, 408, 414, 417, 431), each answered
 // as a problem document with the header fields every reply carries.
 
 import type { ChildProcess } from "node:child_process"
@@ -30,19 +30,26 @@ const fixture = {
 const body = JSON.stringify({ fileId: "contact", apiKey: KEY })
 
 /**
- * Opens a connection and sends `request`; `followUp` may send more once the responses so far satisfy it. Resolves
- * with every response and whether the server closed the connection, once it closes it or `done` holds.
+ * Opens a connection and sends `request` (an array: each part its own TCP segment, after a pause); `followUp`
+ * may send more once the responses so far satisfy it. Resolves with every response and whether the server closed
+ * the connection, once it closes it or `done` holds.
  */
 const exchange = (
   port: number,
-  request: string | Buffer,
+  request: string | Buffer | ReadonlyArray<string>,
   options?: {
     readonly followUp?: { readonly when: (responses: Array<Response>) => boolean; readonly send: string }
     readonly done?: (responses: Array<Response>) => boolean
   }
 ) =>
   new Promise<{ readonly responses: Array<Response>; readonly closedByServer: boolean }>((resolve) => {
-    const socket = connect({ port, host: "127.0.0.1" }, () => socket.write(request))
+    const parts = Array.isArray(request) ? request : [request]
+    const writeFrom = (index: number) => {
+      if (index >= parts.length || socket.destroyed) return
+      socket.write(parts[index])
+      setTimeout(() => writeFrom(index + 1), 50)
+    }
+    const socket = connect({ port, host: "127.0.0.1", noDelay: true }, () => writeFrom(0))
     let received = ""
     let sent = false
     let settled = false
@@ -182,7 +189,7 @@ describe("HTTP/1.1 edges on raw sockets (real processes)", () => {
     })
   })
 
-  describe("requests Node refuses before any route: problem documents, then the connection closed", () => {
+  describe("requests refused before any route: problem documents, then the connection closed", () => {
     it("a request line that is not HTTP: 400 bad_request", async () => {
       const { responses, closedByServer } = await exchange(port, "GARBAGE\r\n\r\n")
       expectProblem(responses[0], 400, "bad_request")
@@ -225,7 +232,19 @@ describe("HTTP/1.1 edges on raw sockets (real processes)", () => {
       }
     })
 
-    it("header fields over Node's limit (16 KiB): 431 request_header_fields_too_large", async () => {
+    it("a request target over 16 KiB, in several TCP segments: 414 uri_too_long", async () => {
+      const target = `/health?${"a".repeat(20 * 1024)}`
+      const { responses, closedByServer } = await exchange(port, [
+        "GET /health?",
+        target.slice("/health?".length, 10 * 1024),
+        `${target.slice(10 * 1024)} HTTP/1.1\r\nHost: filedata.test\r\n\r\n`
+      ])
+      expectProblem(responses[0], 414, "uri_too_long")
+      expect(responses[0]?.headers.connection).toBe("close")
+      expect(closedByServer).toBe(true)
+    })
+
+    it("header fields over 16 KiB: 431 request_header_fields_too_large", async () => {
       const { responses, closedByServer } = await exchange(
         port,
         `GET /health HTTP/1.1\r\nHost: filedata.test\r\nX-Filler: ${"a".repeat(20_000)}\r\n\r\n`
@@ -272,7 +291,7 @@ describe("HTTP/1.1 edges on raw sockets (real processes)", () => {
       .filter((line) => line.startsWith("{"))
       .map((line) => JSON.parse(line))
       .filter((line) => line.message === "request")
-    for (const status of [400, 408, 417, 431]) {
+    for (const status of [400, 408, 414, 417, 431]) {
       expect(lines).toContainEqual(expect.objectContaining({ annotations: expect.objectContaining({ status }) }))
     }
     expect(lines).toContainEqual(
