@@ -7,6 +7,7 @@
  *
  * @since 0.2.0
  */
+import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import * as ExportEncoder from "../export/ExportEncoder.js"
 import type { FileId } from "./FileData.js"
@@ -121,7 +122,7 @@ export const join = (page: SubmissionPage, form: EntryForm = "stored"): JoinedPa
   const joined =
     form === "stored"
       ? page.entries.join(",")
-      : page.entries.map((entry, i) => SubmissionEntry.withId(page.ids[i]!, entry)).join(",")
+      : Arr.zipWith(page.entries, page.ids, (entry, id) => SubmissionEntry.withId(id, entry)).join(",")
   return page.hasMore
     ? { joined, count: page.entries.length, next: page.next, hasMore: true }
     : { joined, count: page.entries.length, next: page.next, hasMore: false }
@@ -151,7 +152,7 @@ export const render = (rows: ExportRows, page: SubmissionPage): JoinedPage => {
 export const changeText = (change: Change): string =>
   change.type === "submission.erased"
     ? `{"type":"submission.erased","id":"${change.id}"}`
-    : `{"type":"submission.created","id":"${change.id}",${change.entry.slice(1)}`
+    : `{"type":"submission.created",${SubmissionEntry.withId(change.id, change.entry).slice(1)}`
 
 /**
  * A domain page of the change feed as {@link JoinedChanges}.
@@ -167,7 +168,8 @@ export const joinChanges = (page: ChangePage): JoinedChanges => ({
 })
 
 /**
- * The capability written from the port's domain method: each page of `readSubmissions`, joined or rendered.
+ * The capability written from the port's domain methods: each page of `readSubmissions` joined or rendered, each
+ * of `readChanges` joined.
  *
  * @since 0.2.0
  * @category constructors
@@ -177,7 +179,7 @@ export const fromSubmissions = (repository: FileRepository): EncodedPages => ({
     Effect.map(repository.readSubmissions(fileId, range), (page) => join(page, form)),
   readExportRows: (fileId, range, rows) =>
     Effect.map(repository.readSubmissions(fileId, range), (page) => render(rows, page)),
-  readJoinedChanges: (fileId, range) => Effect.map(repository.readChanges(fileId, range), joinChanges)
+  readJoinedChanges: joinedChanges(repository)
 })
 
 const defaults = new WeakMap<FileRepository, EncodedPages>()

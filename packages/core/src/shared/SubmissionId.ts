@@ -6,6 +6,7 @@
  * @since 0.3.0
  */
 import * as Effect from "effect/Effect"
+import * as Encoding from "effect/Encoding"
 import * as Schema from "effect/Schema"
 
 /**
@@ -29,8 +30,6 @@ export const SubmissionId = Schema.String.pipe(
  */
 export type SubmissionId = typeof SubmissionId.Type
 
-const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-
 /**
  * A new id from 15 random bytes in base64url. `crypto.getRandomValues` is in every runtime the core runs on,
  * so the core needs no port for it.
@@ -38,15 +37,8 @@ const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
  * @since 0.3.0
  * @category constructors
  */
-export const unsafeRandom = (): SubmissionId => {
-  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(15))
-  let text = "sub_"
-  for (let i = 0; i < 15; i += 3) {
-    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!
-    text += ALPHABET[n >>> 18]! + ALPHABET[(n >>> 12) & 63]! + ALPHABET[(n >>> 6) & 63]! + ALPHABET[n & 63]!
-  }
-  return text as SubmissionId
-}
+export const unsafeRandom = (): SubmissionId =>
+  `sub_${Encoding.encodeBase64Url(globalThis.crypto.getRandomValues(new Uint8Array(15)))}` as SubmissionId
 
 /**
  * {@link unsafeRandom} as an effect.

@@ -6,6 +6,7 @@
  *
  * @since 0.2.0
  */
+import * as Arr from "effect/Array"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { ChangeCursor } from "../changes/ChangeCursor.js"
@@ -208,9 +209,11 @@ export interface EventData {
 export const eventBody = (data: EventData): string =>
   `{"type":${JSON.stringify(eventType)},"timestamp":${JSON.stringify(data.timestamp)},"data":{"fileId":${JSON.stringify(
     data.fileId
-  )},"SubmissionCounter":${data.submissionCounter},"VisitCounter":${data.visitCounter},"submissions":[${data.entries
-    .map((entry, i) => SubmissionEntry.withId(data.ids[i]!, entry))
-    .join(",")}],"next":${JSON.stringify(data.next)},"changesNext":${JSON.stringify(data.changesNext)}}}`
+  )},"SubmissionCounter":${data.submissionCounter},"VisitCounter":${data.visitCounter},"submissions":[${Arr.zipWith(
+    data.entries,
+    data.ids,
+    (entry, id) => SubmissionEntry.withId(id, entry)
+  ).join(",")}],"next":${JSON.stringify(data.next)},"changesNext":${JSON.stringify(data.changesNext)}}}`
 
 /**
  * What an event of an erasure says: the file, its counters after the erasure, the ids it erased (at most
