@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { FileData } from "@filedata/core"
+import * as Order from "effect/Order"
 
 /**
  * A place in reply order. `seq` stays text: PostgreSQL's int8 can exceed what a double holds exactly.
@@ -60,6 +61,23 @@ export const windowStart = (since: number | undefined): Position =>
   since === undefined ? start : { createdDate: since, seq: "0" }
 
 const seqAbove = (a: string, b: string): boolean => (a.length === b.length ? a > b : a.length > b.length)
+
+// Seqs are canonical numerals as text (an int8 may pass a double's exact range): longer is larger.
+const seqOrder: Order.Order<string> = Order.combine(
+  Order.mapInput(Order.number, (seq: string) => seq.length),
+  Order.string
+)
+
+/**
+ * Reply order: ascending `createdDate`, ties by `seq`.
+ *
+ * @since 0.3.0
+ * @category ordering
+ */
+export const replyOrder: Order.Order<Position> = Order.combine(
+  Order.mapInput(Order.number, (position: Position) => position.createdDate),
+  Order.mapInput(seqOrder, (position: Position) => position.seq)
+)
 
 /**
  * Where a read of the window from `since` that continues after `after` starts: the later of the two.

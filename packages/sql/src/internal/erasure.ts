@@ -6,7 +6,9 @@ import { ChangeCursor, Erasure, FileData, SubmissionEntry, SubmissionId, Webhook
 import * as Arr from "effect/Array"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Order from "effect/Order"
 import type * as SqlDialect from "../SqlDialect.js"
+import * as SubmissionPosition from "../SubmissionPosition.js"
 import type * as Outbox from "./outbox.js"
 
 // Rows per statement and per page of the outbox scan, far below both engines' parameter limits.
@@ -19,13 +21,11 @@ interface Found {
   readonly entry: string
 }
 
-// Reply order, as the summary lists the erased ids: createdDate, then seq (text compared as the number it is).
-const replyOrder = (a: Found, b: Found): number => {
-  const byDate = Number(a.created_date) - Number(b.created_date)
-  if (byDate !== 0) return byDate
-  const [x, y] = [String(a.seq), String(b.seq)]
-  return x.length === y.length ? (x < y ? -1 : x > y ? 1 : 0) : x.length - y.length
-}
+// Reply order, as the summary lists the erased ids.
+const replyOrder = Order.mapInput(SubmissionPosition.replyOrder, (row: Found) => ({
+  createdDate: Number(row.created_date),
+  seq: String(row.seq)
+}))
 
 interface EventRow {
   readonly seq: number | string
@@ -63,15 +63,7 @@ export const make = (
 ) => {
   const { epochMillis, int8, boolean, contentHas, takeSeqs, beforeErasure } = dialect
 
-  const counters = (fileId: string) =>
-    Effect.map(
-      sql<{ readonly submission_counter: number | string; readonly visit_counter: number | string }>`
-        SELECT submission_counter, visit_counter FROM files WHERE id = ${fileId}`,
-      ([row]) =>
-        row === undefined
-          ? undefined
-          : { submissionCounter: Number(row.submission_counter), visitCounter: Number(row.visit_counter) }
-    )
+  const { counters } = outbox
 
   // Every id must name a submission of the file; the others are named, by where they belong, and nothing is erased.
   const byIds = (
@@ -204,11 +196,10 @@ export const make = (
       if (beforeErasure !== undefined) yield* beforeErasure
       const before = yield* counters(fileId)
       if (before === undefined) return yield* new Erasure.UnknownFile({ fileId })
-      const found = [
-        ...(selection._tag === "Ids"
-          ? yield* byIds(fileId, selection.ids)
-          : yield* byContent(fileId, selection.matches))
-      ].sort(replyOrder)
+      const found = Arr.sort(
+        selection._tag === "Ids" ? yield* byIds(fileId, selection.ids) : yield* byContent(fileId, selection.matches),
+        replyOrder
+      )
       if (found.length === 0) return { fileId, ids: [], ...before }
       const seqs = yield* takeSeqs(found.length)
       const erasures = Arr.zipWith(found, seqs, (row, seq) => ({ id: row.id, seq }))

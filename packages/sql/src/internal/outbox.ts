@@ -28,10 +28,6 @@ export interface Pending {
  */
 export const eventId = (): string => `msg_${randomBytes(16).toString("base64url")}`
 
-// Seqs as text (PostgreSQL's int8 may pass a double's exact range), compared as the numbers they are.
-const compareSeq = (a: string, b: string): number =>
-  a.length === b.length ? (a < b ? -1 : a > b ? 1 : 0) : a.length - b.length
-
 /**
  * The transactional outbox: both steps run inside the append's transaction, so its events commit or roll back
  * with its submissions.
@@ -74,17 +70,25 @@ export const make = (sql: SqlClient.SqlClient, dialect: SqlDialect.SqlDialect) =
       WHERE file_id = ${fileId} AND seq > ${int8(after)}
       ORDER BY seq LIMIT ${Webhook.submissionsPerEvent}`
 
+  /** A file's counters as its events tell them; none when no file has the id. */
+  const counters = (fileId: string) =>
+    Effect.map(
+      sql<{ readonly submission_counter: number | string; readonly visit_counter: number | string }>`
+        SELECT submission_counter, visit_counter FROM files WHERE id = ${fileId}`,
+      ([row]) =>
+        row === undefined
+          ? undefined
+          : { submissionCounter: Number(row.submission_counter), visitCounter: Number(row.visit_counter) }
+    )
+
   /** After the copy and the counters: one event per file and per page of its submissions, for each webhook. */
   const write = (pending: Pending): Effect.Effect<void, SqlError> =>
     Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
       const timestamp = FileData.timestampFromEpochMillis(now)
       for (const [fileId, webhookIds] of pending.webhooks) {
-        const [counters] = yield* sql<{
-          readonly submission_counter: number | string
-          readonly visit_counter: number | string
-        }>`SELECT submission_counter, visit_counter FROM files WHERE id = ${fileId}`
-        if (counters === undefined) continue
+        const counted = yield* counters(fileId)
+        if (counted === undefined) continue
         const file = FileData.FileId.make(fileId)
         let after = pending.before
         for (;;) {
@@ -97,18 +101,16 @@ export const make = (sql: SqlClient.SqlClient, dialect: SqlDialect.SqlDialect) =
               row,
               position: { createdDate: Number(row.created_date), seq: String(row.seq) }
             })),
-            Order.make<{ readonly position: SubmissionPosition.Position }>((a, b) => {
-              const order =
-                a.position.createdDate - b.position.createdDate || compareSeq(a.position.seq, b.position.seq)
-              return order < 0 ? -1 : order > 0 ? 1 : 0
-            })
+            Order.mapInput(
+              SubmissionPosition.replyOrder,
+              (item: { readonly position: SubmissionPosition.Position }) => item.position
+            )
           )
           const latest = Arr.lastNonEmpty(ordered).position
           const body = Webhook.eventBody({
             timestamp,
             fileId: file,
-            submissionCounter: Number(counters.submission_counter),
-            visitCounter: Number(counters.visit_counter),
+            ...counted,
             entries: ordered.map(({ row }) => SubmissionEntry.unsafeStored(row.entry)),
             ids: ordered.map(({ row }) => SubmissionId.unsafeStored(row.id)),
             next: SubmissionCursor.encode(file, SubmissionPosition.format(latest)),
@@ -131,5 +133,5 @@ export const make = (sql: SqlClient.SqlClient, dialect: SqlDialect.SqlDialect) =
         )
       )}`)
 
-  return { prepare, write, insert }
+  return { prepare, write, insert, counters }
 }
