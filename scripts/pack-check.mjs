@@ -250,6 +250,11 @@ if (exampleBuilt) {
         JSON.stringify(pages.map(({ id: _id, ...submission }) => submission)) === JSON.stringify(file.submissions),
       "the example's pages are not the file's submissions, each with its id"
     )
+    const feed = JSON.parse(line("feed: ") ?? "[]")
+    check(
+      JSON.stringify(feed) === JSON.stringify(pages.map((submission) => ["submission.created", submission.id])),
+      "the example's feed is not a created change for each submission, with its id"
+    )
     check(line("invalid: ") === "ValidationFailed /limit", "the example's limit 0 is not refused as ValidationFailed")
   } catch (error) {
     problems.push(`the example: ${error.stdout ?? ""}${error.stderr ?? error.message}`)

@@ -77,6 +77,10 @@ const overHttp = Effect.gen(function* () {
   }
   yield* Console.log(`page by page: ${JSON.stringify(submissions)}`)
 
+  // The change feed from the start: every submission stored, in commit order, under the same ids.
+  const feed = yield* client.files.getChanges({ payload: { fileId, apiKey } })
+  yield* Console.log(`feed: ${JSON.stringify(feed.changes.map((change) => [change.type, change.id]))}`)
+
   // A body the server would refuse is refused before it is sent, with the failure the server would send.
   const invalid = yield* client.files
     .getSubmissions({ payload: { fileId, apiKey, limit: 0 } })
