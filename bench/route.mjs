@@ -5,7 +5,9 @@
 // Each kind runs in a process of its own, `--rounds` times in turn, each round `--runs` runs of `--requests`
 // requests after a warm-up; the medians are printed. `--against DIR` adds the route of another checkout (its own
 // `pnpm install` done), to compare a change with the code before it.
-// Options: --requests 100000  --runs 3  --rounds 3  --against DIR
+// `--level info` serves at that LOG_LEVEL with the service's logger, as `pnpm start` does (its lines go to a pipe
+// this script drops): what a request line costs.
+// Options: --requests 100000  --runs 3  --rounds 3  --against DIR  --level warn
 
 import { spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"
@@ -14,11 +16,12 @@ import * as esbuild from "esbuild"
 import { commandLine } from "./lib/options.mjs"
 import { build, profileDatabase, root } from "./lib/processes.mjs"
 
-const option = commandLine(import.meta.url, ["against", "requests", "rounds", "runs"])
+const option = commandLine(import.meta.url, ["against", "requests", "rounds", "runs", "level"])
 const requests = option("requests", "100000")
 const runs = option("runs", "3")
 const rounds = Number(option("rounds", "3"))
 const against = option("against", undefined)
+const level = option("level", "warn")
 
 build()
 const db = await profileDatabase()
@@ -73,12 +76,21 @@ const kinds = [
 for (const kind of kinds) kind.figures = []
 for (let round = 0; round < rounds; round++) {
   for (const kind of round % 2 === 0 ? kinds : [...kinds].reverse()) {
-    const run = spawnSync(process.execPath, [kind.script, db, requests, runs], { cwd: root, encoding: "utf8" })
+    const run = spawnSync(process.execPath, [kind.script, db, requests, runs, level], {
+      cwd: root,
+      encoding: "utf8",
+      maxBuffer: 2 ** 30
+    })
     if (run.status !== 0) {
       console.error(`${kind.name}: ${run.stderr}`)
       process.exit(1)
     }
-    kind.figures.push(...JSON.parse(run.stdout.trim().split("\n").at(-1)))
+    // The figures are the last line that is not a log line.
+    const figures = run.stdout
+      .trim()
+      .split("\n")
+      .findLast((line) => line.startsWith("["))
+    kind.figures.push(...JSON.parse(figures))
   }
 }
 

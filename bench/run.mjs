@@ -17,6 +17,9 @@
 // wakeups, wakeups-pg: how soon another process's append answers a waiting incremental read and reaches a webhook's
 // receiver, on SQLite and on PostgreSQL (bench/wakeups.mjs; a fresh database, dropped after; wakeups-pg joins the
 // default profiles when BENCH_DATABASE_URL or TEST_DATABASE_URL is set). --wakeups 100: samples of each.
+// --against DIR: another checkout (its own `pnpm install` done; built here) served beside this one in the same
+// interleaved rounds, on the same data, for the small, big-reply and start-up rows: what a change buys on its row
+// (docs/performance.md#how-to-measure). Its rows say "against"; "filedata / against" rows compare the two.
 
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
@@ -45,7 +48,8 @@ const option = commandLine(import.meta.url, [
   "replies",
   "codings",
   "out",
-  "wakeups"
+  "wakeups",
+  "against"
 ])
 const databaseUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || undefined
 const redisUrl = process.env.BENCH_REDIS_URL || process.env.TEST_REDIS_URL || undefined
@@ -76,7 +80,9 @@ const levels = option("levels", [...new Set([benchLevel, "info"])].join(","))
   .filter((level) => level !== "")
 // The codings `pnpm bench` measures filedata's big replies in, beside identity.
 // The figures' table, also written here (docs/performance.md links it); "-" writes it only to stdout.
-const out = option("out", join(root, "bench/results/latest.md"))
+// A run against another checkout compares two versions, not the product's figures: it writes under .bench/.
+const against = option("against", undefined)
+const out = option("out", join(root, against === undefined ? "bench/results/latest.md" : ".bench/against.md"))
 const loadAtStart = loadavg()
 const codings = option("codings", "gzip,br")
   .split(",")
@@ -247,6 +253,7 @@ const imports = {}
 
 mkdirSync(work, { recursive: true })
 build()
+if (against !== undefined) build(against)
 
 const measure = async (profile) => {
   const dataset = onPostgres[profile] ?? profile
@@ -317,7 +324,17 @@ const startUp = async (db, env) => {
     { name: "pnpm start", args: ["start"], options: { command: "pnpm", detached: true } },
     { name: "node scripts/run.mjs server", args: ["scripts/run.mjs", "server"], rss: true },
     { name: "node apps/server/dist/bundle/main.js", args: ["apps/server/dist/bundle/main.js"], rss: true },
-    { name: "baseline", args: ["bench/baseline.mjs", db, "0"], rss: true }
+    { name: "baseline", args: ["bench/baseline.mjs", db, "0"], rss: true },
+    ...(against === undefined
+      ? []
+      : [
+          {
+            name: "against: node apps/server/dist/bundle/main.js",
+            args: ["apps/server/dist/bundle/main.js"],
+            options: { cwd: against },
+            rss: true
+          }
+        ])
   ]
   const measured = new Map(kinds.map((kind) => [kind.name, { ms: [], cpu: [], rss: [] }]))
   for (let i = 0; i < starts; i++) {
@@ -346,6 +363,18 @@ const startUp = async (db, env) => {
   // The target holds in every round: the server's own start (the bundle) against the plain server's start of the
   // same round; `pnpm`'s own start is not the server's to cut (docs/performance.md#where-start-up-goes).
   const bundle = "node apps/server/dist/bundle/main.js"
+  if (against !== undefined) {
+    const theirs = of(`against: ${bundle}`)
+    row("start / against", `to the listening line: ${bundle}`, median(of(bundle).ms), median(theirs.ms), "ms")
+    row(
+      "start / against",
+      `CPU time to the listening line: ${bundle}`,
+      median(of(bundle).cpu),
+      median(theirs.cpu),
+      "ms"
+    )
+    row("start / against", `idle RSS after start: ${bundle}`, median(of(bundle).rss), median(theirs.rss), "MiB")
+  }
   const ratios = of(bundle).ms.map((ms, i) => ms / baseline.ms[i])
   const worst = Math.max(...ratios)
   target(
@@ -382,6 +411,17 @@ const serve = async (profile, shape, db, serverUrl, pg) => {
         join(work, `${profile}-${level}.log`)
       )
     )
+    if (against !== undefined) {
+      servers.push(
+        await start(
+          `against ${name}`,
+          [join(against, "scripts/run.mjs"), "server"],
+          { ...env, LOG_LEVEL: level },
+          join(work, `${profile}-${level}-against.log`),
+          { cwd: against }
+        )
+      )
+    }
   }
   const baseline =
     pg === undefined
@@ -391,14 +431,19 @@ const serve = async (profile, shape, db, serverUrl, pg) => {
           RATE_LIMIT_IP_MAX: env.RATE_LIMIT_IP_MAX
         })
   if (pg !== undefined) {
-    servers[0].database = pg.filedata
+    for (const server of servers) server.database = pg.filedata
     baseline.database = pg.baseline
   }
   servers.push(baseline)
   try {
     if (shape.load) await underLoad(profile, shape, servers, baseline)
     else {
-      await bigReplies(profile, servers[0], baseline)
+      await bigReplies(
+        profile,
+        servers[0],
+        baseline,
+        servers.find((server) => server.name.startsWith("against"))
+      )
       await exportReplies(profile, servers[0])
     }
   } finally {
@@ -462,6 +507,18 @@ const underLoad = async (profile, shape, servers, baseline) => {
     const p99 = figure("p99 latency", (r) => r.p99, "ms")
     figure("server CPU a request", (r) => r.cpuPerRequest, "µs")
     figure("peak RSS under load", (r) => r.peak, "MiB")
+    const theirs = results.get(`against ${server.name}`)
+    if (theirs !== undefined) {
+      console.error(
+        `${server.name} requests/s / against per round: ${ours.map((r, i) => (r.rps / theirs[i].rps).toFixed(3)).join(", ")}`
+      )
+      const versus = (metric, pick, unit) =>
+        row(`${server.name} / against`, metric, mean(ours.map(pick)), mean(theirs.map(pick)), unit)
+      versus("requests/s", (r) => r.rps, "req/s")
+      versus("p99 latency", (r) => r.p99, "ms")
+      versus("server CPU a request", (r) => r.cpuPerRequest, "µs")
+    }
+    if (server.name.startsWith("against")) continue
     if (onPostgres[profile] !== undefined) {
       figure("PostgreSQL CPU a request", (r) => r.pgPerRequest, "µs")
       figure("Redis CPU a request", (r) => r.redisPerRequest, "µs")
@@ -488,14 +545,14 @@ const underLoad = async (profile, shape, servers, baseline) => {
   }
 }
 
-const bigReplies = async (profile, filedata, baseline) => {
-  const servers = [filedata, baseline]
+const bigReplies = async (profile, filedata, baseline, other) => {
+  const servers = [filedata, baseline, other].filter((server) => server !== undefined)
+  const role = (server) => (server === baseline ? "baseline" : server === other ? "against" : "filedata")
   const body = JSON.stringify({ fileId: "file-0", apiKey: "bench-key-0" })
   // The first reply after start, above the idle server as it started: what the first client meets, with the heap
   // at its start-up size and the code not compiled yet. The rows below measure a warmed server.
   const first = {}
-  for (const server of servers)
-    first[server === baseline ? "baseline" : "filedata"] = await replies(server, body, "identity", 1)
+  for (const server of servers) first[role(server)] = await replies(server, body, "identity", 1)
   if (first.filedata.bytes !== first.baseline.bytes) {
     throw new Error(`reply sizes differ: ${first.filedata.bytes} vs ${first.baseline.bytes}`)
   }
@@ -507,14 +564,24 @@ const bigReplies = async (profile, filedata, baseline) => {
     first.baseline.aboveIdle,
     "MiB"
   )
+  if (other !== undefined) {
+    row(`${profile} / against`, "time to last byte, first reply after start", first.filedata.ms, first.against.ms, "ms")
+    row(
+      `${profile} / against`,
+      "peak RSS above idle, first reply after start",
+      first.filedata.aboveIdle,
+      first.against.aboveIdle,
+      "MiB"
+    )
+  }
 
   const reference = {}
   for (const parallel of [1, 4]) {
     const label = parallel === 1 ? "1 reply" : `${parallel} in parallel`
-    const measured = { filedata: [], baseline: [] }
+    const measured = { filedata: [], baseline: [], against: [] }
     for (let i = 0; i < repeats; i++) {
       for (const server of rotate(servers, i + parallel)) {
-        measured[server === baseline ? "baseline" : "filedata"].push(await replies(server, body, "identity", parallel))
+        measured[role(server)].push(await replies(server, body, "identity", parallel))
       }
     }
     const summary = (list) => ({
@@ -529,6 +596,12 @@ const bigReplies = async (profile, filedata, baseline) => {
     row(profile, `time to last byte, ${label}`, ours.ms, plain.ms, "ms")
     row(profile, `server CPU, ${label}`, ours.cpuMs, plain.cpuMs, "ms")
     row(profile, `peak RSS above idle, ${label} (largest of ${repeats})`, ours.aboveIdle, plain.aboveIdle, "MiB")
+    if (other !== undefined) {
+      const theirs = summary(measured.against)
+      row(`${profile} / against`, `time to last byte, ${label}`, ours.ms, theirs.ms, "ms")
+      row(`${profile} / against`, `server CPU, ${label}`, ours.cpuMs, theirs.cpuMs, "ms")
+      row(`${profile} / against`, `peak RSS above idle, ${label}`, ours.aboveIdle, theirs.aboveIdle, "MiB")
+    }
     const ratio = ours.ms / plain.ms
     target(`${profile}: time to last byte, ${label}`, `${ratio.toFixed(2)}x`, "<= 1.0x", ratio <= 1)
     target(
@@ -693,6 +766,11 @@ if (codings.length > 0 && bigReplyRan) {
     `Rows ${codings.map((coding) => `"${coding}:"`).join(", ")}: filedata's reply in that coding; the baseline ` +
       "column is the baseline's uncompressed reply. Import rows: the baseline column is bench/baseline-import.mjs."
   )
+}
+if (against !== undefined) {
+  const theirs = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: against, encoding: "utf8" }).stdout.trim()
+  print("")
+  print(`Rows "… / against": filedata on ${commit} against ${against} on ${theirs} in the baseline column.`)
 }
 if (profiles.includes("small-pg")) {
   print("")

@@ -12,13 +12,14 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), "../..")
 
 // Brings every dist/ up to date as `pnpm build` does (incremental tsc -b, which the scripts that load a module of
 // a package need, then the apps' bundles as `pnpm start` makes them); exits when the build fails.
-export const build = () => {
-  const tsc = createRequire(join(root, "package.json")).resolve("typescript/bin/tsc")
+// `dir`: another checkout (its own `pnpm install` done), for `pnpm bench --against`.
+export const build = (dir = root) => {
+  const tsc = createRequire(join(dir, "package.json")).resolve("typescript/bin/tsc")
   for (const args of [
-    [tsc, "-b", join(root, "tsconfig.build.json")],
-    [join(root, "scripts/run.mjs"), "--build-only"]
+    [tsc, "-b", join(dir, "tsconfig.build.json")],
+    [join(dir, "scripts/run.mjs"), "--build-only"]
   ]) {
-    const result = spawnSync(process.execPath, args, { cwd: root, stdio: "inherit" })
+    const result = spawnSync(process.execPath, args, { cwd: dir, stdio: "inherit" })
     if (result.status !== 0) process.exit(1)
   }
 }
@@ -27,12 +28,18 @@ export const build = () => {
 // listening line. With `output`, its standard output goes to that file instead of a pipe to this process: at
 // LOG_LEVEL=info filedata writes a line per request, and this process, which also generates the load, would
 // otherwise spend its time reading them. `detached` puts it in a process group of its own, which `stop`
-// signals whole (pnpm runs the server in a child process of its own).
-export const start = async (name, args, env, output, { command = process.execPath, detached = false } = {}) => {
+// signals whole (pnpm runs the server in a child process of its own). `cwd`: the checkout it runs in.
+export const start = async (
+  name,
+  args,
+  env,
+  output,
+  { command = process.execPath, detached = false, cwd = root } = {}
+) => {
   const began = performance.now()
   const fd = output === undefined ? undefined : openSync(output, "w")
   const child = spawn(command, args, {
-    cwd: root,
+    cwd,
     env: { ...process.env, ...env },
     stdio: ["ignore", fd ?? "pipe", "inherit"],
     detached
