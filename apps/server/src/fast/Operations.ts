@@ -110,8 +110,14 @@ export const getSubmissions: Operation = make(
   SubmissionsEncoder.writeTo
 )
 
+// About how long, in UTF-16 code units, the pieces the feed's reply cuts a domain page into may grow: below the
+// size at which V8 makes a string a large object (128 KiB), for what that bought a huge reply's memory:
+// docs/performance.md#pieces-below-the-large-object-size.
+const pieceLength = 64 * 1024
+
 /**
- * `POST /api/v1/file-data/changes`: the change feed; its waits end as the incremental read's do.
+ * `POST /api/v1/file-data/changes`: the change feed; its waits end as the incremental read's do. A page the
+ * adapter hands over as the domain's is written in pieces of at most about 64 Ki code units.
  *
  * @since 0.3.0
  * @category operations
@@ -119,7 +125,7 @@ export const getSubmissions: Operation = make(
 export const getChanges: Operation = make(
   FileDataApi.changesPath,
   (ports, input, response) => GetChanges.runWith(ports, { ...input, gone: gone(response) }),
-  ChangesEncoder.writeTo
+  (reply, write) => ChangesEncoder.writeTo(reply, write, pieceLength)
 )
 
 /**

@@ -39,15 +39,6 @@ interface Position {
 
 const start: Position = { after: undefined, first: true, empty: true }
 
-/**
- * About how long, in UTF-16 code units, a page joined as text may grow before the core joins it as bytes
- * instead (`EncodedPages.join`). A page comes joined (`EncodedPages.JoinedPage`) and is written as it came.
- *
- * @since 0.1.0
- * @category constants
- */
-export const maxPieceLength: number = Pieces.maxPieceLength
-
 // Reads one page and returns the next pieces of the reply: the page as storage joined it, with the head before
 // the first and the tail after the last; no next position after the last page.
 const step = (

@@ -7,7 +7,6 @@ import * as Stream from "effect/Stream"
 import * as ChangeCursor from "../../src/changes/ChangeCursor.js"
 import * as ChangesEncoder from "../../src/changes/ChangesEncoder.js"
 import * as ChangesReply from "../../src/changes/ChangesReply.js"
-import * as FileDataEncoder from "../../src/read/FileDataEncoder.js"
 import * as EncodedPages from "../../src/shared/EncodedPages.js"
 import { type FileId, type StoredFile, timestampFromEpochMillis, type UserId } from "../../src/shared/FileData.js"
 import type * as FileRepository from "../../src/shared/FileRepository.js"
@@ -69,10 +68,10 @@ const replyOf = (count: number, limit: number, padding = 0, joined = true) => {
   return { reply, reads }
 }
 
-const written = (reply: ChangesReply.ChangesReply) =>
+const written = (reply: ChangesReply.ChangesReply, pieceLength?: number) =>
   Effect.gen(function* () {
     const pieces: Array<readonly [string | Uint8Array, boolean]> = []
-    yield* ChangesEncoder.writeTo(reply, (piece, last) => Effect.sync(() => pieces.push([piece, last])))
+    yield* ChangesEncoder.writeTo(reply, (piece, last) => Effect.sync(() => pieces.push([piece, last])), pieceLength)
     return pieces
   })
 
@@ -84,12 +83,17 @@ const text = (pieces: ReadonlyArray<readonly [string | Uint8Array, boolean]>) =>
 describe("ChangesEncoder", () => {
   it.prop(
     "writes exactly the reply: the changes in order, type and id first, its cursor and hasMore last",
-    { count: FastCheck.nat(2600), limit: FastCheck.integer({ min: 1, max: 3000 }), joined: FastCheck.boolean() },
-    ({ count, limit, joined }) =>
+    {
+      count: FastCheck.nat(2600),
+      limit: FastCheck.integer({ min: 1, max: 3000 }),
+      joined: FastCheck.boolean(),
+      pieceLength: FastCheck.option(FastCheck.integer({ min: 1, max: 20_000 }), { nil: undefined })
+    },
+    ({ count, limit, joined, pieceLength }) =>
       Effect.runSync(
         Effect.gen(function* () {
           const { reply, reads } = replyOf(count, limit, 0, joined)
-          const pieces = yield* written(reply)
+          const pieces = yield* written(reply, pieceLength)
           const whole = text(pieces)
           const parsed = JSON.parse(whole)
           const held = Math.min(count, limit)
@@ -105,8 +109,10 @@ describe("ChangesEncoder", () => {
           // The same value as the reply read whole, and the same text as the stream.
           expect(yield* ChangesReply.toChangesPage(replyOf(count, limit, 0, joined).reply)).toEqual(parsed)
           // A joined page is the domain page's text, so both write the same reply.
-          expect(text(yield* written(replyOf(count, limit, 0, !joined).reply))).toBe(whole)
-          const streamed = yield* Stream.runCollect(ChangesEncoder.encode(replyOf(count, limit, 0, joined).reply))
+          expect(text(yield* written(replyOf(count, limit, 0, !joined).reply, pieceLength))).toBe(whole)
+          const streamed = yield* Stream.runCollect(
+            ChangesEncoder.encode(replyOf(count, limit, 0, joined).reply, pieceLength)
+          )
           expect(Chunk.join(streamed, "")).toBe(whole)
         })
       ),
@@ -130,15 +136,27 @@ describe("ChangesEncoder", () => {
     })
   )
 
-  it.effect("10,000 changes of domain pages are written in pieces of about maxPieceLength, never one string", () =>
+  it.effect("10,000 changes of domain pages are written in pieces of about the length asked, never one string", () =>
     Effect.gen(function* () {
       const { reply, reads } = replyOf(12_000, 10_000, 200, false)
-      const pieces = yield* written(reply)
+      const pieces = yield* written(reply, 64 * 1024)
       expect(reads).toEqual(Array.from({ length: 10 }, () => ChangesReply.pageLimit))
-      expect(Math.max(...pieces.map(([piece]) => piece.length))).toBeLessThan(FileDataEncoder.maxPieceLength + 400)
+      // A piece ends before the change that would take it to the length, so it is shorter than one change more.
+      expect(Math.max(...pieces.map(([piece]) => piece.length))).toBeLessThan(64 * 1024 + 400)
       const parsed = JSON.parse(text(pieces))
       expect(parsed.changes).toHaveLength(10_000)
       expect(parsed.hasMore).toBe(true)
+    })
+  )
+
+  it.effect("with no length asked, a domain page is one piece", () =>
+    Effect.gen(function* () {
+      const { reply } = replyOf(2_500, 2_500, 200, false)
+      const pieces = yield* written(reply)
+      expect(pieces).toHaveLength(Math.ceil(2_500 / ChangesReply.pageLimit))
+      expect(JSON.parse(text(pieces)).changes).toHaveLength(2_500)
+      const streamed = yield* Stream.runCollect(ChangesEncoder.encode(replyOf(2_500, 2_500, 200, false).reply))
+      expect(Chunk.size(streamed)).toBe(pieces.length)
     })
   )
 

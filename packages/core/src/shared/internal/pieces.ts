@@ -5,25 +5,23 @@ import * as Stream from "effect/Stream"
 import * as Immediate from "../Immediate.js"
 
 /**
- * About how long, in UTF-16 code units, the pieces a page of a reply is written in may grow.
+ * A page's entries joined by commas into pieces of about `pieceLength` UTF-16 code units, `before` at the start
+ * of the first and `after` at the end of the last; an entry is never split, so a longer one makes a longer
+ * piece. With no length (`Infinity`) the page is one piece.
  *
  * @internal
  */
-export const maxPieceLength = 64 * 1024
-
-/**
- * A page's entries joined by commas into pieces of about `maxPieceLength`, `before` at the start of the first
- * and `after` at the end of the last; a submission is never split, so a longer one makes a longer piece. Below
- * the size at which V8 makes a string a large object: docs/performance.md#pieces-below-the-large-object-size.
- *
- * @internal
- */
-export const pieces = (entries: ReadonlyArray<string>, before: string, after: string): Array<string> => {
+export const pieces = (
+  entries: ReadonlyArray<string>,
+  before: string,
+  after: string,
+  pieceLength: number
+): Array<string> => {
   const out: Array<string> = []
   let piece = before
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i] as string
-    if (piece.length > 0 && piece.length + entry.length >= maxPieceLength) {
+    if (piece.length > 0 && piece.length + entry.length >= pieceLength) {
       out.push(piece)
       piece = ""
     }
@@ -71,10 +69,14 @@ export const aroundJoined = (
   return out
 }
 
-// Reads a reply's pages with `step` from `start` until it gives no next position, writing each page's pieces
-// through `write`, the last one marked `last`, and reading the next page only once `write` is done with the
-// last: the transport decides how to wait for a slow reader.
-const writeAll: <P, A, E, E2, R>(
+/**
+ * Reads a reply's pages with `step` from `start` until it gives no next position, writing each page's pieces
+ * through `write`, the last one marked `last`, and reading the next page only once `write` is done with the
+ * last: the transport decides how to wait for a slow reader.
+ *
+ * @internal
+ */
+export const writeAll: <P, A, E, E2, R>(
   start: P,
   step: (position: P) => Effect.Effect<readonly [pieces: Array<A | undefined>, next: P | undefined], E>,
   write: (piece: A, last: boolean) => Effect.Effect<void, E2, R>
@@ -104,8 +106,25 @@ const decoder = new TextDecoder()
 const text = (piece: string | Uint8Array): string => (typeof piece === "string" ? piece : decoder.decode(piece))
 
 /**
+ * A reply's pages, read with `step` from `start` as the stream is pulled, as a stream of text pieces.
+ *
+ * @internal
+ */
+export const stream = <P, A extends string | Uint8Array, E>(
+  start: P,
+  step: (position: P) => Effect.Effect<readonly [pieces: Array<A>, next: P | undefined], E>
+): Stream.Stream<string, E> =>
+  Stream.paginateChunkEffect(start, (position) =>
+    Effect.map(
+      step(position),
+      ([pieces, next]) => [Chunk.unsafeFromArray(pieces.map(text)), Option.fromNullable(next)] as const
+    )
+  )
+
+/**
  * A reply's body, read page by page with `step` from the position `begin` gives: written through a transport's
- * `write`, or as a stream of text pieces, a page read when its pieces are pulled.
+ * `write` ({@link writeAll}), or as a stream of text pieces ({@link stream}), a page read when its pieces are
+ * pulled.
  *
  * @internal
  */
@@ -117,11 +136,5 @@ export const body = <Reply, P, A extends string | Uint8Array, E>(
     reply: Reply,
     write: (piece: A, last: boolean) => Effect.Effect<void, E2, R>
   ): Immediate.Immediate<void, E | E2, R> => writeAll(begin(reply), (position: P) => step(reply, position), write),
-  encode: (reply: Reply): Stream.Stream<string, E> =>
-    Stream.paginateChunkEffect(begin(reply), (position) =>
-      Effect.map(
-        step(reply, position),
-        ([pieces, next]) => [Chunk.unsafeFromArray(pieces.map(text)), Option.fromNullable(next)] as const
-      )
-    )
+  encode: (reply: Reply): Stream.Stream<string, E> => stream(begin(reply), (position: P) => step(reply, position))
 })
