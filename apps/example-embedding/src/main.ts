@@ -6,7 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { FileDataClient, type Models } from "@filedata/client"
+import { FileDataClient, type SubmissionsReply } from "@filedata/client"
 import { FileDataReply, GetFileData, OperatorStore } from "@filedata/core"
 import { FixtureDocument } from "@filedata/fixture"
 import { MemoryRateLimiter } from "@filedata/rate-limiter-memory"
@@ -65,7 +65,7 @@ const overHttp = Effect.gen(function* () {
   yield* Console.log(`refused: ${denied._tag} (${denied.status} ${denied.code}): ${denied.detail}`)
 
   // The incremental read, one submission a page: `next` goes back as `after` until nothing more matched.
-  const submissions: Array<Models.IdentifiedSubmission> = []
+  const submissions: Array<SubmissionsReply.IdentifiedSubmission> = []
   let after: string | undefined
   for (let hasMore = true; hasMore; ) {
     const page = yield* client.files.getSubmissions({

@@ -9,7 +9,15 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { expect, layer } from "@effect/vitest"
-import { ApiError, FileDataClient, type Models } from "@filedata/client"
+import {
+  ApiError,
+  type ChangesReply,
+  type FileData,
+  FileDataClient,
+  type GetChanges,
+  type GetSubmissions,
+  type SubmissionsReply
+} from "@filedata/client"
 import { OperatorStore } from "@filedata/core"
 import { AppendDocument } from "@filedata/fixture"
 import * as Chunk from "effect/Chunk"
@@ -190,13 +198,13 @@ const syncServer = TestServer.layer({
 })
 
 interface Synced {
-  readonly submissions: ReadonlyArray<Models.Submission>
+  readonly submissions: ReadonlyArray<FileData.Submission>
   readonly next: string
   readonly requests: number
 }
 
 // The submissions of an incremental read without their ids, each checked to have one.
-const withoutIds = (submissions: ReadonlyArray<Models.IdentifiedSubmission>): Array<Models.Submission> =>
+const withoutIds = (submissions: ReadonlyArray<SubmissionsReply.IdentifiedSubmission>): Array<FileData.Submission> =>
   submissions.map(({ id, ...submission }) => {
     expect(id).toMatch(/^sub_/)
     return submission
@@ -205,11 +213,11 @@ const withoutIds = (submissions: ReadonlyArray<Models.IdentifiedSubmission>): Ar
 // A client's sync loop: pages of `limit` from `after` (or the start) until the reply says no more matched.
 const sync = (client: FileDataClient.Client, limit: number, after?: string) =>
   Effect.gen(function* () {
-    const submissions: Array<Models.Submission> = []
+    const submissions: Array<FileData.Submission> = []
     let cursor = after
     let requests = 0
     for (;;) {
-      const payload: Models.GetSubmissionsRequest = {
+      const payload: GetSubmissions.RequestJson = {
         fileId: "journal",
         apiKey: "alice-key",
         limit,
@@ -264,7 +272,7 @@ layer(syncServer)("the typed client's sync loop against the whole server", (it) 
   it.effect("a cursor, a limit or a window the server refuses is refused by the client too, before sending", () =>
     Effect.gen(function* () {
       const base = { fileId: "journal", apiKey: "alice-key" }
-      const payloads: ReadonlyArray<Models.GetSubmissionsRequest> = [
+      const payloads: ReadonlyArray<GetSubmissions.RequestJson> = [
         { ...base, after: "bm90IGEgY3Vyc29y" },
         { ...base, since: "2024-01-01" },
         { ...base, since: "2024-02-01T00:00:00Z", until: "2024-01-01T00:00:00Z" },
@@ -300,12 +308,12 @@ layer(syncServer)("the typed client's sync loop against the whole server", (it) 
   it.effect("the change feed: every change once in commit order, a backdated append after the rest", () =>
     Effect.gen(function* () {
       const client = yield* clientOf()
-      const changes: Array<Models.Change> = []
+      const changes: Array<ChangesReply.ChangeJson> = []
       const feed = (after?: string) =>
         Effect.gen(function* () {
           let cursor = after
           for (;;) {
-            const payload: Models.GetChangesRequest = {
+            const payload: GetChanges.RequestJson = {
               fileId: "journal",
               apiKey: "alice-key",
               limit: 3,

@@ -13,11 +13,23 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import type * as HttpMethod from "@effect/platform/HttpMethod"
 import * as OpenApi from "@effect/platform/OpenApi"
-import type * as Schema from "effect/Schema"
+import {
+  ChangesReply,
+  CreateWebhook,
+  ExportSubmissions,
+  FileData,
+  GetChanges,
+  GetFileData,
+  GetSubmissions,
+  ListWebhooks,
+  ManageWebhook,
+  RateLimiter,
+  SubmissionsReply
+} from "@filedata/core"
+import * as Schema from "effect/Schema"
 import * as ApiError from "./ApiError.js"
 import * as internalOpenApi from "./internal/openApi.js"
 import { problem } from "./internal/problem.js"
-import * as Models from "./Models.js"
 
 /**
  * The version of this package and of the API document it describes.
@@ -163,8 +175,8 @@ export class FilesGroup extends HttpApiGroup.make("files")
   .add(
     fileDataOperation(
       HttpApiEndpoint.post("getFileData", fileDataPath)
-        .setPayload(Models.GetFileDataRequest)
-        .addSuccess(Models.FileData)
+        .setPayload(GetFileData.RequestJson)
+        .addSuccess(FileData.FileData)
         .annotate(OpenApi.Summary, "Get a file's metadata, counters and every submission")
         .annotate(
           OpenApi.Description,
@@ -175,8 +187,8 @@ export class FilesGroup extends HttpApiGroup.make("files")
   .add(
     fileDataOperation(
       HttpApiEndpoint.post("getSubmissions", submissionsPath)
-        .setPayload(Models.GetSubmissionsRequest)
-        .addSuccess(Models.SubmissionsPage)
+        .setPayload(GetSubmissions.RequestJson)
+        .addSuccess(SubmissionsReply.SubmissionsPage)
         .annotate(OpenApi.Summary, "Get a file's submissions page by page, and what was added since")
         .annotate(
           OpenApi.Description,
@@ -196,8 +208,8 @@ export class FilesGroup extends HttpApiGroup.make("files")
   .add(
     fileDataOperation(
       HttpApiEndpoint.post("getChanges", changesPath)
-        .setPayload(Models.GetChangesRequest)
-        .addSuccess(Models.ChangesPage)
+        .setPayload(GetChanges.RequestJson)
+        .addSuccess(ChangesReply.ChangesPage)
         .annotate(OpenApi.Summary, "Get a file's changes in commit order: every submission stored or erased")
         .annotate(
           OpenApi.Description,
@@ -219,7 +231,7 @@ export class FilesGroup extends HttpApiGroup.make("files")
   .add(
     fileDataOperation(
       HttpApiEndpoint.post("exportSubmissions", exportPath)
-        .setPayload(Models.ExportRequest)
+        .setPayload(ExportSubmissions.RequestJson)
         .addSuccess(HttpApiSchema.Text({ contentType: "text/csv; charset=utf-8" }))
         .annotate(OpenApi.Summary, "Export a file's submissions as CSV or NDJSON, streamed")
         .annotate(
@@ -246,6 +258,78 @@ export class FilesGroup extends HttpApiGroup.make("files")
 export const webhooksPath = "/api/v1/webhooks"
 
 /**
+ * A webhook as the replies show it: never its secret.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const Webhook = Schema.Struct({
+  id: Schema.String,
+  fileId: Schema.String,
+  url: Schema.String,
+  enabled: Schema.Boolean,
+  createdAt: Schema.String,
+  disabledReason: Schema.optionalWith(Schema.Literal("gone", "failing", "operator"), { exact: true })
+}).annotations({ identifier: "Webhook" })
+
+/**
+ * The reply of `createWebhook`: the webhook and its secret, shown this once.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const CreatedWebhook = Schema.Struct({ ...Webhook.fields, secret: Schema.String }).annotations({
+  identifier: "CreatedWebhook"
+})
+
+/**
+ * The reply of `listWebhooks`.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const WebhookList = Schema.Struct({ webhooks: Schema.Array(Webhook) }).annotations({
+  identifier: "WebhookList"
+})
+
+/**
+ * The reply of `rotateWebhookSecret`: the new secret, shown this once.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const RotatedSecret = Schema.Struct({ id: Schema.String, secret: Schema.String }).annotations({
+  identifier: "RotatedSecret"
+})
+
+/**
+ * One attempt of the deliveries log.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const Delivery = Schema.Struct({
+  eventId: Schema.String,
+  attempt: Schema.Number,
+  at: Schema.String,
+  status: Schema.NullOr(Schema.Number),
+  outcome: Schema.Literal("delivered", "retrying", "failed"),
+  error: Schema.optionalWith(Schema.String, { exact: true }),
+  durationMs: Schema.Number,
+  nextAttemptAt: Schema.optionalWith(Schema.String, { exact: true })
+}).annotations({ identifier: "Delivery" })
+
+/**
+ * The reply of `webhookDeliveries`, newest first.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const Deliveries = Schema.Struct({ deliveries: Schema.Array(Delivery) }).annotations({
+  identifier: "Deliveries"
+})
+
+/**
  * The webhook operations: a file's owner registers HTTPS endpoints that receive its new submissions, signed as
  * Standard Webhooks says.
  *
@@ -260,23 +344,23 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   .add(
     fileDataOperation(
       HttpApiEndpoint.post("createWebhook", `${webhooksPath}/create`)
-        .setPayload(Models.CreateWebhookRequest)
-        .addSuccess(Models.CreatedWebhook, { status: 201 })
+        .setPayload(CreateWebhook.RequestJson)
+        .addSuccess(CreatedWebhook, { status: 201 })
         .annotate(OpenApi.Summary, "Register a webhook on a file; its secret is shown here only")
     )
   )
   .add(
     fileDataOperation(
       HttpApiEndpoint.post("listWebhooks", `${webhooksPath}/list`)
-        .setPayload(Models.ListWebhooksRequest)
-        .addSuccess(Models.WebhookList)
+        .setPayload(ListWebhooks.RequestJson)
+        .addSuccess(WebhookList)
         .annotate(OpenApi.Summary, "The caller's webhooks, of one file when fileId is given")
     )
   )
   .add(
     webhookOperation(
       HttpApiEndpoint.post("deleteWebhook", `${webhooksPath}/delete`)
-        .setPayload(Models.WebhookTargetRequest)
+        .setPayload(ManageWebhook.RequestJson.target)
         .addSuccess(HttpApiSchema.NoContent)
         .annotate(OpenApi.Summary, "Delete a webhook; nothing more is delivered to it")
     )
@@ -284,35 +368,55 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   .add(
     webhookOperation(
       HttpApiEndpoint.post("enableWebhook", `${webhooksPath}/enable`)
-        .setPayload(Models.WebhookTargetRequest)
-        .addSuccess(Models.Webhook)
+        .setPayload(ManageWebhook.RequestJson.target)
+        .addSuccess(Webhook)
         .annotate(OpenApi.Summary, "Enable a webhook again; events of the time it was disabled are not sent")
     )
   )
   .add(
     webhookOperation(
       HttpApiEndpoint.post("rotateWebhookSecret", `${webhooksPath}/rotate-secret`)
-        .setPayload(Models.WebhookTargetRequest)
-        .addSuccess(Models.RotatedSecret)
+        .setPayload(ManageWebhook.RequestJson.target)
+        .addSuccess(RotatedSecret)
         .annotate(OpenApi.Summary, "A new secret, shown here only; the old one also signs for 24 h")
     )
   )
   .add(
     webhookOperation(
       HttpApiEndpoint.post("webhookDeliveries", `${webhooksPath}/deliveries`)
-        .setPayload(Models.DeliveriesRequest)
-        .addSuccess(Models.Deliveries)
+        .setPayload(ManageWebhook.RequestJson.deliveries)
+        .addSuccess(Deliveries)
         .annotate(OpenApi.Summary, "The webhook's last attempts, newest first")
     )
   )
   .add(
     webhookOperation(
       HttpApiEndpoint.post("redeliverWebhookEvent", `${webhooksPath}/redeliver`)
-        .setPayload(Models.RedeliverRequest)
+        .setPayload(ManageWebhook.RequestJson.redeliver)
         .addSuccess(HttpApiSchema.Empty(202))
         .annotate(OpenApi.Summary, "Send an event again under the same webhook-id, at once, then on the schedule")
     ).addError(EventNotFoundProblem)
   ) {}
+
+/**
+ * The `/health` reply while storage answers, with how the rate limiter counts at the moment.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Health = Schema.Struct({
+  status: Schema.Literal("ok"),
+  rateLimiter: Schema.optionalWith(RateLimiter.Counting, { exact: true }),
+  webhookDelivery: Schema.Boolean.annotations({
+    description: "Whether this instance delivers webhook events (false with WEBHOOK_DELIVERY=false)"
+  })
+}).annotations({ identifier: "Health" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Health = typeof Health.Type
 
 /**
  * Liveness with a storage check, for load balancers.
@@ -324,7 +428,7 @@ export class SystemGroup extends HttpApiGroup.make("system")
   .annotate(OpenApi.Description, "The service's own state, for load balancers and monitoring; no key")
   .add(
     HttpApiEndpoint.get("health", "/health")
-      .addSuccess(Models.Health)
+      .addSuccess(Health)
       .annotate(OpenApi.Summary, "200 while the database answers, 503 otherwise")
       .annotate(OpenApi.Transform, internalOpenApi.healthOperation)
   ) {}

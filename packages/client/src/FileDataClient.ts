@@ -10,7 +10,14 @@ import * as HttpApiClient from "@effect/platform/HttpApiClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import { type FileDataError, RequestSchema } from "@filedata/core"
+import {
+  type ChangesReply,
+  ExportSubmissions,
+  type FileDataError,
+  type GetChanges,
+  RequestSchema,
+  SubmissionsReply
+} from "@filedata/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -20,7 +27,6 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as ApiError from "./ApiError.js"
 import * as FileDataApi from "./FileDataApi.js"
-import * as Models from "./Models.js"
 import * as ProblemDocument from "./ProblemDocument.js"
 
 /**
@@ -190,13 +196,13 @@ const problemOf = (status: number, code: unknown) => {
  */
 export const exportBytes = (
   options: Options,
-  payload: Models.ExportRequest
+  payload: ExportSubmissions.RequestJson
 ): Stream.Stream<Uint8Array, ExportError, HttpClient.HttpClient> =>
   Stream.unwrap(
     Effect.gen(function* () {
       const base = yield* HttpClient.HttpClient
       const client = unreachable(options.transformClient === undefined ? base : options.transformClient(base))
-      yield* refusal(Models.ExportRequest, payload)
+      yield* refusal(ExportSubmissions.RequestJson, payload)
       const request = HttpClientRequest.post(
         options.baseUrl === undefined ? FileDataApi.exportPath : new URL(FileDataApi.exportPath, options.baseUrl)
       ).pipe(HttpClientRequest.bodyUnsafeJson(payload))
@@ -219,13 +225,13 @@ export const exportBytes = (
  */
 export const exportRows = (
   options: Options,
-  payload: Omit<Models.ExportRequest, "format">
-): Stream.Stream<Models.IdentifiedSubmission, ExportError, HttpClient.HttpClient> =>
+  payload: Omit<ExportSubmissions.RequestJson, "format">
+): Stream.Stream<SubmissionsReply.IdentifiedSubmission, ExportError, HttpClient.HttpClient> =>
   exportBytes(options, { ...payload, format: "ndjson" }).pipe(
     Stream.decodeText(),
     Stream.splitLines,
     Stream.filter((line) => line.length > 0),
-    Stream.mapEffect((line) => Schema.decodeUnknown(Schema.parseJson(Models.IdentifiedSubmission))(line))
+    Stream.mapEffect((line) => Schema.decodeUnknown(Schema.parseJson(SubmissionsReply.IdentifiedSubmission))(line))
   )
 
 /**
@@ -248,8 +254,8 @@ export type ChangesError = Effect.Effect.Error<ReturnType<Client["files"]["getCh
  */
 export const changes = (
   options: Options,
-  payload: Models.GetChangesRequest
-): Stream.Stream<Models.ChangesPage, ChangesError, HttpClient.HttpClient> =>
+  payload: GetChanges.RequestJson
+): Stream.Stream<ChangesReply.ChangesPage, ChangesError, HttpClient.HttpClient> =>
   Stream.unwrap(
     Effect.map(make(options), (client) =>
       Stream.paginateEffect(payload.after, (after) =>

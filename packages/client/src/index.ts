@@ -1,6 +1,23 @@
 /**
  * @since 0.1.0
  */
+
+/**
+ * The core's schemas of what the operations on a file send and receive, by their own names: each operation's
+ * payload (`GetFileData`, `GetSubmissions`, `GetChanges`, `ExportSubmissions`: `RequestJson`, plain strings and
+ * numbers) and replies (`FileData.FileData`, `SubmissionsReply.SubmissionsPage`, `ChangesReply.ChangesPage`).
+ *
+ * @since 0.3.0
+ */
+export {
+  ChangesReply,
+  ExportSubmissions,
+  FileData,
+  GetChanges,
+  GetFileData,
+  GetSubmissions,
+  SubmissionsReply
+} from "@filedata/core"
 export * as ApiError from "./ApiError.js"
 /**
  * @since 0.1.0
@@ -10,10 +27,6 @@ export * as FileDataApi from "./FileDataApi.js"
  * @since 0.1.0
  */
 export * as FileDataClient from "./FileDataClient.js"
-/**
- * @since 0.1.0
- */
-export * as Models from "./Models.js"
 /**
  * @since 0.2.0
  */

@@ -30,15 +30,21 @@ describe("the browser bundle", () => {
     expect(inputs.filter((path) => /platform-node|@filedata\/core/.test(path))).toEqual([])
     const bundle = result.outputFiles[0]?.text ?? ""
     expect(bundle).not.toMatch(/\brequire\(["']/)
-    // The bundle is a working module: its exports are the package's namespaces.
+    // The bundle is a working module: its exports are the package's namespaces and the core's it re-exports.
     const loaded = await import(`data:text/javascript;base64,${Buffer.from(bundle).toString("base64")}`)
     expect(Object.keys(loaded).sort()).toEqual([
       "ApiError",
+      "ChangesReply",
+      "ExportSubmissions",
+      "FileData",
       "FileDataApi",
       "FileDataClient",
-      "Models",
+      "GetChanges",
+      "GetFileData",
+      "GetSubmissions",
       "ProblemDocument",
       "ProblemStatus",
+      "SubmissionsReply",
       "WebhookVerifier"
     ])
     expect(loaded.FileDataApi.version).toBe("0.3.0")

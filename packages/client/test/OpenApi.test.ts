@@ -9,7 +9,7 @@ import { Validator } from "@seriousme/openapi-schema-validator"
 import * as Schema from "effect/Schema"
 import openapiTS, { astToString } from "openapi-typescript"
 import ts from "typescript"
-import { ApiError, FileDataApi, Models } from "../src/index.js"
+import { ApiError, ChangesReply, FileDataApi } from "../src/index.js"
 
 const spec = OpenApi.fromApi(FileDataApi.FileDataApi) as unknown as Record<string, any>
 const packageVersion = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version
@@ -204,7 +204,7 @@ describe("the OpenAPI document", () => {
       properties: { type: { enum: ["submission.erased"] } }
     })
     // The example decodes as the reply it illustrates.
-    expect(Schema.decodeUnknownSync(Models.ChangesPage)(page.examples[0])).toEqual(page.examples[0])
+    expect(Schema.decodeUnknownSync(ChangesReply.ChangesPage)(page.examples[0])).toEqual(page.examples[0])
   })
 
   it("caps a validation problem's errors at issueLimit, counts the rest in omitted, and bounds fileId", () => {

@@ -162,6 +162,12 @@ export const parseRequest = (body: unknown): Effect.Effect<ChangesQuery, Invalid
  */
 export const RequestJson = RequestSchema.wire(GetChangesRequest, parseRequest)
 
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type RequestJson = typeof RequestJson.Type
+
 // A page of the feed after `after`, up to the file's read point: joined where the adapter joins it, else the
 // domain's page, which the reply writes in pieces (docs/performance.md#feed-pages-joined-in-storage).
 const read = (

@@ -153,6 +153,12 @@ export const parseRequest = (body: unknown): Effect.Effect<ExportRequestQuery, I
 export const RequestJson = RequestSchema.wire(ExportRequest, parseRequest)
 
 /**
+ * @since 0.3.0
+ * @category models
+ */
+export type RequestJson = typeof RequestJson.Type
+
+/**
  * The answer for a file as found, with its read point: every read of the reply stops there.
  *
  * @since 0.2.0

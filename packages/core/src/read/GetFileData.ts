@@ -80,6 +80,12 @@ export const parseRequest = (body: unknown): Effect.Effect<GetFileDataRequest, I
 export const RequestJson = RequestSchema.wire(GetFileDataRequest, parseRequest)
 
 /**
+ * @since 0.3.0
+ * @category models
+ */
+export type RequestJson = typeof RequestJson.Type
+
+/**
  * The ports the operation runs on.
  *
  * @since 0.1.0

@@ -214,6 +214,12 @@ export const parseRequest = (body: unknown): Effect.Effect<SubmissionsQuery, Inv
  */
 export const RequestJson = RequestSchema.wire(GetSubmissionsRequest, parseRequest)
 
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type RequestJson = typeof RequestJson.Type
+
 // A page of the request's range after `after`, up to the file's read point, each submission with its id first.
 const read = (
   files: FileRepository.FileRepository,

@@ -1,14 +1,16 @@
-// The typed client accepts exactly what the server accepts: its payload schemas are the core's request
-// schemas on the wire, and a body passes them exactly when the server's own reading (`parseRequest`) takes it.
+// A request on the wire (`RequestSchema.wire`), the typed client's payload schema, takes exactly what the server
+// takes: a body passes it exactly when the operation's own reading (`parseRequest`) takes it.
 import { describe, expect, it } from "@effect/vitest"
-import { FileData, GetFileData, GetSubmissions, SubmissionCursor } from "@filedata/core"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
-import { Models } from "../src/index.js"
+import * as GetFileData from "../../src/read/GetFileData.js"
+import { FileId } from "../../src/shared/FileData.js"
+import * as GetSubmissions from "../../src/sync/GetSubmissions.js"
+import * as SubmissionCursor from "../../src/sync/SubmissionCursor.js"
 
-const cursor = SubmissionCursor.encode(FileData.FileId.make("file-1"), "42")
+const cursor = SubmissionCursor.encode(FileId.make("file-1"), "42")
 
 // Values of the kinds each member takes, right and wrong, and a few of any JSON.
 const value = FastCheck.oneof(
@@ -64,11 +66,11 @@ const agree = <A, I>(
   }
 }
 
-describe("the typed client's request schemas", () => {
+describe("the request schemas on the wire", () => {
   it("take an id of 200 emoji, which the server takes", () => {
     const payload = { fileId: "😀".repeat(200), apiKey: "a-key" }
-    expect(Schema.encodeUnknownEither(Models.GetFileDataRequest)(payload)._tag).toBe("Right")
-    expect(Schema.encodeUnknownEither(Models.GetFileDataRequest)({ ...payload, fileId: "😀".repeat(257) })._tag).toBe(
+    expect(Schema.encodeUnknownEither(GetFileData.RequestJson)(payload)._tag).toBe("Right")
+    expect(Schema.encodeUnknownEither(GetFileData.RequestJson)({ ...payload, fileId: "😀".repeat(257) })._tag).toBe(
       "Left"
     )
   })
@@ -76,14 +78,14 @@ describe("the typed client's request schemas", () => {
   it.prop(
     "getFileData: encode exactly the bodies the server accepts",
     [body],
-    ([parsed]) => agree(Models.GetFileDataRequest, GetFileData.parseRequest)(parsed),
+    ([parsed]) => agree(GetFileData.RequestJson, GetFileData.parseRequest)(parsed),
     { fastCheck: { numRuns: 2_000 } }
   )
 
   it.prop(
     "getSubmissions: encode exactly the bodies the server accepts",
     [body],
-    ([parsed]) => agree(Models.GetSubmissionsRequest, GetSubmissions.parseRequest)(parsed),
+    ([parsed]) => agree(GetSubmissions.RequestJson, GetSubmissions.parseRequest)(parsed),
     { fastCheck: { numRuns: 2_000 } }
   )
 })
