@@ -167,13 +167,9 @@ export const makeWith = (options: {
     ) =>
       sql<Row>`SELECT seq, ${epochMillis(sql, "created_date")} AS created_date, ${columns}
         FROM submissions
-        WHERE file_id = ${fileId}${
-          SubmissionPosition.isStart(lower)
-            ? sql``
-            : sql` AND (created_date, seq) > (${instant(sql, lower.createdDate)}, ${lower.seq}::int8)`
-        }${range.until === undefined ? sql`` : sql` AND created_date < ${instant(sql, range.until)}`}${
-          range.upTo === undefined ? sql`` : sql` AND seq <= ${range.upTo}::int8`
-        }
+        WHERE file_id = ${fileId} AND (created_date, seq) > (${instant(sql, lower.createdDate)}, ${lower.seq}::int8)${
+          range.until === undefined ? sql`` : sql` AND created_date < ${instant(sql, range.until)}`
+        }${range.upTo === undefined ? sql`` : sql` AND seq <= ${range.upTo}::int8`}
         ORDER BY submissions.created_date, submissions.seq
         LIMIT ${limit + 1}`
 

@@ -93,12 +93,3 @@ export const lowerBound = (after: Position | undefined, since: number | undefine
     ? after
     : window
 }
-
-/**
- * Whether a position lies before every submission, so a read from it needs no lower bound.
- *
- * @since 0.1.0
- * @category predicates
- */
-export const isStart = (position: Position): boolean =>
-  position.createdDate === start.createdDate && position.seq === start.seq

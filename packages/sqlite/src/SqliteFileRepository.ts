@@ -22,7 +22,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as JoinedOrder from "./internal/joinedOrder.js"
-import { ending, endingAt, entriesAndIds, isWhole, rowsOf, spanOf } from "./internal/pageEnd.js"
+import { ending, endingAt, entriesAndIds, rowsOf, spanOf } from "./internal/pageEnd.js"
 import * as ReadConnection from "./internal/readConnection.js"
 import {
   type ChangeRow,
@@ -148,7 +148,7 @@ export const make = (options: {
           if (span === undefined) return { entries: [], ids: [], next: range.after, hasMore: false }
           const bounds = span[1]
           const limit = range.limit ?? pageSize
-          const page = entriesAndIds(statements, bounds, limit, isWhole(range))
+          const page = entriesAndIds(statements, bounds, limit)
           return { ...page, ...ending(statements, span, range, page.entries.length, limit) }
         }),
       readChanges: (fileId, range) =>
@@ -175,7 +175,7 @@ export const make = (options: {
             // measured faster that way (docs/performance.md#pages-joined-in-storage).
             if (joined === undefined || range.after === undefined) {
               const limit = range.limit ?? pageSize
-              const texts = rowsOf(statements, statements.entries[form], bounds, limit, isWhole(range))
+              const texts = rowsOf(statements, statements.entries[form], bounds, limit)
               const end = ending(statements, span, range, texts.length, limit)
               return { joined: JoinedText.join(texts, ","), count: texts.length, ...end }
             }
@@ -198,7 +198,7 @@ export const make = (options: {
             const limit = range.limit ?? (range.after === undefined ? pageSize : joinedPageSize(pageSize))
             const csv = rows.format === "csv"
             if (statements.exportCsv === undefined || statements.exportLines === undefined) {
-              const page = entriesAndIds(statements, bounds, limit, false)
+              const page = entriesAndIds(statements, bounds, limit)
               const end = ending(statements, span, range, page.entries.length, limit)
               return JoinedText.exportPage(rows, { ...page, ...end })
             }

@@ -238,12 +238,14 @@ describe("SqliteFileRepository", () => {
       Effect.gen(function* () {
         const filename = yield* tempDatabase
         yield* Effect.void.pipe(withStorage(filename))
-        // The same statements SqliteFileRepository sends for a request's access, a whole file's first page, a
-        // page, where a full page ends, where the range ends, a page of the feed, and the waiting requests' poll.
-        const range = (sql: SqlClient.SqlClient) =>
-          sql`file_id = ${"f1"} AND created_date >= ${0}
-          AND (created_date > ${0} OR (created_date = ${0} AND seq > ${0}))
-          AND created_date < ${1} AND seq <= ${5}`
+        // The same statements SqliteFileRepository sends for a request's access, a whole file's first page (the
+        // page statement from the start, up to the read point alone), a page, where a full page ends, where the
+        // range ends, a page of the feed, and the waiting requests' poll.
+        const range = (sql: SqlClient.SqlClient, lower = 0, until = 1) =>
+          sql`file_id = ${"f1"} AND created_date >= ${lower}
+          AND (created_date > ${lower} OR (created_date = ${lower} AND seq > ${0}))
+          AND created_date < ${until} AND seq <= ${5}`
+        const start = Date.parse("0000-01-01T00:00:00.000Z")
         const plans = yield* inspect(filename, (sql) =>
           Effect.all([
             sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT k.user_id, f.user_id, f.name, f.creation_date,
@@ -251,10 +253,8 @@ describe("SqliteFileRepository", () => {
             max(coalesce((SELECT max(seq) FROM submissions), 0), coalesce((SELECT max(seq) FROM submission_erasures), 0))
             FROM api_keys k LEFT JOIN files f ON f.id = ${"f1"}
             WHERE k.key_hash = ${"hash"} AND k.revoked_at IS NULL`,
-            sql<{
-              detail: string
-            }>`EXPLAIN QUERY PLAN SELECT entry FROM submissions INDEXED BY submissions_file_created_seq
-            WHERE file_id = ${"f1"} AND seq <= ${5} ORDER BY created_date, seq LIMIT ${1000}`,
+            sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT entry FROM submissions
+            WHERE ${range(sql, start, Number.MAX_SAFE_INTEGER)} ORDER BY created_date, seq LIMIT ${1000}`,
             sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT entry FROM submissions WHERE ${range(sql)}
             ORDER BY created_date, seq LIMIT ${1000}`,
             sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT created_date, seq FROM submissions WHERE ${range(sql)}
@@ -292,7 +292,9 @@ describe("SqliteFileRepository", () => {
             "SCALAR SUBQUERY 2",
             "SEARCH submission_erasures"
           ],
-          ["SEARCH submissions USING INDEX submissions_file_created_seq (file_id=?)"],
+          [
+            "SEARCH submissions USING INDEX submissions_file_created_seq (file_id=? AND created_date>? AND created_date<?)"
+          ],
           [
             "SEARCH submissions USING INDEX submissions_file_created_seq (file_id=? AND created_date>? AND created_date<?)"
           ],

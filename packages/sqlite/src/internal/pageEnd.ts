@@ -68,25 +68,14 @@ export const endingAt = (statements: Statements, bounds: RangeArguments, lastDat
     : { next, hasMore: true }
 }
 
-// Whether a range is bounded by nothing but the read point.
-/** @internal */
-export const isWhole = (range: FileRepository.SubmissionRange): boolean =>
-  range.after === undefined && range.since === undefined && range.until === undefined
-
 // A page of a range read as rows by `queries` (`Statements.entries`, `Statements.rows`).
 /** @internal */
 export const rowsOf = <R>(
   statements: Statements,
   queries: PageQueries<R>,
   bounds: RangeArguments,
-  limit: number,
-  whole: boolean
-): Array<R> =>
-  limit !== statements.pageSize
-    ? queries.pageOf.all(...bounds, limit)
-    : whole
-      ? queries.firstPage.all(bounds[0], bounds[6])
-      : queries.page.all(...bounds)
+  limit: number
+): Array<R> => (limit !== statements.pageSize ? queries.pageOf.all(...bounds, limit) : queries.page.all(...bounds))
 
 // A page as `readSubmissions` gives it: its entries, each as the reply writes it (made by `SubmissionEntry` when
 // it was written), and their ids (made by `SubmissionId`).
@@ -94,13 +83,12 @@ export const rowsOf = <R>(
 export const entriesAndIds = (
   statements: Statements,
   bounds: RangeArguments,
-  limit: number,
-  whole: boolean
+  limit: number
 ): {
   readonly entries: ReadonlyArray<SubmissionEntry.SubmissionEntry>
   readonly ids: ReadonlyArray<SubmissionId.SubmissionId>
 } => {
-  const rows = rowsOf(statements, statements.rows, bounds, limit, whole)
+  const rows = rowsOf(statements, statements.rows, bounds, limit)
   const entries: Array<SubmissionEntry.SubmissionEntry> = new Array(rows.length)
   const ids: Array<SubmissionId.SubmissionId> = new Array(rows.length)
   for (let i = 0; i < rows.length; i++) {

@@ -113,10 +113,9 @@ export interface Query<P extends Array<unknown>, R> {
 
 type Page = [...RangeArguments, limit: number]
 
-/** A page of a range read as rows, each as `R`: a page of `pageSize`, a range's first, one of any limit. @internal */
+/** A page of a range read as rows, each as `R`: a page of `pageSize`, one of any limit. @internal */
 export interface PageQueries<R> {
   readonly page: Query<RangeArguments, R>
-  readonly firstPage: Query<[fileId: string, upTo: number], R>
   readonly pageOf: Query<Page, R>
 }
 
@@ -167,13 +166,6 @@ const pageQueries = <R>(
       `SELECT ${columns} FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ${pageSize}`
     )
     [shape](),
-  // The index named: SQLite otherwise takes the feed's (file_id, seq) for `seq <= ?` and sorts the whole file.
-  firstPage: db
-    .prepare<[fileId: string, upTo: number], R>(
-      `SELECT ${columns} FROM submissions INDEXED BY submissions_file_created_seq
-          WHERE file_id = ? AND seq <= ? ORDER BY created_date, seq LIMIT ${pageSize}`
-    )
-    [shape](),
   pageOf: db
     .prepare<Page, R>(`SELECT ${columns} FROM submissions WHERE ${RANGE} ORDER BY created_date, seq LIMIT ?`)
     [shape]()
@@ -214,10 +206,8 @@ export const prepare = (
   // every row cost a quarter of the page. Where the page ends is looked up on its own, from the index
   // (docs/performance.md#stored-reply-entries). The page size's limit is a constant: SQLite plans with the
   // value bound to a `LIMIT ?`, so prepares the statement again at every run
-  // (docs/performance.md#pages-not-a-stream). A range's `firstPage`, when nothing bounds it but the read point,
-  // as a whole file's reply reads it: two arguments and two conditions where the range has seven and six, about
-  // a tenth of the page's time in isolation (docs/performance.md#first-page-of-a-whole-file). Each entry as
-  // stored (the File reply's), or with its id first (the incremental read's), so neither reads a column more.
+  // (docs/performance.md#pages-not-a-stream). Each entry as stored (the File reply's), or with its id first (the
+  // incremental read's), so neither reads a column more.
   entries: {
     stored: pageQueries(db, pageSize, "entry", "pluck"),
     withId: pageQueries(db, pageSize, WITH_ID, "pluck")
