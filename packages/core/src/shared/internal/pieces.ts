@@ -35,10 +35,10 @@ export const pieces = (
 const encoder = new TextEncoder()
 
 /**
- * A page joined in storage, between `before` and `after`, as the pieces to write. When `whole` (the page is the
- * reply, written with its length in one `end`) one piece: text stays text, which Node writes in one call with the
- * header block. Otherwise the texts and the page apart, so a page of bytes is never copied. Empty pieces are left
- * out.
+ * A page joined in storage, between `before` and `after`, as the pieces to write. A page of text is one piece
+ * with them, which Node writes in one call with the header block when it is the reply. A page of bytes is one
+ * piece when `whole` (the page is the reply, written with its length in one `end`); otherwise the texts and the
+ * page apart, so the page is never copied, and empty pieces are left out.
  *
  * @internal
  */
@@ -48,11 +48,8 @@ export const aroundJoined = (
   after: string,
   whole: boolean
 ): Array<string | Uint8Array> => {
+  if (typeof joined === "string") return [before + joined + after]
   if (whole) {
-    // Flat, not the rope `+` makes: the transport takes the reply's UTF-8 length, which Node counts with SIMD
-    // for a flat one-byte string and V8 flattens and counts one code unit at a time for a rope
-    // (docs/performance.md#whole-reply-as-one-flat-string).
-    if (typeof joined === "string") return [[before, joined, after].join("")]
     // UTF-8 takes at most three bytes per UTF-16 code unit.
     const out = new Uint8Array(3 * (before.length + after.length) + joined.length)
     let at = encoder.encodeInto(before, out).written
@@ -61,7 +58,6 @@ export const aroundJoined = (
     at += encoder.encodeInto(after, out.subarray(at)).written
     return [out.subarray(0, at)]
   }
-  if (typeof joined === "string") return [before + joined + after]
   const out: Array<string | Uint8Array> = []
   if (before.length > 0) out.push(before)
   if (joined.length > 0) out.push(joined)
