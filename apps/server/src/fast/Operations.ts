@@ -24,6 +24,7 @@ import {
   SubmissionsEncoder
 } from "@filedata/core"
 import { ServiceConfig } from "@filedata/runtime"
+import { JoinedText } from "@filedata/sql"
 import type * as Effect from "effect/Effect"
 import * as ClientAddress from "../ClientAddress.js"
 import * as ContentCoding from "../ContentCoding.js"
@@ -110,10 +111,10 @@ export const getSubmissions: Operation = make(
   SubmissionsEncoder.writeTo
 )
 
-// About how long, in UTF-16 code units, the pieces the feed's reply cuts a domain page into may grow: below the
-// size at which V8 makes a string a large object (128 KiB), for what that bought a huge reply's memory:
-// docs/performance.md#pieces-below-the-large-object-size.
-const pieceLength = 64 * 1024
+// The pieces the feed's reply cuts a domain page into grow no longer than the SQL adapters let a joined text
+// grow: below the size at which V8 makes a string a large object
+// (docs/performance.md#pieces-below-the-large-object-size).
+const pieceLength = JoinedText.maxTextLength
 
 /**
  * `POST /api/v1/file-data/changes`: the change feed; its waits end as the incremental read's do. A page the
