@@ -1,6 +1,7 @@
 // The small profile's load: autocannon on `POST /api/v1/file-data`, bodies cycling over every (file, key) pair.
 
 import autocannon from "autocannon"
+import { percentile } from "./stats.mjs"
 
 // One body per file of the small dataset, each with its owner's key.
 export const bodiesOf = ({ files, users }) =>
@@ -9,7 +10,6 @@ export const bodiesOf = ({ files, users }) =>
 // autocannon's own percentiles come from a histogram of whole milliseconds: at the small profile's 2 to 3 ms, a
 // p99 ratio read from them moves in steps of a third or a half. Each response's time is kept as measured (in
 // fractional milliseconds) and the percentiles taken from those instead (`latencyMs`).
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0
 
 export const load = (url, bodies, { seconds, connections }) =>
   new Promise((resolve, reject) => {

@@ -19,6 +19,7 @@ import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import { contentOf, random, writeFixture } from "./fixture.mjs"
 import { cpuMs, resetPeak, root, start, status, stop } from "./processes.mjs"
+import { percentile } from "./stats.mjs"
 
 const SUBMISSIONS = 1_000_000
 const MARKED = 10_000
@@ -33,7 +34,6 @@ const credentials = { fileId: "file-0", apiKey: "bench-key-0" }
 // How long the reader reads alone, before the append and the erasure.
 const READ_BEFORE_MS = 5000
 
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0
 const median = (values) =>
   percentile(
     [...values].sort((a, b) => a - b),

@@ -14,6 +14,7 @@ import { createInterface } from "node:readline"
 import { setTimeout as sleep } from "node:timers/promises"
 import { bundleScript } from "./bundle.mjs"
 import { root, start, stop } from "./processes.mjs"
+import { percentile } from "./stats.mjs"
 
 const apiKey = "bench-wakeups-key"
 const now = () => performance.timeOrigin + performance.now()
@@ -34,12 +35,10 @@ export const bundleAppender = async (work) => {
   return appender
 }
 
-const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
-
 /** p50, p99 and max of latencies in milliseconds. */
 export const summary = (latencies) => {
   const sorted = [...latencies].sort((a, b) => a - b)
-  return { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), max: sorted.at(-1), samples: sorted.length }
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1), samples: sorted.length }
 }
 
 /**

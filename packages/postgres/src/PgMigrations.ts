@@ -139,8 +139,8 @@ const submissionIdsAndChanges = Effect.gen(function* () {
   yield* sql`CREATE UNIQUE INDEX submissions_id ON submissions (id)`
   // Serves a file's feed in seq order without a sort.
   yield* sql`CREATE INDEX submissions_file_seq ON submissions (file_id, seq)`
-  // The sequence named as a regclass, bound when the table is made: `pg_get_serial_sequence('submissions', …)`
-  // would look the table up at every insert, in the inserting session's search_path.
+  // An erasure's seq comes from the submissions' counter (`takeSeqs` draws it and the erasure inserts it); the
+  // DEFAULT names the same sequence, as a regclass bound when the table is made, for any other insert.
   yield* sql`CREATE TABLE submission_erasures (
     seq int8 PRIMARY KEY DEFAULT nextval('submissions_seq_seq'::regclass),
     file_id text NOT NULL REFERENCES files (id),
