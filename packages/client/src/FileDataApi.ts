@@ -15,6 +15,7 @@ import type * as HttpMethod from "@effect/platform/HttpMethod"
 import * as OpenApi from "@effect/platform/OpenApi"
 import {
   ChangesReply,
+  Webhook as CoreWebhook,
   CreateWebhook,
   ExportSubmissions,
   FileData,
@@ -269,7 +270,7 @@ export const Webhook = Schema.Struct({
   url: Schema.String,
   enabled: Schema.Boolean,
   createdAt: Schema.String,
-  disabledReason: Schema.optionalWith(Schema.Literal("gone", "failing", "operator"), { exact: true })
+  disabledReason: Schema.optionalWith(CoreWebhook.DisabledReason, { exact: true })
 }).annotations({ identifier: "Webhook" })
 
 /**
@@ -313,7 +314,7 @@ export const Delivery = Schema.Struct({
   attempt: Schema.Number,
   at: Schema.String,
   status: Schema.NullOr(Schema.Number),
-  outcome: Schema.Literal("delivered", "retrying", "failed"),
+  outcome: CoreWebhook.DeliveryOutcome,
   error: Schema.optionalWith(Schema.String, { exact: true }),
   durationMs: Schema.Number,
   nextAttemptAt: Schema.optionalWith(Schema.String, { exact: true })

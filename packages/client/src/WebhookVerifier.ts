@@ -9,7 +9,7 @@
  *
  * @since 0.2.0
  */
-import { FileData as Domain, SubmissionId, SubmissionsReply } from "@filedata/core"
+import { FileData as Domain, SubmissionId, SubmissionsReply, Webhook } from "@filedata/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -28,7 +28,7 @@ import * as Schema from "effect/Schema"
  * @category schemas
  */
 export const SubmissionsCreated = Schema.Struct({
-  type: Schema.Literal("submissions.created"),
+  type: Schema.Literal(Webhook.eventType),
   timestamp: Domain.Timestamp,
   data: Schema.Struct({
     fileId: Schema.String,
@@ -54,7 +54,7 @@ export type SubmissionsCreated = typeof SubmissionsCreated.Type
  * @category schemas
  */
 export const SubmissionsErased = Schema.Struct({
-  type: Schema.Literal("submissions.erased"),
+  type: Schema.Literal(Webhook.erasedEventType),
   timestamp: Domain.Timestamp,
   data: Schema.Struct({
     fileId: Schema.String,
