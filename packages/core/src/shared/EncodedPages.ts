@@ -152,7 +152,7 @@ export const render = (rows: ExportRows, page: SubmissionPage): JoinedPage => {
 export const changeText = (change: Change): string =>
   change.type === "submission.erased"
     ? `{"type":"submission.erased","id":"${change.id}"}`
-    : `{"type":"submission.created",${SubmissionEntry.withId(change.id, change.entry).slice(1)}`
+    : SubmissionEntry.withMembers(`"type":"submission.created","id":"${change.id}"`, change.entry)
 
 /**
  * A domain page of the change feed as {@link JoinedChanges}.
@@ -168,8 +168,8 @@ export const joinChanges = (page: ChangePage): JoinedChanges => ({
 })
 
 /**
- * The capability written from the port's domain methods: each page of `readSubmissions` joined or rendered, each
- * of `readChanges` joined.
+ * The capability written from the port's domain methods: each page of `readSubmissions` joined or rendered. The
+ * feed's pages stay domain pages, written in pieces ({@link joinedChanges} joins them where a whole page is asked).
  *
  * @since 0.2.0
  * @category constructors
@@ -178,8 +178,7 @@ export const fromSubmissions = (repository: FileRepository): EncodedPages => ({
   readJoined: (fileId, range, form) =>
     Effect.map(repository.readSubmissions(fileId, range), (page) => join(page, form)),
   readExportRows: (fileId, range, rows) =>
-    Effect.map(repository.readSubmissions(fileId, range), (page) => render(rows, page)),
-  readJoinedChanges: joinedChanges(repository)
+    Effect.map(repository.readSubmissions(fileId, range), (page) => render(rows, page))
 })
 
 const defaults = new WeakMap<FileRepository, EncodedPages>()

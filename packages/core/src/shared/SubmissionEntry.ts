@@ -72,4 +72,13 @@ export const parse = (entry: SubmissionEntry): StoredSubmission => {
  * @since 0.3.0
  * @category constructors
  */
-export const withId = (id: SubmissionId, entry: SubmissionEntry): string => `{"id":"${id}",${entry.slice(1)}`
+export const withId = (id: SubmissionId, entry: SubmissionEntry): string => withMembers(`"id":"${id}"`, entry)
+
+/**
+ * The entry with `members` (JSON object members, already encoded) spliced in front of its own, with no part of it
+ * parsed or encoded again: the one rule for putting an id, or a change's type and id, before a stored entry.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const withMembers = (members: string, entry: SubmissionEntry): string => `{${members},${entry.slice(1)}`
