@@ -6,7 +6,9 @@
  *
  * @since 0.2.0
  */
+
 import { EncodedPages, ExportEncoder, type FileRepository, SubmissionEntry, type SubmissionId } from "@filedata/core"
+import * as Arr from "effect/Array"
 
 /**
  * About how long, in UTF-16 code units, a joined text may grow before it is joined as bytes instead.
@@ -86,13 +88,7 @@ export const page = (
 export const exportPage = (
   rows: EncodedPages.ExportRows,
   page: FileRepository.SubmissionPage
-): EncodedPages.JoinedPage =>
-  joined(
-    page,
-    rows.format === "ndjson"
-      ? join(withIds(page), "\n", "\n")
-      : join(page.entries.map(ExportEncoder.csvRows(rows.names)), "")
-  )
+): EncodedPages.JoinedPage => joined(page, join(Arr.zipWith(page.entries, page.ids, ExportEncoder.lineOf(rows)), ""))
 
 /**
  * A domain page of the change feed as `EncodedPages.joinChanges` gives it, joined by {@link join}.
