@@ -7,6 +7,7 @@
  * @since 0.3.0
  */
 import { type FileRepository, SubmissionEntry, SubmissionId } from "@filedata/core"
+import * as SubmissionPosition from "./SubmissionPosition.js"
 
 /**
  * Where a file's feed starts: before every change, as every `seq` is at least 1.
@@ -16,10 +17,6 @@ import { type FileRepository, SubmissionEntry, SubmissionId } from "@filedata/co
  */
 export const start = "0"
 
-const INT8_MAX = "9223372036854775807"
-// Canonical numerals only, so each position has one text.
-const TEXT = /^(0|[1-9]\d{0,18})$/
-
 /**
  * The `seq` a position names, if it is one an adapter could have made (a canonical numeral within int8); any
  * other text names none, and is read as no change.
@@ -27,8 +24,7 @@ const TEXT = /^(0|[1-9]\d{0,18})$/
  * @since 0.3.0
  * @category decoding
  */
-export const parse = (text: string): string | undefined =>
-  TEXT.test(text) && (text.length < INT8_MAX.length || text <= INT8_MAX) ? text : undefined
+export const parse: (text: string) => string | undefined = SubmissionPosition.parseSeq
 
 /**
  * A change as read: its `seq` (int8 may come as text), the submission's id, and its entry for a stored

@@ -21,7 +21,18 @@ export interface Position {
 
 const INT8_MAX = "9223372036854775807"
 // Canonical numerals only, so each position has one text.
-const TEXT = /^(0|-?[1-9]\d{0,14}):(0|[1-9]\d{0,18})$/
+const SEQ = /^(0|[1-9]\d{0,18})$/
+const TEXT = /^(0|-?[1-9]\d{0,14}):(.*)$/
+
+/**
+ * The `seq` `text` names, if an adapter could have written it: a canonical numeral within int8 (each seq has one
+ * text); anything else names none.
+ *
+ * @since 0.3.0
+ * @category decoding
+ */
+export const parseSeq = (text: string): string | undefined =>
+  SEQ.test(text) && (text.length < INT8_MAX.length || text <= INT8_MAX) ? text : undefined
 
 /**
  * The text of a position.
@@ -42,9 +53,8 @@ export const parse = (text: string): Position | undefined => {
   const match = TEXT.exec(text)
   if (match === null) return undefined
   const createdDate = Number(match[1])
-  const seq = match[2] as string
-  const fits = seq.length < INT8_MAX.length || (seq.length === INT8_MAX.length && seq <= INT8_MAX)
-  return FileData.isRepresentable(createdDate) && fits ? { createdDate, seq } : undefined
+  const seq = parseSeq(match[2] as string)
+  return FileData.isRepresentable(createdDate) && seq !== undefined ? { createdDate, seq } : undefined
 }
 
 // Before every submission: the earliest representable instant, below every seq.
@@ -60,13 +70,12 @@ const start: Position = { createdDate: Date.parse("0000-01-01T00:00:00.000Z"), s
 export const windowStart = (since: number | undefined): Position =>
   since === undefined ? start : { createdDate: since, seq: "0" }
 
-const seqAbove = (a: string, b: string): boolean => (a.length === b.length ? a > b : a.length > b.length)
-
 // Seqs are canonical numerals as text (an int8 may pass a double's exact range): longer is larger.
 const seqOrder: Order.Order<string> = Order.combine(
   Order.mapInput(Order.number, (seq: string) => seq.length),
   Order.string
 )
+const seqAbove = Order.greaterThan(seqOrder)
 
 /**
  * Reply order: ascending `createdDate`, ties by `seq`.
