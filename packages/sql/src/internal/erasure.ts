@@ -6,26 +6,11 @@ import { ChangeCursor, Erasure, FileData, SubmissionEntry, SubmissionId, Webhook
 import * as Arr from "effect/Array"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Order from "effect/Order"
 import type * as SqlDialect from "../SqlDialect.js"
-import * as SubmissionPosition from "../SubmissionPosition.js"
-import type * as Outbox from "./outbox.js"
+import * as Outbox from "./outbox.js"
 
 // Rows per statement and per page of the outbox scan, far below both engines' parameter limits.
 const BATCH = 500
-
-interface Found {
-  readonly seq: number | string
-  readonly id: string
-  readonly created_date: number | string
-  readonly entry: string
-}
-
-// Reply order, as the summary lists the erased ids.
-const replyOrder = Order.mapInput(SubmissionPosition.replyOrder, (row: Found) => ({
-  createdDate: Number(row.created_date),
-  seq: String(row.seq)
-}))
 
 interface EventRow {
   readonly seq: number | string
@@ -69,12 +54,12 @@ export const make = (
   const byIds = (
     fileId: string,
     ids: ReadonlyArray<string>
-  ): Effect.Effect<ReadonlyArray<Found>, Erasure.SubmissionsNotInFile | SqlError> =>
+  ): Effect.Effect<ReadonlyArray<Outbox.SubmissionRow>, Erasure.SubmissionsNotInFile | SqlError> =>
     Effect.gen(function* () {
       const wanted = Arr.dedupe(ids)
       const rows = (yield* Effect.forEach(
         Arr.chunksOf(wanted, BATCH),
-        (batch) => sql<Found & { readonly file_id: string }>`SELECT seq, id, file_id,
+        (batch) => sql<Outbox.SubmissionRow & { readonly file_id: string }>`SELECT seq, id, file_id,
           ${epochMillis("created_date")} AS created_date, entry FROM submissions WHERE ${sql.in("id", batch)}`
       )).flat()
       const fileOf = new Map(rows.map((row) => [row.id, row.file_id]))
@@ -88,13 +73,13 @@ export const make = (
 
   // The index on (file_id, seq) narrows the scan to the file; the engine tests each content in place.
   const byContent = (fileId: string, matches: Arr.NonEmptyReadonlyArray<Erasure.ContentMatch>) =>
-    sql<Found>`SELECT seq, id, ${epochMillis("created_date")} AS created_date, entry FROM submissions
+    sql<Outbox.SubmissionRow>`SELECT seq, id, ${epochMillis("created_date")} AS created_date, entry FROM submissions
       WHERE file_id = ${fileId} AND ${sql.and(matches.map((match) => contentHas(match.name, match.value)))}`
 
   // Events of the file's webhooks, whatever their state (a delivered or failed one can be redelivered), that carry
   // an erased submission: rewritten without it, the rest of the body as it was, or deleted when none is left.
   // Their attempts stay in the deliveries log: they hold no content, and say truly what was sent when.
-  const scrub = (fileId: string, erased: ReadonlyArray<Found>): Effect.Effect<void, SqlError> =>
+  const scrub = (fileId: string, erased: ReadonlyArray<Outbox.SubmissionRow>): Effect.Effect<void, SqlError> =>
     Effect.gen(function* () {
       const ids = new Set(erased.map((row) => row.id))
       // Events written before submissions had ids (0.2) name them by their entry alone: matched on it, which
@@ -198,7 +183,7 @@ export const make = (
       if (before === undefined) return yield* new Erasure.UnknownFile({ fileId })
       const found = Arr.sort(
         selection._tag === "Ids" ? yield* byIds(fileId, selection.ids) : yield* byContent(fileId, selection.matches),
-        replyOrder
+        Outbox.rowOrder
       )
       if (found.length === 0) return { fileId, ids: [], ...before }
       const seqs = yield* takeSeqs(found.length)

@@ -29,6 +29,36 @@ export interface Pending {
 export const eventId = (): string => `msg_${randomBytes(16).toString("base64url")}`
 
 /**
+ * A stored submission as the outbox and the erasure read it: its `seq` (int8 may come as text), id, `created_date`
+ * in epoch milliseconds and entry.
+ *
+ * @internal
+ */
+export interface SubmissionRow {
+  readonly seq: number | string
+  readonly id: string
+  readonly created_date: number | string
+  readonly entry: string
+}
+
+/**
+ * A row's place in reply order.
+ *
+ * @internal
+ */
+export const positionOf = (row: SubmissionRow): SubmissionPosition.Position => ({
+  createdDate: Number(row.created_date),
+  seq: String(row.seq)
+})
+
+/**
+ * Rows in reply order (`SubmissionPosition.replyOrder`).
+ *
+ * @internal
+ */
+export const rowOrder: Order.Order<SubmissionRow> = Order.mapInput(SubmissionPosition.replyOrder, positionOf)
+
+/**
  * The transactional outbox: both steps run inside the append's transaction, so its events commit or roll back
  * with its submissions.
  *
@@ -56,17 +86,10 @@ export const make = (sql: SqlClient.SqlClient, dialect: SqlDialect.SqlDialect) =
       return Option.some({ before: String(top?.seq ?? 0), webhooks })
     })
 
-  interface Row {
-    readonly seq: number | string
-    readonly id: string
-    readonly created_date: number | string
-    readonly entry: string
-  }
-
   // One page of a file's appended submissions in feed (seq) order, after the page before: each event covers a
   // contiguous run of the file's feed, so a receiver catching up from its `changesNext` misses nothing.
   const page = (fileId: string, after: string) =>
-    sql<Row>`SELECT seq, id, ${epochMillis("created_date")} AS created_date, entry FROM submissions
+    sql<SubmissionRow>`SELECT seq, id, ${epochMillis("created_date")} AS created_date, entry FROM submissions
       WHERE file_id = ${fileId} AND seq > ${int8(after)}
       ORDER BY seq LIMIT ${Webhook.submissionsPerEvent}`
 
@@ -96,23 +119,14 @@ export const make = (sql: SqlClient.SqlClient, dialect: SqlDialect.SqlDialect) =
           if (!Arr.isNonEmptyReadonlyArray(rows)) break
           const last = Arr.lastNonEmpty(rows)
           // The body lists its submissions in reply order, and `next` follows the latest of them.
-          const ordered = Arr.sort(
-            Arr.map(rows, (row) => ({
-              row,
-              position: { createdDate: Number(row.created_date), seq: String(row.seq) }
-            })),
-            Order.mapInput(
-              SubmissionPosition.replyOrder,
-              (item: { readonly position: SubmissionPosition.Position }) => item.position
-            )
-          )
-          const latest = Arr.lastNonEmpty(ordered).position
+          const ordered = Arr.sort(rows, rowOrder)
+          const latest = positionOf(Arr.lastNonEmpty(ordered))
           const body = Webhook.eventBody({
             timestamp,
             fileId: file,
             ...counted,
-            entries: ordered.map(({ row }) => SubmissionEntry.unsafeStored(row.entry)),
-            ids: ordered.map(({ row }) => SubmissionId.unsafeStored(row.id)),
+            entries: ordered.map((row) => SubmissionEntry.unsafeStored(row.entry)),
+            ids: ordered.map((row) => SubmissionId.unsafeStored(row.id)),
             next: SubmissionCursor.encode(file, SubmissionPosition.format(latest)),
             changesNext: ChangeCursor.encode(file, String(last.seq))
           })
