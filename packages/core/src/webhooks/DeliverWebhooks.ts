@@ -317,15 +317,13 @@ export const run = (
     }
     const inFlight = yield* Ref.make(0)
     const finished = yield* Queue.unbounded<WebhookStore.Attempted>()
-    // Records since the last claim, as one signal: a burst of them wakes one claim, not one each.
-    const recorded = yield* Queue.sliding<void>(1)
-    // Commits storage signalled since the last claim, kept the same way: one signalled during a claim, which may
-    // have missed its events, wakes the next claim rather than waiting for the poll.
-    const committed = yield* Queue.sliding<void>(1)
+    // Records and commits since the last claim, as one signal: a burst of them wakes one claim, not one each, and a
+    // commit signalled during a claim, which may have missed its events, wakes the next rather than the poll.
+    const wake = yield* Queue.sliding<void>(1)
     const release = (places: number) =>
       Effect.zipRight(
         Ref.update(inFlight, (n) => n - places),
-        Queue.offer(recorded, undefined)
+        Queue.offer(wake, undefined)
       )
     const scope = yield* Effect.scope
     const leaseMillis = options.timeoutMillis + leaseMarginMillis
@@ -365,16 +363,12 @@ export const run = (
       yield* release(batch.length)
     })
     yield* Effect.forkIn(Effect.forever(recordEnded), scope)
-    yield* Effect.forkIn(Effect.forever(Effect.zipRight(signals.committed, Queue.offer(committed, undefined))), scope)
+    yield* Effect.forkIn(Effect.forever(Effect.zipRight(signals.committed, Queue.offer(wake, undefined))), scope)
     // The listener starts waiting before the first claim, so no commit falls between them unheard.
     yield* Effect.yieldNow()
     // A full claim may have left more due: ask again at once rather than after the poll's pause. Otherwise the
     // next claim is at the poll, a record or a commit, whichever comes first: a webhook's events go one at a time,
     // so waiting for the poll after each would hold a burst of appends to one event a poll.
-    const pause = Effect.raceAll([
-      Queue.take(recorded),
-      Queue.take(committed),
-      Effect.sleep(Duration.millis(options.pollMillis))
-    ])
+    const pause = Effect.raceFirst(Queue.take(wake), Effect.sleep(Duration.millis(options.pollMillis)))
     return yield* Effect.forever(Effect.flatMap(round, (full) => (full ? Effect.void : pause)))
   }).pipe(Effect.scoped)
