@@ -7,7 +7,7 @@
  *
  * @since 0.2.0
  */
-import { maxLimit } from "../sync/GetSubmissions.js"
+import { maxLimit, maxWait } from "./RequestSchema.js"
 
 /**
  * Every problem code: its fixed `title`, and when it is sent. The code of each typed failure's
@@ -23,7 +23,9 @@ export const table = {
     when:
       "body empty, not UTF-8 JSON, not an object, a member named twice, a field missing / not a string / empty / breaking the text rules, an unknown field; for getSubmissions also `after` not a cursor of this file, `since` or `until` not an instant with a zone, `until` before `since`, `limit` not an integer from 1 to " +
       maxLimit +
-      "; for exportSubmissions also `format` missing or not `csv` / `ndjson`, and `since`/`until` as for getSubmissions",
+      ", `wait` not an integer from 0 to " +
+      maxWait +
+      "; for getChanges also `after` not a feed cursor of this file, `limit` and `wait` as for getSubmissions; for exportSubmissions also `format` missing or not `csv` / `ndjson`, and `since`/`until` as for getSubmissions",
     description: "the request is not what the operation accepts",
     example: { detail: "/apiKey: is required", errors: [{ pointer: "/apiKey", detail: "is required" }] }
   },
