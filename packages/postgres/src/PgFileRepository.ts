@@ -63,18 +63,11 @@ interface SubmissionRow {
   readonly entry: string
 }
 
-// A page's rows each as one text: the entry as stored, or with its id first.
+// A page's rows each as one text made by PostgreSQL: the entry as stored or with its id first, or an export's line.
 interface TextRow {
   readonly seq: string
   readonly created_date: string
   readonly text: string
-}
-
-// An export's row: its line, made by PostgreSQL from what the write stored.
-interface ExportRow {
-  readonly seq: string
-  readonly created_date: string
-  readonly line: string
 }
 
 // Rows were checked by the core's schemas when they were written, so their ids are valid as read.
@@ -172,6 +165,27 @@ export const makeWith = (options: {
         }${range.upTo === undefined ? sql`` : sql` AND seq <= ${range.upTo}::int8`}
         ORDER BY submissions.created_date, submissions.seq
         LIMIT ${limit + 1}`
+
+    // A page of the range with each row as the text `text` makes, joined by `separator`, `end` after the last.
+    const joinedRows = (
+      fileId: FileData.FileId,
+      range: FileRepository.SubmissionRange,
+      text: Statement.Fragment,
+      separator: string,
+      end = ""
+    ): Effect.Effect<EncodedPages.JoinedPage, FileDataError.StorageUnavailable> => {
+      const lower = lowerOf(range)
+      if (lower === undefined) return Effect.succeed({ joined: "", count: 0, next: range.after, hasMore: false })
+      const limit = range.limit ?? pageSize
+      return Effect.map(read(rowsOf<TextRow>(sql`${text} AS text`, fileId, lower, range, limit)), (rows) => {
+        const count = Math.min(rows.length, limit)
+        const texts: Array<string> = new Array(count)
+        for (let i = 0; i < count; i++) texts[i] = (rows[i] as TextRow).text
+        const joined = JoinedText.join(texts, separator, end)
+        const next = nextOf(range, lower, rows[count - 1])
+        return rows.length > limit ? { joined, count, next, hasMore: true } : { joined, count, next, hasMore: false }
+      })
+    }
 
     // First pages `findAccess` read, keyed by file and read point, each taken once by the whole-file read of
     // that file at that read point. Rows at or below a read point never change, so the page is the one a
@@ -305,44 +319,16 @@ export const makeWith = (options: {
             const page = take(`${range.upTo}:${fileId}`)
             if (page !== undefined) return Effect.succeed(page)
           }
-          const lower = lowerOf(range)
-          if (lower === undefined) return Effect.succeed({ joined: "", count: 0, next: range.after, hasMore: false })
-          const limit = range.limit ?? pageSize
-          const text = form === "stored" ? sql`entry AS text` : sql`${withId} AS text`
-          return Effect.map(read(rowsOf<TextRow>(text, fileId, lower, range, limit)), (rows) => {
-            const count = Math.min(rows.length, limit)
-            const texts: Array<string> = new Array(count)
-            for (let i = 0; i < count; i++) texts[i] = (rows[i] as TextRow).text
-            const joined = JoinedText.join(texts, ",")
-            const next = nextOf(range, lower, rows[count - 1])
-            return rows.length > limit
-              ? { joined, count, next, hasMore: true }
-              : { joined, count, next, hasMore: false }
-          })
+          return joinedRows(fileId, range, form === "stored" ? sql`entry` : withId, ",")
         },
         // Each row's line made by PostgreSQL from what import stored (docs/performance.md#export-rows-rendered-at-import),
         // joined here as `readJoined` joins entries.
-        readExportRows: (fileId, range, rows) => {
-          const lower = lowerOf(range)
-          if (lower === undefined) return Effect.succeed({ joined: "", count: 0, next: range.after, hasMore: false })
-          const limit = range.limit ?? pageSize
+        readExportRows: (fileId, range, rows) =>
           // The line ends are written by the join, not concatenated to each row here. An NDJSON line is the entry
           // with its id first.
-          const [line, end] =
-            rows.format === "csv"
-              ? [sql`csv || repeat(',', ${rows.names.length}::int4 - csv_width)`, "\r\n"]
-              : [withId, "\n"]
-          return Effect.map(read(rowsOf<ExportRow>(sql`${line} AS line`, fileId, lower, range, limit)), (found) => {
-            const count = Math.min(found.length, limit)
-            const lines: Array<string> = new Array(count)
-            for (let i = 0; i < count; i++) lines[i] = (found[i] as ExportRow).line
-            const next = nextOf(range, lower, found[count - 1])
-            const joined = JoinedText.join(lines, end, end)
-            return found.length > limit
-              ? { joined, count, next, hasMore: true }
-              : { joined, count, next, hasMore: false }
-          })
-        }
+          rows.format === "csv"
+            ? joinedRows(fileId, range, sql`csv || repeat(',', ${rows.names.length}::int4 - csv_width)`, "\r\n", "\r\n")
+            : joinedRows(fileId, range, withId, "\n", "\n")
       },
       // By the primary key (PgMigrations), up to the read point.
       readContentNames: (fileId, upTo) =>
